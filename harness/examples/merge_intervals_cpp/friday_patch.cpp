@@ -1,0 +1,16 @@
+// Curated patch (seed 000): the "Friday patch". It assumes sorted input.
+#include "merge_intervals.hpp"
+#include <algorithm>
+
+std::vector<std::pair<int, int>> merge_intervals(
+    std::vector<std::pair<int, int>> intervals) {
+  if (intervals.empty()) return {};
+  std::vector<std::pair<int, int>> out{intervals.front()};
+  for (size_t i = 1; i < intervals.size(); ++i) {
+    if (intervals[i].first <= out.back().second)
+      out.back().second = std::max(out.back().second, intervals[i].second);
+    else
+      out.push_back(intervals[i]);
+  }
+  return out;
+}

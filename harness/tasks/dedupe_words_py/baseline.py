@@ -1,0 +1,9 @@
+def dedupe_words(words: list[str]) -> list[str]:
+    """Drop repeated words, keeping the first spelling (see the contract)."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for word in words:
+        if word not in seen:
+            seen.add(word)
+            out.append(word)
+    return out

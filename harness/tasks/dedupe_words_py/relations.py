@@ -1,0 +1,105 @@
+"""Relations for dedupe_words_py: drop words equal to an earlier one under str.casefold(), keep first spellings.
+Trusted harness code (runs in the parent): seeded word lists full of casefold traps plus properties to keep.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import string
+from collections.abc import Iterator
+from typing import Any
+
+from loop import relations as R
+
+MAX_SIZE = 40
+_MODES = ("empty", "single", "ascii_case", "traps", "mixed", "repeats", "empties")
+_WEIGHTS = (1, 2, 4, 4, 6, 2, 1)
+_EXTRA = ("Ärger", "ärger", "ÄRGER", "Ωμέγα", "ωμέγα", "日本", "naïve", "NAÏVE", "x", "X")
+
+
+def _ascii_word(rng: random.Random) -> str:
+    return "".join(rng.choice("abAsS") for _ in range(rng.randint(0, 3)))
+
+
+def _pool(rng: random.Random) -> list[str]:
+    pool = [_ascii_word(rng) for _ in range(rng.randint(1, 4))]
+    for groups in (R.CASEFOLD_TRAPS, R.CASEFOLD_DISTRACTORS):
+        for group in rng.sample(groups, rng.randint(1, 3)):
+            pool += rng.sample(group, rng.randint(1, len(group)))
+    pool += rng.sample(_EXTRA, rng.randint(0, 3))
+    return pool
+
+
+def generate(rng: random.Random, size: int) -> list[str]:
+    """Empty/single lists, case variants, ß/ﬁ/σ/İ-style traps, look-alikes, empty strings, repeats."""
+    mode = rng.choices(_MODES, weights=_WEIGHTS)[0]
+    if mode == "empty":
+        return []
+    n = 1 if mode == "single" else rng.randint(1, max(1, size))
+    if mode == "ascii_case":
+        base = ["".join(rng.choice(string.ascii_lowercase[:3]) for _ in range(rng.randint(1, 3)))
+                for _ in range(rng.randint(1, 4))]
+        return [R.vary_case(rng, rng.choice(base)) for _ in range(n)]
+    if mode == "traps":
+        pool = [w for group in rng.sample(R.CASEFOLD_TRAPS, rng.randint(1, 3)) for w in group]
+        return [rng.choice(pool) for _ in range(n)]
+    if mode == "repeats":
+        word = rng.choice(_pool(rng))
+        return [word if rng.random() < 0.6 else R.vary_case(rng, word) for _ in range(n)]
+    if mode == "empties":
+        return [rng.choice(("", "", "a", "A", " ")) for _ in range(n)]
+    pool = _pool(rng)  # single, mixed
+    words = [rng.choice(pool) for _ in range(n)]
+    return [R.vary_case(rng, w) if rng.random() < 0.3 else w for w in words]
+
+
+def shrink(x: Any) -> Iterator[Any]:
+    """Generic cuts first, then the same character cut from every word of one casefold class at once."""
+    if not isinstance(x, list) or not all(isinstance(w, str) for w in x):
+        yield from R.generic_shrink(x)
+        return
+    shrinks = R.generic_shrink(x)
+    yield from itertools.islice(shrinks, 2 * len(x))  # the list-level cuts come first
+    classes: dict[str, list[int]] = {}
+    for i, w in enumerate(x):
+        classes.setdefault(w.casefold(), []).append(i)
+    for members in classes.values():
+        if len(members) < 2:
+            continue
+        for k in range(min(len(x[i]) for i in members)):
+            y = list(x)
+            for i in members:
+                y[i] = x[i][:k] + x[i][k + 1:]
+            yield y
+    yield from shrinks
+
+
+def validate_input(x: Any) -> str | None:
+    if not isinstance(x, list):
+        return "input is not a list"
+    for i, w in enumerate(x):
+        if not isinstance(w, str):
+            return f"word {i} is not a string"
+    return None
+
+
+def canonicalize(output: Any) -> list[str]:
+    """The list as is (order matters); ValueError unless it is a list of strings."""
+    if not isinstance(output, (list, tuple)):
+        raise ValueError("output is not a list")
+    for i, w in enumerate(output):
+        if not isinstance(w, str):
+            raise ValueError(f"output word {i} is not a string")
+    return list(output)
+
+
+RELATIONS: list[R.Relation] = [
+    R.idempotence(canon=canonicalize),
+    R.subsequence_of_input(),
+    R.casefold_distinct(),
+    R.casefolds_kept(),
+    R.prefix_consistency(canon=canonicalize),
+    R.input_not_mutated(),
+    R.agrees_with_reference(canon=canonicalize),
+]

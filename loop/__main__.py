@@ -1,0 +1,3 @@
+from loop.cli import cli
+
+cli()

@@ -1,0 +1,134 @@
+"""config.toml (tomllib) plus LOOP_* environment overrides, checked into one frozen `Config`.
+
+Every unknown key or wrong type is a `ConfigError` naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+
+from loop.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class LoopSection:
+    db: str = "runs.db"
+    tasks: list = field(default_factory=list)
+    suite: str = "full"
+    k: int = 5
+    trials: int = 200
+    samples: int = 3
+    seed_policy: str = "fixed"  # fixed | rotate
+    concurrency: int = 2
+
+
+@dataclass(frozen=True)
+class SandboxSection:
+    enabled: bool = True
+    bwrap: str = "bwrap"
+    python: str = "auto"
+    uid: int = 65534
+
+
+@dataclass(frozen=True)
+class EndpointSection:
+    base_url: str = "https://api.openai.com/v1"
+    model: str = "gpt-4o-mini"
+    api_key_env: str = "OPENAI_API_KEY"
+    temperature: float = 0.8
+    max_tokens: int = 2048
+    samples_per_request: int = 1
+    connect_timeout: float = 10.0
+    read_timeout: float = 120.0
+    max_attempts: int = 6
+    max_wait: float = 300.0
+    max_concurrency: int = 4
+    requests_per_minute: float = 0.0
+    tokens_per_minute: float = 0.0
+    replay: str = ""
+    record: str = ""
+
+
+SECTIONS = {"loop": LoopSection, "sandbox": SandboxSection, "endpoint": EndpointSection}
+
+
+@dataclass(frozen=True)
+class Config:
+    root: Path
+    path: Path | None
+    loop: LoopSection = field(default_factory=LoopSection)
+    sandbox: SandboxSection = field(default_factory=SandboxSection)
+    endpoint: EndpointSection = field(default_factory=EndpointSection)
+    api_key: str | None = field(default=None, repr=False)
+
+    @property
+    def db_path(self) -> Path:
+        p = Path(self.loop.db)
+        return p if p.is_absolute() else self.root / p
+
+    def resolve(self, rel: str) -> Path:
+        p = Path(rel)
+        return p if p.is_absolute() else self.root / p
+
+    def snapshot(self) -> dict:
+        """What a batch records about its configuration (never the key)."""
+        return {name: {f.name: getattr(getattr(self, name), f.name) for f in fields(cls)}
+                for name, cls in SECTIONS.items()}
+
+
+def _check(path: Path, section: str, cls, raw) -> object:
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: [{section}] must be a table")
+    known = {f.name: f for f in fields(cls)}
+    values = {}
+    for key, value in raw.items():
+        if key not in known:
+            raise ConfigError(f"{path}: unknown key '{key}' in [{section}]")
+        default = getattr(cls(), key)
+        ok = isinstance(value, type(default)) and not (isinstance(value, bool) and not isinstance(default, bool))
+        if isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
+            value, ok = float(value), True
+        if not ok:
+            raise ConfigError(f"{path}: key '{section}.{key}' must be {type(default).__name__}, got {value!r}")
+        values[key] = value
+    return cls(**values)
+
+
+def load(path: Path | None = None, root: Path | None = None, env: dict | None = None) -> Config:
+    env = os.environ if env is None else env
+    if path is None:
+        candidate = Path(env.get("LOOP_CONFIG", "config.toml"))
+        path = candidate if candidate.is_file() else None
+    root = root or (path.resolve().parent if path else Path.cwd())
+    sections = {}
+    if path is not None:
+        try:
+            raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigError(f"{path}: config file not found") from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+        for name, value in raw.items():
+            if name not in SECTIONS:
+                raise ConfigError(f"{path}: unknown section or key '{name}'")
+            sections[name] = _check(path, name, SECTIONS[name], value)
+    cfg = Config(root=root, path=path, **sections)
+    loop, endpoint = cfg.loop, cfg.endpoint
+    if loop.seed_policy not in ("fixed", "rotate"):
+        raise ConfigError(f"{path}: key 'loop.seed_policy' must be 'fixed' or 'rotate', got {loop.seed_policy!r}")
+    if loop.suite not in ("smoke", "full"):
+        raise ConfigError(f"{path}: key 'loop.suite' must be 'smoke' or 'full', got {loop.suite!r}")
+    for key in ("k", "samples", "concurrency"):
+        if getattr(loop, key) < 1:
+            raise ConfigError(f"{path}: key 'loop.{key}' must be at least 1")
+    if env.get("LOOP_DB"):
+        loop = replace(loop, db=env["LOOP_DB"])
+    if env.get("LOOP_BASE_URL"):
+        endpoint = replace(endpoint, base_url=env["LOOP_BASE_URL"])
+    if env.get("LOOP_MODEL"):
+        endpoint = replace(endpoint, model=env["LOOP_MODEL"])
+    key = env.get("LOOP_API_KEY") or (env.get(endpoint.api_key_env) if endpoint.api_key_env else None)
+    return replace(cfg, loop=loop, endpoint=endpoint, api_key=key or None)

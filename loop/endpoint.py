@@ -1,0 +1,531 @@
+"""OpenAI-compatible chat-completions client with retries, client-side rate limits and per-attempt records.
+
+It turns every endpoint misbehaviour into a Completion, an InfraUnknown or an EndpointFatal so callers never see raw HTTP.
+
+Retry policy (built once per Endpoint as a tenacity ``AsyncRetrying``; each call runs on a ``copy()`` so
+concurrent calls never share iteration state):
+
+* retried: 408, 409, 429, every 5xx (incl. 529) and transport failures (timeouts, connect errors,
+  resets, protocol errors);
+* fatal (``EndpointFatal``, never retried): 401/403, 402, 404, 400/422, any other status, a 429 whose
+  JSON error code/type is ``insufficient_quota``, and a base_url httpx cannot speak to;
+* a 2xx whose body is not a valid completion gives ``InfraUnknown("bad_response")`` at once, without a
+  retry: the server already generated (and billed) that answer, and a broken proxy tends to stay broken;
+* waits honour ``retry-after-ms``, ``Retry-After`` (seconds or HTTP date, relative to the response's
+  ``Date`` header when present), ``x-ratelimit-reset-requests`` / ``-tokens`` (only for the limit whose
+  ``x-ratelimit-remaining-*`` is 0 or absent), else exponential backoff with jitter;
+* stop after ``max_attempts`` attempts, or as soon as the next wait would push the sum of waits past
+  ``max_wait`` (so a Retry-After beyond the budget gives up at once, without sleeping).
+
+``CassetteError`` (and any other non-HTTP exception) raised by the transport propagates unchanged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import http
+import json
+import math
+import re
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from typing import Any
+
+import httpx
+from aiolimiter import AsyncLimiter
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
+from tenacity.stop import stop_base
+from tenacity.wait import wait_base, wait_exponential_jitter
+
+from loop.errors import EndpointFatal
+from loop.verdicts import BAD_RESPONSE, CONNECTION, ENDPOINT_TIMEOUT, RATE_LIMITED, SERVER_ERROR
+
+RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
+# Fraction of requests_per_minute actually used: leaves slack for network jitter against servers that
+# enforce the limit over a strict sliding window (a 1 s window at 10 req/s gets 20 ms of slack).
+RATE_HEADROOM = 0.98
+BACKOFF_MAX = 60.0  # cap of one exponential-backoff wait, seconds
+BACKOFF_JITTER = 1.0  # uniform jitter added to each backoff wait, seconds
+_DETAIL_MAX = 300
+
+
+@dataclass(frozen=True)
+class EndpointSettings:
+    """Where the endpoint is and how hard this client may use it."""
+
+    base_url: str
+    model: str
+    api_key: str | None = field(default=None, repr=False)
+    temperature: float = 0.8
+    max_tokens: int = 2048
+    samples_per_request: int = 1
+    connect_timeout: float = 10.0
+    read_timeout: float = 120.0
+    max_attempts: int = 6
+    max_wait: float = 300.0
+    max_concurrency: int = 4
+    requests_per_minute: float | None = None
+    tokens_per_minute: float | None = None
+    key_hint: str | None = None  # where the key comes from, e.g. "$OPENAI_API_KEY"; used in messages only
+
+
+@dataclass(frozen=True)
+class Completion:
+    """A successful answer: one text per choice."""
+
+    texts: list[str]
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    latency: float
+    attempts: int
+    raw: dict
+
+
+@dataclass(frozen=True)
+class InfraUnknown:
+    """The endpoint could not be made to answer; says nothing about the candidate."""
+
+    reason: str
+    detail: str
+    attempts: int
+
+
+@dataclass(frozen=True)
+class RequestRecord:
+    """One HTTP attempt, for the `requests` table."""
+
+    tag: object
+    attempt: int
+    started_at: str
+    latency: float
+    status_code: int | None
+    error_class: str | None
+    wait: float
+    prompt_tokens: int | None
+    completion_tokens: int | None
+
+
+class _Retryable(Exception):
+    """An attempt failed in a way worth retrying; carries the reason and the server's wait hint."""
+
+    def __init__(self, reason: str, detail: str, hint: float | None = None) -> None:
+        super().__init__(detail)
+        self.reason = reason
+        self.detail = detail
+        self.hint = hint
+
+
+class _BadResponse(Exception):
+    """A 2xx whose body is not a chat completion."""
+
+
+@dataclass
+class _Call:
+    """Per-complete() state shared between the attempt function and the tenacity callbacks."""
+
+    tag: object
+    body: dict
+    tokens: float
+    attempts: int = 0
+    pending: RequestRecord | None = None
+
+
+# --------------------------------------------------------------------------- wait-hint parsing
+
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
+
+
+def parse_duration(value: str | None) -> float | None:
+    """Parse an OpenAI reset duration ("1s", "6m0s", "20ms", "1h2m3.5s", bare "2.5") into seconds."""
+    if value is None:
+        return None
+    text = value.strip().lower()
+    if not text:
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        pass
+    else:
+        return seconds if math.isfinite(seconds) and seconds >= 0 else None
+    pos, total = 0, 0.0
+    scale = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
+    for match in _DURATION_PART.finditer(text):
+        if match.start() != pos:
+            return None
+        total += float(match.group(1)) * scale[match.group(2)]
+        pos = match.end()
+    return total if pos == len(text) and pos > 0 else None
+
+
+def _parse_http_date(value: str) -> datetime | None:
+    try:
+        parsed = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if parsed is None:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=timezone.utc)
+    return parsed
+
+
+def retry_hint(headers: httpx.Headers | dict[str, str]) -> float | None:
+    """Seconds the server asks us to wait before retrying, or None when it gives no usable hint."""
+    h = headers if isinstance(headers, httpx.Headers) else httpx.Headers(headers)
+    ms = h.get("retry-after-ms")
+    if ms is not None:
+        try:
+            value = float(ms)
+        except ValueError:
+            value = -1.0
+        if math.isfinite(value) and value >= 0:
+            return value / 1000.0
+    after = h.get("retry-after")
+    if after is not None:
+        after = after.strip()
+        try:
+            value = float(after)
+        except ValueError:
+            when = _parse_http_date(after)
+            if when is not None:
+                now = _parse_http_date(h.get("date", "")) or datetime.now(timezone.utc)
+                return max(0.0, (when - now).total_seconds())
+        else:
+            if math.isfinite(value) and value >= 0:
+                return value
+    resets: list[float] = []
+    for kind in ("requests", "tokens"):
+        remaining = h.get(f"x-ratelimit-remaining-{kind}")
+        if remaining is not None and remaining.strip() not in ("0", "0.0"):
+            continue  # that limit is not the one we hit
+        reset = parse_duration(h.get(f"x-ratelimit-reset-{kind}"))
+        if reset is not None:
+            resets.append(reset)
+    return max(resets) if resets else None
+
+
+# --------------------------------------------------------------------------- tenacity pieces
+
+
+class _stop_wait_budget(stop_base):
+    """Stop when the next wait would push the sum of waits of this logical request past the budget."""
+
+    def __init__(self, budget: float) -> None:
+        self.budget = budget
+
+    def __call__(self, retry_state: RetryCallState) -> bool:
+        return retry_state.idle_for + retry_state.upcoming_sleep > self.budget + 1e-9
+
+
+class _wait_server_hint(wait_base):
+    """Use the server's hint when it gave one, else the fallback backoff."""
+
+    def __init__(self, fallback: wait_base) -> None:
+        self.fallback = fallback
+
+    def __call__(self, retry_state: RetryCallState) -> float:
+        outcome = retry_state.outcome
+        exc = outcome.exception() if outcome is not None and outcome.failed else None
+        if isinstance(exc, _Retryable) and exc.hint is not None:
+            return exc.hint
+        return float(self.fallback(retry_state))
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _phrase(status: int) -> str:
+    try:
+        return http.HTTPStatus(status).phrase
+    except ValueError:
+        return {529: "Overloaded"}.get(status, "")
+
+
+def _one_line(text: str, limit: int = _DETAIL_MAX) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def _error_info(text: str) -> tuple[str, str]:
+    """(code-or-type, message) from an OpenAI-style JSON error body; empty strings when absent."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return "", ""
+    if not isinstance(data, dict):
+        return "", ""
+    err = data.get("error", data)
+    if isinstance(err, str):
+        return "", err
+    if not isinstance(err, dict):
+        return "", ""
+    codes = [str(err.get(k) or "") for k in ("code", "type")]
+    code = "insufficient_quota" if "insufficient_quota" in codes else (codes[0] or codes[1])
+    message = err.get("message")
+    return code, message if isinstance(message, str) else ""
+
+
+def _parse_completion(text: str) -> tuple[list[str], int | None, int | None, dict]:
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise _BadResponse(f"body is not JSON ({exc}): {_one_line(text, 120)!r}") from None
+    if not isinstance(data, dict):
+        raise _BadResponse(f"body is JSON but not an object: {_one_line(text, 120)!r}")
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices:
+        raise _BadResponse("body has no choices")
+    indexed: list[tuple[int, str]] = []
+    for pos, choice in enumerate(choices):
+        message = choice.get("message") if isinstance(choice, dict) else None
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, str):
+            raise _BadResponse(f"choice {pos} has no message content string")
+        index = choice.get("index")
+        indexed.append((index if isinstance(index, int) else pos, content))
+    indexed.sort(key=lambda item: item[0])
+    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+
+    def _int(key: str) -> int | None:
+        value = usage.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    return [t for _, t in indexed], _int("prompt_tokens"), _int("completion_tokens"), data
+
+
+def _estimate_tokens(messages: list[dict], max_tokens: int, n: int) -> float:
+    chars = 0
+    for message in messages:
+        content = message.get("content")
+        if isinstance(content, str):
+            chars += len(content)
+        elif isinstance(content, list):
+            chars += sum(len(str(part.get("text", ""))) for part in content if isinstance(part, dict))
+    return chars / 4 + max_tokens * n
+
+
+async def _warm_up() -> None:
+    """Pay httpcore's lazy anyio imports (~50 ms) now, so they do not delay the first paced request.
+
+    Otherwise the first request reaches the server late and the next ones bunch up behind it inside a
+    strict sliding window.
+    """
+    try:
+        import anyio
+
+        anyio.Lock()
+        anyio.Event()
+        anyio.Semaphore(1)
+        await anyio.sleep(0)
+    except Exception:  # pragma: no cover - an optimisation only; never worth failing a run over
+        pass
+
+
+def _now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+# --------------------------------------------------------------------------- the client
+
+
+class Endpoint:
+    """One batch's connection to the endpoint: a shared httpx client, semaphore and rate limiters."""
+
+    def __init__(
+        self,
+        settings: EndpointSettings,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        on_request: Callable[[RequestRecord], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if settings.max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
+        if settings.max_concurrency < 1:
+            raise ValueError("max_concurrency must be at least 1")
+        self.settings = settings
+        self._transport = transport
+        self._sleep = sleep
+        self._on_request = on_request
+        self._clock = clock
+        self._client: httpx.AsyncClient | None = None
+        self._url = settings.base_url.rstrip("/") + "/chat/completions"
+        self._semaphore = asyncio.Semaphore(settings.max_concurrency)
+        rpm = settings.requests_per_minute
+        # Capacity 1: requests leave evenly spaced, never in a burst a strict per-second window would refuse.
+        self._request_limiter = AsyncLimiter(1, 60.0 / (rpm * RATE_HEADROOM)) if rpm else None
+        tpm = settings.tokens_per_minute
+        self._token_limiter = AsyncLimiter(tpm, 60.0) if tpm else None
+        self._retrying = AsyncRetrying(
+            sleep=self._tenacity_sleep,
+            stop=stop_after_attempt(settings.max_attempts) | _stop_wait_budget(settings.max_wait),
+            wait=_wait_server_hint(wait_exponential_jitter(max=BACKOFF_MAX, jitter=BACKOFF_JITTER)),
+            retry=retry_if_exception_type(_Retryable),
+            before_sleep=self._before_sleep,
+            reraise=True,
+        )
+
+    # ---- lifecycle
+
+    async def __aenter__(self) -> Endpoint:
+        s = self.settings
+        headers = {"Authorization": f"Bearer {s.api_key}"} if s.api_key else {}
+        timeout = httpx.Timeout(s.read_timeout, connect=s.connect_timeout, pool=None)
+        transport = self._transport
+        if transport is None:
+            limits = httpx.Limits(
+                max_connections=s.max_concurrency, max_keepalive_connections=s.max_concurrency
+            )
+            transport = httpx.AsyncHTTPTransport(limits=limits)
+        self._client = httpx.AsyncClient(headers=headers, timeout=timeout, transport=transport)
+        await _warm_up()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            await client.aclose()
+
+    # ---- public
+
+    async def complete(
+        self, messages: list[dict], *, n: int | None = None, tag: object = None
+    ) -> Completion | InfraUnknown:
+        """Ask for `n` (default samples_per_request) completions; retry per the module's policy."""
+        if self._client is None:
+            raise RuntimeError("use `async with Endpoint(...)` before calling complete()")
+        s = self.settings
+        n = s.samples_per_request if n is None else n
+        body = {
+            "model": s.model,
+            "messages": messages,
+            "temperature": s.temperature,
+            "max_tokens": s.max_tokens,
+            "n": n,
+        }
+        tokens = _estimate_tokens(messages, s.max_tokens, n)
+        if self._token_limiter is not None:
+            tokens = min(tokens, self._token_limiter.max_rate)
+        call = _Call(tag=tag, body=body, tokens=tokens)
+        try:
+            return await self._retrying.copy()(self._attempt, call)
+        except _Retryable as exc:
+            return InfraUnknown(exc.reason, self._scrub(exc.detail), call.attempts)
+        except _BadResponse as exc:
+            return InfraUnknown(BAD_RESPONSE, self._scrub(str(exc)), call.attempts)
+        finally:
+            self._flush(call, 0.0)
+
+    # ---- internals
+
+    async def _tenacity_sleep(self, seconds: float) -> None:
+        await self._sleep(float(seconds))
+
+    def _before_sleep(self, retry_state: RetryCallState) -> None:
+        self._flush(retry_state.args[0], float(retry_state.upcoming_sleep))
+
+    def _flush(self, call: _Call, wait: float) -> None:
+        record, call.pending = call.pending, None
+        if record is not None and self._on_request is not None:
+            self._on_request(replace(record, wait=wait))
+
+    def _scrub(self, text: str) -> str:
+        key = self.settings.api_key
+        return text.replace(key, "***") if key else text
+
+    async def _attempt(self, call: _Call) -> Completion:
+        assert self._client is not None
+        call.attempts += 1
+        async with self._semaphore:
+            if self._token_limiter is not None:
+                await self._token_limiter.acquire(call.tokens)
+            if self._request_limiter is not None:
+                await self._request_limiter.acquire()
+            started_at = _now_iso()
+            start = self._clock()
+            status: int | None = None
+            error: str | None = None
+            usage: tuple[int | None, int | None] = (None, None)
+            try:
+                response = await self._client.post(self._url, json=call.body)
+                status = response.status_code
+                text = response.text
+            except httpx.TimeoutException as exc:
+                error = type(exc).__name__
+                raise _Retryable(ENDPOINT_TIMEOUT, f"{error}: {exc}".rstrip(": ")) from None
+            except (httpx.UnsupportedProtocol, httpx.LocalProtocolError) as exc:
+                error = type(exc).__name__
+                raise EndpointFatal(
+                    f"cannot talk to {self._url}: {self._scrub(str(exc))}; check base_url"
+                ) from None
+            except httpx.DecodingError as exc:
+                error = BAD_RESPONSE
+                raise _BadResponse(f"undecodable body: {exc}") from None
+            except httpx.TransportError as exc:
+                error = type(exc).__name__
+                raise _Retryable(CONNECTION, f"{error}: {exc}".rstrip(": ")) from None
+            except BaseException as exc:  # CassetteError and friends: record, then propagate untouched
+                error = type(exc).__name__
+                raise
+            else:
+                if 200 <= status < 300:
+                    try:
+                        texts, prompt_tokens, completion_tokens, raw = _parse_completion(text)
+                    except _BadResponse:
+                        error = BAD_RESPONSE
+                        raise
+                    usage = (prompt_tokens, completion_tokens)
+                    return Completion(
+                        texts, prompt_tokens, completion_tokens, self._clock() - start, call.attempts, raw
+                    )
+                error, failure = self._classify(status, text, response.headers)
+                raise failure
+            finally:
+                call.pending = RequestRecord(
+                    tag=call.tag,
+                    attempt=call.attempts,
+                    started_at=started_at,
+                    latency=self._clock() - start,
+                    status_code=status,
+                    error_class=error,
+                    wait=0.0,
+                    prompt_tokens=usage[0],
+                    completion_tokens=usage[1],
+                )
+
+    def _classify(self, status: int, text: str, headers: httpx.Headers) -> tuple[str, Exception]:
+        """(error_class, exception to raise) for a non-2xx response: _Retryable or EndpointFatal."""
+        s = self.settings
+        code, message = _error_info(text)
+        label = f"{status} {_phrase(status)}".rstrip()
+        said = f": {_one_line(self._scrub(message or text), 200)}" if (message or text.strip()) else ""
+        if status == 429 and code == "insufficient_quota":
+            return "insufficient_quota", EndpointFatal(
+                f"endpoint returned 429 insufficient_quota: the account behind the API key has no quota "
+                f"left; check its plan and billing"
+            )
+        if status in RETRY_STATUSES or status >= 500:
+            reason = {429: RATE_LIMITED, 408: ENDPOINT_TIMEOUT}.get(status, SERVER_ERROR)
+            return reason, _Retryable(reason, f"endpoint returned {label}{said}", retry_hint(headers))
+        fatal = f"http_{status}"
+        where = f"the API key in {s.key_hint}" if s.key_hint else "the API key"
+        if status in (401, 403):
+            unset = f"set {s.key_hint}" if s.key_hint else "configure one"
+            check = f"check {where}" if s.api_key else f"no API key is set; {unset}"
+            return fatal, EndpointFatal(f"endpoint returned {label}: {check}")
+        if status == 402:
+            return fatal, EndpointFatal(f"endpoint returned {label}: check the plan and billing behind {where}")
+        if status == 404:
+            return fatal, EndpointFatal(
+                f"endpoint returned {label} for {self._url} (model {s.model!r}): check base_url and the model name"
+            )
+        if status in (400, 422):
+            return fatal, EndpointFatal(
+                f"endpoint returned {label}{said}; check the model name, max_tokens, n and temperature"
+            )
+        return fatal, EndpointFatal(f"endpoint returned unexpected {label}{said}; check base_url")

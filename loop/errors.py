@@ -1,0 +1,36 @@
+"""Typed errors raised by library code.
+
+Only `loop.cli` turns them into a one-line message and an exit status (2 for all of these).
+"""
+
+
+class LoopError(Exception):
+    """Base class: a problem the user can fix (bad input, bad config, refused task)."""
+
+
+class ConfigError(LoopError):
+    """config.toml or an environment override is malformed."""
+
+
+class TaskError(LoopError):
+    """A task folder is malformed or breaks baseline polarity."""
+
+
+class CandidateError(LoopError):
+    """A candidate file cannot be read (missing, not UTF-8, empty, too large)."""
+
+
+class StoreError(LoopError):
+    """runs.db cannot be opened or holds something unexpected."""
+
+
+class CassetteError(LoopError):
+    """A cassette is missing, malformed, or has no answer for a request."""
+
+
+class EndpointFatal(LoopError):
+    """The endpoint refused in a way retrying cannot fix (bad key, unknown model, no quota)."""
+
+
+class QuarantineError(LoopError):
+    """harness/quarantine.toml is malformed or holds an expired entry."""

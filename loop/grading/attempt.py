@@ -1,0 +1,240 @@
+"""One attempt: goldens, named tests (baseline and candidate), relations and the sanitizer, in fresh sandboxes.
+
+Expected values never enter the sandbox; every comparison happens here, in the parent, so a
+candidate can only influence its grade through the values it returns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from loop import verdicts as V
+from loop.grading.model import Attempt, Check, HarnessError
+from loop.grading.programs import Program, wire_args
+from loop.relations import CandidateRaised, ReferenceFailed, Returned, json_repr, run_relations
+from loop.sandbox import CandidateFault, SandboxConfig, SandboxUnavailable, Worker, clean_env
+from loop.sandbox_worker import dec, enc
+from loop.tasks import Task, Test
+
+VOLATILE = re.compile(r"(total time|pid[=: ]|elapsed|\d+(\.\d+)?\s*(ms|us|µs|ns)\b)", re.I)
+SANITIZER_SAMPLE = 40
+
+
+@dataclass
+class Plan:
+    """Everything an attempt needs, built once per grade."""
+
+    task: Task
+    cfg: SandboxConfig
+    candidate: Program
+    baseline: Program | None
+    reference: Program | None
+    sanitized: Program | None
+    tests: list[Test]
+    seed: int
+    trials: int
+    quarantined: set[str] = field(default_factory=set)
+
+
+def digest(values: list, stdout: bytes, stderr: bytes) -> str:
+    """A short sha256 of what the candidate produced, minus timing/pid lines that track the scheduler."""
+    def clean(blob: bytes) -> str:
+        return "\n".join(l for l in blob.decode(errors="replace").splitlines() if not VOLATILE.search(l))
+
+    h = hashlib.sha256(json.dumps(values, sort_keys=True).encode())
+    h.update(b"\0" + clean(stdout).encode() + b"\0" + clean(stderr).encode())
+    return h.hexdigest()[:12]
+
+
+class _Side:
+    """Calls into one program; restarts its worker after a fault (used for baseline and reference)."""
+
+    def __init__(self, program: Program, cfg: SandboxConfig, repeat: int):
+        self.program, self.cfg, self.repeat = program, cfg, repeat
+        self.worker: Worker | None = None
+
+    def call(self, args: tuple) -> dict:
+        if self.worker is None or self.worker.dead:
+            if self.worker is not None:
+                self.worker.close()
+            deadline = time.monotonic() + self.program.task.limits.wall
+            self.worker = self.program.start(self.cfg, repeat=self.repeat, deadline=deadline)
+        return self.worker.call(wire_args(args))
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.close()
+
+
+def _outcome(msg: dict) -> tuple[bool, Any]:
+    if "ok" in msg:
+        return True, dec(msg["ok"])
+    return False, "raised: " + msg.get("raised", msg.get("resource", "?"))
+
+
+def run_attempt(plan: Plan, repeat: int) -> Attempt:
+    task = plan.task
+    start = time.monotonic()
+    env = clean_env(repeat)
+    checks: list[Check] = []
+    values: list = []
+    cand: Worker | None = None
+    sides: list[_Side] = []
+    status, reason, exit_code = V.PASS, None, None
+
+    def q(name: str) -> bool:
+        return name in plan.quarantined
+
+    def call_candidate(args: tuple) -> tuple[bool, Any, Any]:
+        msg = cand.call(wire_args(args))
+        if "resource" in msg:
+            raise CandidateFault(V.RESOURCE, msg["resource"])
+        values.append(msg.get("ok", {"raised": msg.get("raised")}))
+        ok, value = _outcome(msg)
+        return ok, value, dec(msg.get("after"))
+
+    try:
+        cand = plan.candidate.start(plan.cfg, repeat=repeat, deadline=start + task.limits.wall)
+        for g in task.goldens:
+            ok, value, _ = call_candidate(g.args)
+            passed, detail = _golden_matches(task, ok, value, g.expected)
+            checks.append(Check(f"golden:{g.case}", "golden", passed, detail, input=_one(g.args),
+                                expected=g.expected, actual=value, quarantined=q(f"golden:{g.case}")))
+        base = _Side(plan.baseline, plan.cfg, repeat) if plan.baseline else None
+        if base:
+            sides.append(base)
+        for t in plan.tests:
+            ok, value, _ = call_candidate(t.args)
+            passed = ok and _same(value, t.expected)
+            base_out = None
+            if base is not None:
+                try:
+                    bok, bvalue = _outcome(base.call(t.args))
+                    base_out = V.PASS if bok and _same(bvalue, t.expected) else V.FAIL
+                except CandidateFault:
+                    base_out = V.FAIL
+            cand_out = V.PASS if passed else V.FAIL
+            checks.append(Check(
+                f"test:{t.name}", "test", passed,
+                "" if passed else f"expected {json_repr(enc(t.expected))}, got {json_repr(enc(value))}",
+                test_kind=t.kind, baseline=base_out, candidate=cand_out,
+                transition=transition(base_out, cand_out), input=_one(t.args), expected=t.expected,
+                actual=value, quarantined=q(f"test:{t.name}"),
+            ))
+        inputs: list = []
+        if plan.trials > 0 and task.oracle is not None and plan.reference is not None:
+            ref = _Side(plan.reference, plan.cfg, repeat)
+            sides.append(ref)
+            checks += _relations(plan, call_candidate, ref, inputs)
+        if plan.sanitized is not None:
+            checks.append(_sanitizer(plan, repeat, [g.args for g in task.goldens] + [t.args for t in plan.tests]
+                                     + [(x,) for x in inputs[:: max(1, len(inputs) // SANITIZER_SAMPLE)]]))
+    except CandidateFault as fault:
+        checks.append(Check(fault.check, "fault", False, fault.detail, quarantined=q(fault.check)))
+        exit_code = cand.proc.returncode if cand else None
+    except (SandboxUnavailable, HarnessError) as exc:
+        status, reason = V.INFRA_UNKNOWN, str(exc)
+    finally:
+        for side in sides:
+            side.close()
+        if cand is not None:
+            cand.close()
+            exit_code = exit_code if exit_code is not None else cand.proc.returncode
+    out = bytes(cand.out.data) if cand else b""
+    err = bytes(cand.err.data) if cand else b""
+    return Attempt(
+        repeat=repeat, status=status, reason=reason, exit_code=exit_code,
+        digest=digest(values, out, err) if status != V.INFRA_UNKNOWN else "",
+        duration=round(time.monotonic() - start, 4), seed=plan.seed, env=env, checks=checks,
+    )
+
+
+def _one(args: tuple):
+    return args[0] if len(args) == 1 else list(args)
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, float) or isinstance(b, float):
+        try:
+            return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
+        except TypeError:
+            return False
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def _golden_matches(task: Task, ok: bool, value, expected) -> tuple[bool, str]:
+    if not ok:
+        return False, str(value)
+    try:
+        got = task.canonical(value)
+    except (ValueError, TypeError) as exc:
+        return False, f"malformed output: {exc}"
+    want = task.canonical(expected)
+    if got != want:
+        return False, f"expected {json_repr(enc(want))}, got {json_repr(enc(got))}"
+    return True, ""
+
+
+def transition(baseline: str | None, candidate: str) -> str | None:
+    if baseline is None:
+        return None
+    if baseline == V.FAIL:
+        return V.REPAIRED if candidate == V.PASS else V.STILL_BROKEN
+    return V.PRESERVED if candidate == V.PASS else V.REGRESSED
+
+
+def _relations(plan: Plan, call_candidate, ref: _Side, inputs: list) -> list[Check]:
+    def call(x) -> Returned:
+        inputs.append(x)
+        ok, value, after = call_candidate((x,))
+        if not ok:
+            raise CandidateRaised(str(value))
+        return Returned(value, after)
+
+    def call_ref(x) -> Returned:
+        try:
+            ok, value = _outcome(ref.call((x,)))
+        except CandidateFault as fault:
+            raise HarnessError(f"the reference failed on {json_repr(x)}: {fault}") from None
+        if not ok:
+            raise HarnessError(f"the reference {value} on {json_repr(x)}")
+        return Returned(value, None)
+
+    try:
+        failures = run_relations(plan.task.oracle, call, call_ref, seed=plan.seed, trials=plan.trials)
+    except ReferenceFailed as exc:
+        raise HarnessError(f"the reference failed: {exc}") from None
+    checks = []
+    for f in failures:
+        name = f"relation:{f.relation}"
+        detail = (f"{f.reason} (seed {f.seed}, trial {f.trial}); minimal input {json_repr(f.minimal)}; "
+                  f"original input {json_repr(f.original)}")
+        checks.append(Check(name, "relation", False, detail, input=f.original, minimal=f.minimal,
+                            seed=f.seed, trial=f.trial, actual=f.reason, quarantined=name in plan.quarantined))
+    return checks
+
+
+def _sanitizer(plan: Plan, repeat: int, cases: list[tuple]) -> Check:
+    worker = plan.sanitized.start(plan.cfg, repeat=repeat)
+    try:
+        for args in cases:
+            worker.call(wire_args(args))
+        return Check(V.SANITIZER, "sanitizer", True)
+    except CandidateFault as fault:
+        report = worker.err.data.decode(errors="replace")
+        lines = [l for l in report.splitlines() if "runtime error" in l or "ERROR:" in l or "SUMMARY" in l]
+        if not lines and fault.check == V.TIMEOUT:
+            raise
+        detail = "\n".join((lines or report.splitlines() or [fault.detail])[:6])
+        return Check(V.SANITIZER, "sanitizer", False, detail[:2000], quarantined=V.SANITIZER in plan.quarantined)
+    finally:
+        worker.close()

@@ -1,0 +1,140 @@
+"""Grade one candidate end to end: build, then k attempts, then the verdict.
+
+Order: build -> goldens -> named tests -> relations -> sanitizer; a build failure stops grading
+and is never reported as a test or relation miss.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+from loop import verdicts as V
+from loop.errors import TaskError
+from loop.grading import triage
+from loop.grading.attempt import Plan, run_attempt, _outcome, _same, _golden_matches, _Side
+from loop.grading.model import Attempt, Check, Grade, HarnessError
+from loop.grading.programs import build
+from loop.sandbox import CandidateFault, SandboxConfig, SandboxUnavailable, clean_env
+from loop.tasks import Task
+
+
+@dataclass(frozen=True)
+class Options:
+    suite: str = "full"
+    seed: int = 1
+    trials: int = 200
+    k: int = 5
+    sanitize: bool = True
+
+
+def sha256(text: str | None) -> str:
+    return hashlib.sha256((text or "").encode()).hexdigest()
+
+
+def _squash(code: str) -> str:
+    return re.sub(r"\s+", "", code)
+
+
+def _static(task: Task, source: str | None, opts: Options, cfg: SandboxConfig, check: str, detail: str,
+            status: str = V.FAIL) -> Grade:
+    """A grade decided before anything runs (no code, no change, build error, no sandbox)."""
+    attempts = [Attempt(r, status, check if status == V.FAIL else detail, None, "", 0.0, opts.seed, clean_env(r))
+                for r in range(opts.k)]
+    checks = [Check(check, check, False, detail)] if status == V.FAIL else []
+    verdict = triage.verdict(attempts)
+    return Grade(task.name, verdict, False, opts.k, opts.seed, opts.suite, sha256(source), cfg.enabled,
+                 attempts, checks, notes=[detail] if status != V.FAIL else [])
+
+
+def grade(task: Task, source: str | None, cfg: SandboxConfig, opts: Options,
+          quarantined: set[str] = frozenset()) -> Grade:
+    if source is None or not source.strip():
+        return _static(task, source, opts, cfg, V.NO_CODE, "the reply held no code")
+    if task.baseline is not None and _squash(source) == _squash(task.baseline):
+        return _static(task, source, opts, cfg, V.NO_CHANGE, "the candidate is identical to the baseline")
+    try:
+        candidate = build(task, source, "candidate", cfg)
+        if candidate.build_error:
+            # A build error is the candidate's only if the reference builds in the same conditions.
+            ref = build(task, task.reference, "reference", cfg) if task.reference else None
+            if ref is not None and ref.build_error:
+                return _static(task, source, opts, cfg, V.INFRA_UNKNOWN,
+                               f"the reference does not build either: {ref.build_error[-300:]}", V.INFRA_UNKNOWN)
+            return _static(task, source, opts, cfg, V.BUILD, candidate.build_error)
+        baseline = build(task, task.baseline, "baseline", cfg) if task.baseline else None
+        reference = build(task, task.reference, "reference", cfg) if task.reference else None
+        sanitized = None
+        if task.language == "cpp" and opts.sanitize:
+            sanitized = build(task, source, "candidate-asan", cfg, sanitize=True)
+            if sanitized.build_error:
+                raise HarnessError(f"sanitizer build failed: {sanitized.build_error[-300:]}")
+    except (SandboxUnavailable, HarnessError) as exc:
+        return _static(task, source, opts, cfg, V.INFRA_UNKNOWN, str(exc), V.INFRA_UNKNOWN)
+    for prog in (baseline, reference):
+        if prog is not None and prog.build_error:
+            raise TaskError(f"task '{task.name}': the {prog.role} does not build: {prog.build_error[-300:]}")
+    plan = Plan(task, cfg, candidate, baseline, reference, sanitized, task.selected(opts.suite),
+                opts.seed, opts.trials, set(quarantined))
+    attempts = [run_attempt(plan, repeat) for repeat in range(opts.k)]
+    unstable = triage.settle(attempts)
+    verdict = triage.verdict(attempts)
+    checks = triage.summarize_tests(attempts, unstable)
+    seen = {c.check for c in checks}
+    for a in attempts:
+        for c in a.checks:
+            if c.kind != "test" and not c.passed and c.check not in seen:
+                seen.add(c.check)
+                checks.append(c)
+    notes = [f"unstable fixture: {name} (baseline outcome varied between repeats; excluded)" for name in sorted(unstable)]
+    notes += [f"quarantined: {c.check} failed but does not decide the verdict"
+              for c in checks if c.quarantined and not c.passed]
+    infra = [a.reason for a in attempts if a.status == V.INFRA_UNKNOWN]
+    if infra:
+        notes.append(f"{len(infra)} attempt(s) infra_unknown: {infra[0]}")
+    return Grade(task.name, verdict, verdict in V.GREEN, opts.k, opts.seed, opts.suite, sha256(source),
+                 cfg.enabled, attempts, checks, notes)
+
+
+def check_polarity(task: Task, cfg: SandboxConfig) -> list[str]:
+    """Baseline polarity: f2p fails and p2p passes on the baseline; the reference passes everything.
+
+    Returns human-readable problems, each naming the task and the test; [] means the task is sound.
+    """
+    problems = []
+    baseline = build(task, task.baseline, "baseline", cfg) if task.baseline else None
+    reference = build(task, task.reference, "reference", cfg) if task.reference else None
+    for prog in (baseline, reference):
+        if prog is not None and prog.build_error:
+            problems.append(f"{task.name}: the {prog.role} does not build: {prog.build_error.strip()[-200:]}")
+    if problems:
+        return problems
+    for prog, label in ((baseline, "baseline"), (reference, "reference")):
+        if prog is None:
+            continue
+        side = _Side(prog, cfg, 0)
+        try:
+            for t in task.tests:
+                try:
+                    ok, value = _outcome(side.call(t.args))
+                except CandidateFault as fault:
+                    ok, value = False, str(fault)
+                passed = ok and _same(value, t.expected)
+                if label == "reference" and not passed:
+                    problems.append(f"{task.name}: test '{t.name}' fails on the reference (got {value!r})")
+                elif label == "baseline" and t.kind == V.F2P and passed:
+                    problems.append(f"{task.name}: f2p test '{t.name}' passes on the baseline")
+                elif label == "baseline" and t.kind == V.P2P and not passed:
+                    problems.append(f"{task.name}: p2p test '{t.name}' fails on the baseline")
+            if label == "reference":
+                for g in task.goldens:
+                    ok, value = _outcome(side.call(g.args))
+                    passed, detail = _golden_matches(task, ok, value, g.expected)
+                    if not passed:
+                        problems.append(f"{task.name}: golden '{g.case}' fails on the reference ({detail})")
+        finally:
+            side.close()
+    if task.reference is None:
+        problems.append(f"{task.name}: no reference")
+    return problems

@@ -1,0 +1,98 @@
+"""Plain data that crosses module boundaries: checks, attempts and grades.
+
+The store receives these dataclasses; grading never sees SQLite or HTTP.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class HarnessError(Exception):
+    """The harness itself failed (a trusted program misbehaved): the attempt is infra_unknown."""
+
+
+@dataclass
+class Check:
+    check: str  # build | no_change | no_code | golden:<case> | test:<name> | relation:<name> | sanitizer | timeout | crash | resource
+    kind: str  # build | no_change | no_code | golden | test | relation | sanitizer | fault
+    passed: bool
+    detail: str = ""
+    test_kind: str | None = None
+    baseline: str | None = None
+    candidate: str | None = None
+    transition: str | None = None
+    input: Any = None
+    expected: Any = None
+    actual: Any = None
+    minimal: Any = None
+    seed: int | None = None
+    trial: int | None = None
+    quarantined: bool = False
+    excluded: bool = False  # an unstable baseline fixture: reported, not graded against
+
+    @property
+    def decides(self) -> bool:
+        return not (self.quarantined or self.excluded)
+
+
+@dataclass
+class Attempt:
+    repeat: int
+    status: str  # pass | fail | infra_unknown
+    reason: str | None
+    exit_code: int | None
+    digest: str
+    duration: float
+    seed: int
+    env: dict
+    checks: list[Check] = field(default_factory=list)
+
+
+@dataclass
+class Grade:
+    task: str
+    verdict: str
+    resolved: bool
+    k: int
+    seed: int
+    suite: str
+    source_sha256: str
+    sandboxed: bool
+    attempts: list[Attempt]
+    checks: list[Check]  # grade-level view: build/no_change, per-test transitions, first failures
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def passes(self) -> int:
+        return sum(a.status == "pass" for a in self.attempts)
+
+    @property
+    def fails(self) -> int:
+        return sum(a.status == "fail" for a in self.attempts)
+
+    @property
+    def infra(self) -> int:
+        return sum(a.status == "infra_unknown" for a in self.attempts)
+
+    @property
+    def digests(self) -> int:
+        return len({a.digest for a in self.attempts if a.status == "pass"})
+
+    def failures(self) -> list[dict]:
+        seen, out = set(), []
+        for c in self.checks:
+            if not c.passed and c.decides and c.check not in seen:
+                seen.add(c.check)
+                out.append({"check": c.check, "detail": c.detail})
+        return out
+
+    def transitions(self) -> dict:
+        counts = {"fail_to_pass": {"repaired": 0, "still_broken": 0}, "pass_to_pass": {"preserved": 0, "regressed": 0}}
+        for c in self.checks:
+            if c.kind == "test" and c.transition and not c.excluded:
+                group = "fail_to_pass" if c.test_kind == "f2p" else "pass_to_pass"
+                if c.transition in counts[group]:
+                    counts[group][c.transition] += 1
+        return counts

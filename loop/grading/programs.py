@@ -1,0 +1,152 @@
+"""Turn source text into something runnable in the sandbox: a `Program` that starts `Worker`s.
+
+Python sources are staged beside the worker; C++ sources are compiled once (sandboxed) and the
+binary is reused for every repeat, which is what keeps k=5 close to the cost of k=1.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from loop.grading.model import HarnessError
+from loop.sandbox import (
+    Limits, SandboxConfig, Worker, clean_env, make_scratch, run, stage,
+)
+from loop.sandbox_worker import enc
+from loop.tasks import Task
+
+WORKER_SOURCE = Path(__file__).resolve().parent.parent / "sandbox_worker.py"
+BUILD_LIMITS = Limits(wall=60.0, memory_mb=2048, fsize_mb=256, nproc=64, output_bytes=256 << 10)
+_SCRATCH: list[Path] = []
+
+
+@atexit.register
+def _cleanup() -> None:
+    for path in _SCRATCH:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _scratch(prefix: str) -> Path:
+    path = make_scratch(prefix)
+    _SCRATCH.append(path)
+    return path
+
+
+@dataclass
+class Program:
+    """One built piece of code (candidate, baseline or reference) of one task."""
+
+    task: Task
+    role: str
+    folder: Path  # host folder, bound read-only at /work
+    argv: list[str]
+    build_error: str | None = None
+    sanitized: bool = False
+
+    def start(self, cfg: SandboxConfig, *, repeat: int, deadline: float | None = None) -> Worker:
+        env = clean_env(repeat)
+        limits = self.task.limits
+        if self.sanitized:
+            env["ASAN_OPTIONS"] = "exitcode=86:detect_leaks=0:abort_on_error=0:hard_rss_limit_mb=%d" % limits.memory_mb
+            env["UBSAN_OPTIONS"] = "exitcode=86:halt_on_error=1:print_stacktrace=1"
+        kw = {}
+        if self.task.language == "cpp":
+            kw = {"encode": _pairs_encode, "decode": _pairs_decode}
+        worker = Worker(
+            cfg, self.argv, limits=limits, env=env, ro={"/work": str(self.folder)},
+            deadline=deadline, address_space=not self.sanitized, **kw,
+        )
+        msg = worker.ready()
+        if "ready" not in msg:
+            worker.close()
+            raise HarnessError(f"{self.role} did not load after a clean build: {msg.get('build_error', msg)}")
+        return worker
+
+
+def _pairs_encode(rid: int, args: list) -> bytes:
+    (intervals,) = args
+    flat = " ".join(f"{lo} {hi}" for lo, hi in intervals)
+    return f"{rid} {len(intervals)} {flat}\n".encode()
+
+
+def _pairs_decode(line: bytes) -> dict:
+    parts = line.decode(errors="replace").split(" ", 2)
+    if parts == ["ready"]:
+        return {"ready": 1}
+    rid, what = int(parts[0]), parts[1]
+    rest = parts[2] if len(parts) > 2 else ""
+    if what == "ok":
+        nums = [int(x) for x in rest.split()]
+        if nums[0] * 2 != len(nums) - 1:
+            raise ValueError("bad pair count")
+        return {"id": rid, "ok": [[nums[i], nums[i + 1]] for i in range(1, len(nums), 2)], "after": None}
+    if what in ("resource", "raised"):
+        return {"id": rid, what: rest}
+    raise ValueError(f"unknown reply {what}")
+
+
+def build(task: Task, source: str, role: str, cfg: SandboxConfig, *, sanitize: bool = False) -> Program:
+    """Stage or compile `source`; a compile error is returned as `build_error`, never raised.
+
+    Raises SandboxUnavailable when the sandbox itself cannot start.
+    """
+    if task.language == "python":
+        return _build_python(task, source, role, cfg)
+    return _build_cpp(task, source, role, cfg, sanitize)
+
+
+def _build_python(task: Task, source: str, role: str, cfg: SandboxConfig) -> Program:
+    folder = _scratch(f"loop-{role}-")
+    stage(folder, "worker.py", WORKER_SOURCE.read_bytes())
+    stage(folder, task.candidate_file, source)
+    argv = [cfg.interpreter(), "-I", "-S", "-B", "/work/worker.py", "{fd}", f"/work/{task.candidate_file}", task.entry_point]
+    program = Program(task, role, folder, argv)
+    # "Build" for Python is importing the module and finding the entry point, sandboxed.
+    worker = Worker(cfg, argv, limits=task.limits, env=clean_env(0), ro={"/work": str(folder)})
+    try:
+        msg = worker.ready()
+    except Exception as exc:  # a candidate that hangs or dies at import time fails the build
+        program.build_error = f"import failed: {getattr(exc, 'detail', exc)}"
+        return program
+    finally:
+        worker.close()
+    if "build_error" in msg:
+        program.build_error = msg["build_error"]
+    return program
+
+
+_CPP_CACHE: dict[tuple, Program] = {}
+
+
+def _build_cpp(task: Task, source: str, role: str, cfg: SandboxConfig, sanitize: bool) -> Program:
+    flags = task.build_flags + (task.sanitizer_flags if sanitize else ())
+    key = (str(task.path), hashlib.sha256(source.encode()).hexdigest(), flags, cfg)
+    if key in _CPP_CACHE:
+        return _CPP_CACHE[key]
+    src = _scratch(f"loop-src-{role}-")
+    stage(src, task.candidate_file, source)
+    stage(src, task.contract_file, task.contract)
+    stage(src, "loop_driver.cpp", task.driver)
+    out = _scratch(f"loop-bin-{role}-")
+    if cfg.enabled and os.geteuid() == 0:
+        os.chown(out, cfg.uid, cfg.uid)
+    cxx = shutil.which("g++") or "/usr/bin/g++"
+    argv = [cxx, *flags, "-I", "/src", f"/src/{task.candidate_file}", "/src/loop_driver.cpp", "-o", "/out/prog"]
+    result = run(cfg, argv, limits=BUILD_LIMITS, env=clean_env(0), ro={"/src": str(src)}, rw={"/out": str(out)},
+                 address_space=True)
+    program = Program(task, role, out, ["/work/prog", "{fd}"], sanitized=sanitize)
+    if result.fault is not None or result.returncode != 0 or not (out / "prog").exists():
+        diag = (result.stderr + result.stdout).decode(errors="replace")
+        note = f"{result.fault.check}: {result.fault.detail}\n" if result.fault else ""
+        program.build_error = (note + diag)[-4000:] or f"compiler exited with status {result.returncode}"
+    _CPP_CACHE[key] = program
+    return program
+
+
+def wire_args(args: tuple) -> list:
+    return [enc(a) for a in args]

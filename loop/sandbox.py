@@ -1,0 +1,523 @@
+"""Start untrusted code: bubblewrap + rlimits + wall-clock timeouts + capped output.
+
+The one place candidate, baseline and reference code is started; grading asks it for a
+`Worker` (a long-lived process answering calls over a private pipe) or a one-shot `run`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import selectors
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from loop import verdicts as V
+
+GRACE = 1.0  # seconds granted past the wall limit before we kill
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-process limits; `wall` bounds a whole attempt, the rest are rlimits."""
+
+    wall: float = 10.0
+    memory_mb: int = 1024
+    fsize_mb: int = 64
+    nproc: int = 64
+    output_bytes: int = 1 << 20
+    tmpfs_mb: int = 64
+
+    def rlimits(self, *, address_space: bool = True) -> list[tuple[int, int]]:
+        cpu = int(self.wall) + 2
+        out = [
+            (resource.RLIMIT_CPU, cpu),
+            (resource.RLIMIT_FSIZE, self.fsize_mb << 20),
+            (resource.RLIMIT_NPROC, self.nproc),
+            (resource.RLIMIT_CORE, 0),
+            (resource.RLIMIT_NOFILE, 256),
+        ]
+        if address_space:
+            out.append((resource.RLIMIT_AS, self.memory_mb << 20))
+        return out
+
+
+@dataclass(frozen=True)
+class SandboxConfig:
+    enabled: bool = True
+    bwrap: str = "bwrap"
+    python: str = "auto"
+    uid: int = 65534  # used only when loop runs as root: the sandbox drops to this uid
+
+    def interpreter(self) -> str:
+        if self.python != "auto":
+            return self.python
+        for cand in ("/usr/bin/python3", os.path.realpath(sys.executable)):
+            if os.path.exists(cand) and _world_readable(cand):
+                return cand
+        return os.path.realpath(sys.executable)
+
+
+class SandboxUnavailable(Exception):
+    """The sandbox itself could not start: infrastructure trouble, never the candidate's fault."""
+
+
+class CandidateFault(Exception):
+    """The sandboxed process timed out, crashed or hit a resource limit."""
+
+    def __init__(self, check: str, detail: str):
+        super().__init__(f"{check}: {detail}")
+        self.check = check
+        self.detail = detail
+
+
+def _world_readable(path: str) -> bool:
+    p = Path(path).resolve()
+    for part in [p, *p.parents]:
+        mode = part.stat().st_mode
+        need = stat.S_IXOTH if part.is_dir() else stat.S_IROTH
+        if not mode & need:
+            return False
+    return True
+
+
+def _system_binds() -> list[str]:
+    args = ["--ro-bind", "/usr", "/usr"]
+    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    return args
+
+
+def clean_env(repeat: int = 0) -> dict[str, str]:
+    """The pinned environment of every sandboxed process; PYTHONHASHSEED varies per repeat on purpose."""
+    return {
+        "PATH": "/usr/bin:/bin",
+        "LC_ALL": "C",
+        "TZ": "UTC",
+        "TMPDIR": "/tmp",
+        "HOME": "/tmp",
+        "PYTHONHASHSEED": str(1000 + repeat * 7919),
+    }
+
+
+def make_scratch(prefix: str = "loop-") -> Path:
+    """A host folder the sandbox uid can read (and, for builds, write)."""
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    os.chmod(path, 0o755)
+    return path
+
+
+def stage(folder: Path, name: str, text: str | bytes) -> Path:
+    path = folder / name
+    path.write_bytes(text.encode() if isinstance(text, str) else text)
+    os.chmod(path, 0o644)
+    return path
+
+
+def _preexec(limits: Limits, address_space: bool):
+    def apply():
+        os.setsid()
+        for res, value in limits.rlimits(address_space=address_space):
+            try:
+                resource.setrlimit(res, (value, value))
+            except (ValueError, OSError):
+                pass
+
+    return apply
+
+
+def command(
+    cfg: SandboxConfig,
+    argv: list[str],
+    *,
+    ro: dict[str, str] | None = None,
+    rw: dict[str, str] | None = None,
+    limits: Limits,
+    env: dict[str, str],
+    cwd: str = "/tmp",
+) -> list[str]:
+    """The bwrap command line: read-only system, private size-capped /tmp, no network, no $HOME."""
+    if not cfg.enabled:
+        return argv
+    args = [cfg.bwrap, *_system_binds()]
+    interp = cfg.interpreter()
+    if not interp.startswith("/usr/"):
+        prefix = str(Path(interp).resolve().parent.parent)
+        args += ["--ro-bind", prefix, prefix]
+    args += ["--proc", "/proc", "--dev", "/dev"]
+    args += ["--size", str(limits.tmpfs_mb << 20), "--tmpfs", "/tmp"]
+    for dest, host in (ro or {}).items():
+        args += ["--ro-bind", host, dest]
+    for dest, host in (rw or {}).items():
+        args += ["--bind", host, dest]
+    args += ["--unshare-all", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
+    args += ["--clearenv"]
+    for k, v in env.items():
+        args += ["--setenv", k, v]
+    args += ["--chdir", cwd, "--", *argv]
+    return args
+
+
+def _popen_kwargs(cfg: SandboxConfig, limits: Limits, address_space: bool) -> dict:
+    kw: dict = {"preexec_fn": _preexec(limits, address_space), "close_fds": True}
+    if cfg.enabled and os.geteuid() == 0:
+        # rlimits such as RLIMIT_NPROC do not bind root: drop to an unprivileged uid first.
+        kw.update(user=cfg.uid, group=cfg.uid, extra_groups=[])
+    if not cfg.enabled:
+        kw["env"] = {}  # still no secrets, even unsandboxed
+    return kw
+
+
+def _check_bwrap(cfg: SandboxConfig) -> None:
+    if cfg.enabled and shutil.which(cfg.bwrap) is None:
+        raise SandboxUnavailable(f"bubblewrap not found: '{cfg.bwrap}' is not on PATH")
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.kill()
+    except ProcessLookupError:
+        pass
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def signal_fault(returncode: int | None) -> CandidateFault | None:
+    """Classify a death by signal (bwrap reports it as 128+signal)."""
+    if returncode is None:
+        return None
+    sig = -returncode if returncode < 0 else returncode - 128 if returncode > 128 else 0
+    if sig <= 0 or sig >= 65:
+        return None
+    name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else f"signal {sig}"
+    if sig == signal.SIGXCPU:
+        return CandidateFault(V.TIMEOUT, f"CPU limit exceeded ({name})")
+    if sig == signal.SIGXFSZ:
+        return CandidateFault(V.RESOURCE, f"file size limit exceeded ({name})")
+    if sig == signal.SIGKILL:
+        return CandidateFault(V.RESOURCE, f"killed ({name}), likely by a memory limit")
+    return CandidateFault(V.CRASH, f"killed by {name}")
+
+
+@dataclass
+class _Output:
+    cap: int
+    data: bytearray = field(default_factory=bytearray)
+    total: int = 0
+
+    def feed(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.cap - len(self.data)
+        if room > 0:
+            self.data += chunk[:room]
+
+    @property
+    def over(self) -> bool:
+        return self.total > self.cap
+
+
+@dataclass(frozen=True)
+class RunResult:
+    returncode: int | None
+    stdout: bytes
+    stderr: bytes
+    duration: float
+    fault: CandidateFault | None
+
+
+def run(
+    cfg: SandboxConfig,
+    argv: list[str],
+    *,
+    limits: Limits,
+    env: dict[str, str],
+    ro: dict[str, str] | None = None,
+    rw: dict[str, str] | None = None,
+    address_space: bool = True,
+    cwd: str = "/tmp",
+) -> RunResult:
+    """Run one sandboxed command to completion (builds, sanitizer runs)."""
+    _check_bwrap(cfg)
+    r, w = os.pipe()
+    cmd = command(cfg, hello_first(argv, w), ro=ro, rw=rw, limits=limits, env=env, cwd=cwd)
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            pass_fds=[w], **_popen_kwargs(cfg, limits, address_space),
+        )
+    except OSError as exc:
+        os.close(r)
+        raise SandboxUnavailable(f"cannot start the sandbox: {exc}") from exc
+    finally:
+        os.close(w)
+    out, err = _Output(limits.output_bytes), _Output(limits.output_bytes)
+    fault = _pump(proc, {proc.stdout: out, proc.stderr: err}, start + limits.wall)
+    os.set_blocking(r, False)
+    try:
+        hello = os.read(r, 16)
+    except BlockingIOError:
+        hello = b""
+    os.close(r)
+    if not hello.startswith(b"hello"):
+        detail = err.data.decode(errors="replace").strip()[-500:]
+        raise SandboxUnavailable(f"sandbox did not start: {detail or 'no hello from inside it'}")
+    if fault is None:
+        fault = signal_fault(proc.returncode)
+    return RunResult(proc.returncode, bytes(out.data), bytes(err.data), time.monotonic() - start, fault)
+
+
+def _pump(proc: subprocess.Popen, sinks: dict, deadline: float) -> CandidateFault | None:
+    sel = selectors.DefaultSelector()
+    for f in sinks:
+        os.set_blocking(f.fileno(), False)
+        sel.register(f, selectors.EVENT_READ)
+    try:
+        while sel.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                _kill(proc)
+                return CandidateFault(V.TIMEOUT, "exceeded the wall-clock limit")
+            for key, _ in sel.select(min(left, 0.5)):
+                chunk = os.read(key.fd, 65536)
+                if not chunk:
+                    sel.unregister(key.fileobj)
+                    continue
+                sink = sinks[key.fileobj]
+                sink.feed(chunk)
+                if sink.over:
+                    _kill(proc)
+                    return CandidateFault(V.RESOURCE, f"output exceeded {sink.cap} bytes")
+        left = max(deadline - time.monotonic(), 0.01)
+        try:
+            proc.wait(timeout=left)
+        except subprocess.TimeoutExpired:
+            _kill(proc)
+            return CandidateFault(V.TIMEOUT, "exceeded the wall-clock limit")
+        return None
+    finally:
+        sel.close()
+        _kill(proc)
+
+
+def hello_first(argv: list[str], fd: int) -> list[str]:
+    """Prefix argv with a trusted shell (bash: dash cannot name fds above 9) that writes `hello` to fd, then execs argv."""
+    return ["/bin/bash", "-c", f'echo hello >&{fd} && exec "$@"', "bash", *argv]
+
+
+class Worker:
+    """A sandboxed process that answers calls over a private pipe, one JSON line per message.
+
+    The candidate's own stdout/stderr are captured separately (capped) and never parsed, so
+    printing something that looks like a harness message changes nothing.
+    """
+
+    def __init__(
+        self,
+        cfg: SandboxConfig,
+        argv: list[str],
+        *,
+        limits: Limits,
+        env: dict[str, str],
+        ro: dict[str, str] | None = None,
+        deadline: float | None = None,
+        address_space: bool = True,
+        encode=None,
+        decode=None,
+    ):
+        _check_bwrap(cfg)
+        self._encode = encode or (lambda rid, args: (json.dumps({"id": rid, "args": args}) + "\n").encode())
+        self._decode = decode or json.loads
+        self.limits = limits
+        self.deadline = deadline or (time.monotonic() + limits.wall)
+        self.out = _Output(limits.output_bytes)
+        self.err = _Output(limits.output_bytes)
+        self._buf = b""
+        self._sent = 0
+        self.dead: CandidateFault | None = None
+        r, w = os.pipe()
+        argv = [a.replace("{fd}", str(w)) for a in argv]
+        cmd = command(cfg, hello_first(argv, w), ro=ro, limits=limits, env=env)
+        try:
+            self.proc = subprocess.Popen(
+                cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                pass_fds=[w], **_popen_kwargs(cfg, limits, address_space),
+            )
+        except OSError as exc:
+            os.close(r)
+            os.close(w)
+            raise SandboxUnavailable(f"cannot start the sandbox: {exc}") from exc
+        os.close(w)
+        self._res = r
+        for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            os.set_blocking(f.fileno(), False)
+        # A trusted shell says hello inside the finished sandbox before any candidate code runs:
+        # without it the sandbox never started, which is infrastructure trouble, not the candidate's.
+        try:
+            hello = self._next_line()
+        except CandidateFault as exc:
+            detail = self.err.data.decode(errors="replace").strip()[-500:]
+            self.close()
+            raise SandboxUnavailable(f"sandbox did not start: {detail or exc.detail}") from exc
+        if hello != b"hello":
+            self.close()
+            raise SandboxUnavailable("sandbox did not start: no hello from inside it")
+
+    def ready(self) -> dict:
+        """The worker's report after loading the code: {"ready": 1} or {"build_error": ...}."""
+        return self._next_message()
+
+    def call(self, args) -> dict:
+        """Send one call (already wire-encoded args) and wait for its reply."""
+        if self.dead:
+            raise self.dead
+        self._sent += 1
+        return self._exchange(self._encode(self._sent, args))
+
+    def _exchange(self, payload: bytes) -> dict:
+        pending = memoryview(payload)
+        while pending:
+            try:
+                n = os.write(self.proc.stdin.fileno(), pending)
+                pending = pending[n:]
+            except BlockingIOError:
+                self._wait_io(write=True)
+            except (BrokenPipeError, OSError):
+                break  # the process died; the read below reports how
+        while True:
+            msg = self._next_message()
+            if msg.get("id") == self._sent:
+                return msg
+
+    def _wait_io(self, write: bool = False) -> None:
+        self._select(write=write)
+
+    def _select(self, write: bool = False) -> list:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            self._die(CandidateFault(V.TIMEOUT, f"exceeded the {self.limits.wall:g}s wall-clock limit"))
+        sel = selectors.DefaultSelector()
+        try:
+            sel.register(self._res, selectors.EVENT_READ, "res")
+            for f, sink in ((self.proc.stdout, self.out), (self.proc.stderr, self.err)):
+                if not f.closed:
+                    sel.register(f, selectors.EVENT_READ, sink)
+            if write:
+                sel.register(self.proc.stdin, selectors.EVENT_WRITE, "in")
+            events = sel.select(min(left, 1.0))
+        finally:
+            sel.close()
+        ready = []
+        for key, _ in events:
+            if key.data == "res" or key.data == "in":
+                ready.append(key.data)
+                continue
+            try:
+                chunk = os.read(key.fd, 65536)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                key.fileobj.close()
+                continue
+            key.data.feed(chunk)
+            if key.data.over:
+                self._die(CandidateFault(V.RESOURCE, f"output exceeded {key.data.cap} bytes"))
+        return ready
+
+    def _next_message(self) -> dict:
+        line = self._next_line()
+        try:
+            msg = self._decode(line)
+        except (ValueError, TypeError, IndexError):
+            msg = None
+        if not isinstance(msg, dict):
+            self._die(CandidateFault(V.CRASH, "the result channel was corrupted"))
+        return msg
+
+    def _next_line(self) -> bytes:
+        while b"\n" not in self._buf:
+            if "res" not in self._select():
+                continue
+            try:
+                chunk = os.read(self._res, 1 << 20)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                self._died()
+            self._buf += chunk
+            if len(self._buf) > 64 << 20:
+                self._die(CandidateFault(V.RESOURCE, "result message exceeded 64 MiB"))
+        line, self._buf = self._buf.split(b"\n", 1)
+        return line
+
+    def _died(self):
+        """The result channel closed: find out how the process ended."""
+        try:
+            self.proc.wait(timeout=max(0.05, min(2.0, self.deadline - time.monotonic())))
+        except subprocess.TimeoutExpired:
+            pass
+        fault = signal_fault(self.proc.returncode)
+        if fault is None:
+            code = self.proc.returncode
+            fault = CandidateFault(V.CRASH, f"the process exited early (status {code})")
+        self._die(fault)
+
+    def _die(self, fault: CandidateFault):
+        self.dead = fault
+        self.close()
+        raise fault
+
+    def close(self) -> None:
+        if self.proc.poll() is None and not self.dead:
+            try:  # a worker whose input ends exits on its own, giving a real exit status
+                self.proc.stdin.close()
+                self.proc.wait(timeout=0.2)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        _kill(self.proc)  # always: its process group or pid namespace may still hold daemons
+        for f in (self.proc.stdout, self.proc.stderr):
+            if f.closed:
+                continue
+            try:
+                while chunk := os.read(f.fileno(), 65536):
+                    sink = self.out if f is self.proc.stdout else self.err
+                    sink.feed(chunk)
+                    if sink.over:
+                        break
+            except (BlockingIOError, OSError):
+                pass
+            f.close()
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        if self._res is not None:
+            try:
+                os.close(self._res)
+            except OSError:
+                pass
+            self._res = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+

@@ -1,0 +1,142 @@
+"""RunStore: opens runs.db, migrates it, and writes rows in short transactions.
+
+It receives plain dataclasses (grades, request records) and never imports grading or HTTP code;
+each grade is written in one transaction, so a crash leaves either all of it or none.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from loop.errors import StoreError
+from loop.migrations import migrations
+from loop.sandbox_worker import enc
+
+
+def now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _json(value: Any) -> str | None:
+    if value is None:
+        return None
+    try:
+        return json.dumps(enc(value), ensure_ascii=False)
+    except TypeError:
+        return json.dumps(repr(value))
+
+
+class RunStore:
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+        try:
+            conn = sqlite3.connect(str(self.path), timeout=30, isolation_level=None, check_same_thread=False)
+            self.db = sqlite_utils.Database(conn)
+            self.db.execute("PRAGMA busy_timeout = 30000")
+            self.db.execute("PRAGMA journal_mode = WAL")
+            self.db.execute("PRAGMA synchronous = NORMAL")
+            self.db.execute("PRAGMA foreign_keys = ON")
+            migrations.apply(self.db)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: cannot open as a loop database ({exc})") from None
+
+    def close(self) -> None:
+        self.db.conn.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # batches -------------------------------------------------------------
+    def start_batch(self, kind: str, **fields) -> int:
+        row = {"kind": kind, "created_at": now(), "status": "running", **fields}
+        if isinstance(row.get("config"), dict):
+            row["config"] = json.dumps(row["config"], sort_keys=True)
+        with self.db.atomic():
+            return self.db["batches"].insert(row).last_pk
+
+    def finish_batch(self, batch_id: int, status: str = "done") -> None:
+        with self.db.atomic():
+            self.db["batches"].update(batch_id, {"finished_at": now(), "status": status})
+
+    def batch(self, batch_id: int) -> dict:
+        try:
+            return self.db["batches"].get(batch_id)
+        except sqlite_utils.db.NotFoundError:
+            raise StoreError(f"{self.path}: no batch {batch_id}") from None
+
+    # candidates ----------------------------------------------------------
+    def add_candidate(self, batch_id: int, task: str, sample: int, *, source: str | None, reply: str | None = None,
+                      status: str = "generated", reason: str | None = None, model: str | None = None,
+                      sha256: str | None = None) -> int:
+        """Insert one received sample; re-inserting the same (batch, task, sample) keeps the first."""
+        row = {"batch_id": batch_id, "task": task, "sample": sample, "source": source, "reply": reply,
+               "source_sha256": sha256, "status": status, "reason": reason, "model": model, "created_at": now()}
+        with self.db.atomic():
+            existing = list(self.db["candidates"].rows_where(
+                "batch_id = ? and task = ? and sample = ?", [batch_id, task, sample], limit=1))
+            if existing:
+                return existing[0]["id"]
+            return self.db["candidates"].insert(row).last_pk
+
+    def candidate(self, candidate_id: int) -> dict:
+        try:
+            return self.db["candidates"].get(candidate_id)
+        except sqlite_utils.db.NotFoundError:
+            raise StoreError(f"{self.path}: no candidate {candidate_id}") from None
+
+    def candidates(self, batch_id: int) -> list[dict]:
+        return list(self.db["candidates"].rows_where("batch_id = ?", [batch_id], order_by="id"))
+
+    def record_grade(self, candidate_id: int, grade, *, duplicate_of: int | None = None) -> None:
+        """Write a grade (verdict, attempts, checks) in one transaction, replacing any earlier one."""
+        cols = {
+            "status": "graded", "verdict": grade.verdict, "resolved": int(grade.resolved), "suite": grade.suite,
+            "seed": grade.seed, "k": grade.k, "passes": grade.passes, "fails": grade.fails, "infra": grade.infra,
+            "digests": grade.digests, "duplicate_of": duplicate_of, "sandboxed": int(grade.sandboxed),
+            "notes": json.dumps(grade.notes) if grade.notes else None, "graded_at": now(),
+            "reason": grade.failures()[0]["check"] if grade.failures() else None,
+        }
+        with self.db.atomic():
+            self.db.execute("delete from checks where candidate_id = ?", [candidate_id])
+            self.db.execute("delete from attempts where candidate_id = ?", [candidate_id])
+            self.db["candidates"].update(candidate_id, cols)
+            self.db["attempts"].insert_all(
+                {"candidate_id": candidate_id, "repeat": a.repeat, "status": a.status, "reason": a.reason,
+                 "exit_code": a.exit_code, "digest": a.digest, "duration": a.duration, "seed": a.seed,
+                 "env": json.dumps(a.env, sort_keys=True)} for a in grade.attempts)
+            rows = [self._check_row(candidate_id, None, c) for c in grade.checks]
+            rows += [self._check_row(candidate_id, a.repeat, c) for a in grade.attempts for c in a.checks
+                     if not c.passed]
+            self.db["checks"].insert_all(rows)
+
+    @staticmethod
+    def _check_row(candidate_id: int, repeat: int | None, c) -> dict:
+        return {"candidate_id": candidate_id, "repeat": repeat, "check": c.check, "kind": c.kind,
+                "passed": int(c.passed), "test_kind": c.test_kind, "baseline": c.baseline,
+                "candidate": c.candidate, "transition": c.transition, "input": _json(c.input),
+                "expected": _json(c.expected), "actual": _json(c.actual), "minimal": _json(c.minimal),
+                "detail": c.detail, "seed": c.seed, "trial": c.trial, "quarantined": int(c.quarantined),
+                "excluded": int(c.excluded)}
+
+    # requests and seeds -------------------------------------------------
+    def add_request(self, batch_id: int, record, *, candidate_id: int | None = None, task: str | None = None,
+                    sample: int | None = None) -> None:
+        row = {"batch_id": batch_id, "candidate_id": candidate_id, "task": task, "sample": sample,
+               "attempt": record.attempt, "started_at": record.started_at, "latency": record.latency,
+               "status_code": record.status_code, "error_class": record.error_class, "wait": record.wait,
+               "prompt_tokens": record.prompt_tokens, "completion_tokens": record.completion_tokens}
+        with self.db.atomic():
+            self.db["requests"].insert(row)
+
+    def record_rotation(self, old: int | None, new: int) -> None:
+        with self.db.atomic():
+            self.db["seeds"].insert({"old": old, "new": new, "rotated_at": now()})

@@ -1,0 +1,134 @@
+"""Issue 2: grading one candidate — seed 003's curated patches, seed 000's Friday patch, errors, the store."""
+
+import sqlite_utils
+
+from conftest import EXAMPLES, grade_json
+
+PY = EXAMPLES / "merge_intervals_py"
+PATCHES = ["correct_repair.py", "example_only.py", "descending_order.py", "unchanged.py"]
+
+
+def _tests_only(loop_cli, db, patch, suite):
+    return grade_json(loop_cli, "merge_intervals_py", PY / patch, "--suite", suite, "--trials", "0",
+                      "--k", "1", "--db", db)
+
+
+def test_seed_003_smoke_suite_passes_three_of_four(loop_cli, db):
+    verdicts = {p: _tests_only(loop_cli, db, p, "smoke")[1]["verdict"] for p in PATCHES}
+    assert [p for p, v in verdicts.items() if v == "stable_pass"] == PATCHES[:3]
+    assert verdicts["unchanged.py"] == "stable_fail"
+
+
+def test_seed_003_full_suite_passes_one_of_four(loop_cli, db):
+    results = {p: _tests_only(loop_cli, db, p, "full") for p in PATCHES}
+    passing = [p for p, (code, g) in results.items() if g["verdict"] == "stable_pass"]
+    assert passing == ["correct_repair.py"]
+    assert results["correct_repair.py"][0] == 0 and results["example_only.py"][0] == 1
+    example = results["example_only.py"][1]["transitions"]
+    assert example["fail_to_pass"] == {"repaired": 1, "still_broken": 2}
+    ordering = results["descending_order.py"][1]
+    assert ordering["transitions"]["fail_to_pass"] == {"repaired": 3, "still_broken": 0}
+    assert ordering["transitions"]["pass_to_pass"] == {"preserved": 2, "regressed": 1}
+    assert ordering["failures"][0]["check"] == "test:separated_ranges_stay_ascending"
+    unchanged = results["unchanged.py"][1]
+    assert unchanged["failures"] == [{"check": "no_change", "detail": "the candidate is identical to the baseline"}]
+    assert unchanged["resolved"] is False
+
+
+def test_friday_patch_passes_goldens_fails_unsorted_test(loop_cli, db):
+    code, g = grade_json(loop_cli, "merge_intervals_cpp", EXAMPLES / "merge_intervals_cpp" / "friday_patch.cpp",
+                         "--trials", "0", "--k", "1", "--db", db)
+    assert code == 1 and g["verdict"] == "stable_fail"
+    checks = [f["check"] for f in g["failures"]]
+    assert "test:unsorted_overlap" in checks
+    assert not [c for c in checks if c.startswith("golden:")]
+    rows = sqlite_utils.Database(db).query(
+        "select check_name, passed from (select \"check\" as check_name, passed from checks where kind = 'golden')")
+    assert all(r["passed"] for r in rows)
+
+
+def test_cpp_reference_passes_and_build_error_is_build(loop_cli, db, tmp_path):
+    code, g = grade_json(loop_cli, "merge_intervals_cpp", EXAMPLES / "merge_intervals_cpp" / "correct_repair.cpp",
+                         "--trials", "0", "--k", "1", "--db", db)
+    assert code == 0 and g["verdict"] == "stable_pass"
+    broken = tmp_path / "broken.cpp"
+    broken.write_text('#include "merge_intervals.hpp"\nint unused_var_triggers_werror() { int x; return 0; }\n'
+                      "std::vector<std::pair<int,int>> merge_intervals(std::vector<std::pair<int,int>> v) { return v }\n")
+    code, g = grade_json(loop_cli, "merge_intervals_cpp", broken, "--k", "1", "--db", db)
+    assert code == 1 and [f["check"] for f in g["failures"]] == ["build"]
+    assert "error" in g["failures"][0]["detail"]
+
+
+def test_python_import_error_is_build(loop_cli, db, tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("def merge_intervals(x):\n    return x +\n")
+    code, g = grade_json(loop_cli, "merge_intervals_py", bad, "--k", "1", "--db", db)
+    assert code == 1 and g["failures"][0]["check"] == "build" and "SyntaxError" in g["failures"][0]["detail"]
+    wrong_name = tmp_path / "wrong_name.py"
+    wrong_name.write_text("def merge(x):\n    return x\n")
+    code, g = grade_json(loop_cli, "merge_intervals_py", wrong_name, "--k", "1", "--db", db)
+    assert g["failures"][0]["check"] == "build" and "merge_intervals" in g["failures"][0]["detail"]
+
+
+def test_grade_is_stored_with_checks_and_attempts(loop_cli, db):
+    code, g = _tests_only(loop_cli, db, "descending_order.py", "full")
+    rows = sqlite_utils.Database(db)
+    cand = rows["candidates"].get(g["candidate_id"])
+    assert cand["verdict"] == "stable_fail" and len(cand["source_sha256"]) == 64 and cand["created_at"]
+    tests = list(rows.query("select * from checks where candidate_id = ? and kind = 'test' and repeat is null",
+                            [g["candidate_id"]]))
+    assert {t["transition"] for t in tests} == {"repaired", "preserved", "regressed"}
+    regressed = [t for t in tests if t["transition"] == "regressed"][0]
+    assert regressed["baseline"] == "pass" and regressed["candidate"] == "fail"
+    assert regressed["input"] == "[[10, 12], [1, 2], [5, 6]]" and regressed["expected"] and regressed["actual"]
+    assert rows.execute("pragma journal_mode").fetchone()[0] == "wal"
+
+
+def test_bad_input_is_one_line_exit_2_and_nothing_written(loop_cli, db, tmp_path):
+    cases = [
+        ("no_such_task", PY / "correct_repair.py", "unknown task 'no_such_task'"),
+        ("merge_intervals_py", tmp_path / "missing.py", "missing.py: candidate file not found"),
+    ]
+    empty = tmp_path / "empty.py"
+    empty.write_text("")
+    latin = tmp_path / "latin.py"
+    latin.write_bytes(b"# caf\xe9\n")
+    cases += [("merge_intervals_py", empty, "empty.py: candidate file is empty"),
+              ("merge_intervals_py", latin, "latin.py: candidate file is not UTF-8")]
+    for task, path, message in cases:
+        code, out = loop_cli_capture(task, path, db)
+        assert code == 2 and message in out and len(out.strip().splitlines()) == 1
+    assert not db.exists()
+
+
+def loop_cli_capture(task, path, db):
+    from click.testing import CliRunner
+
+    from loop.cli import cli
+
+    result = CliRunner().invoke(cli, ["grade", task, str(path), "--db", str(db)])
+    return result.exit_code, result.output
+
+
+def test_malformed_task_and_broken_polarity_are_refused(loop_cli, task_copy, db):
+    folder, cfg = task_copy("merge_intervals_py", "broken_py")
+    (folder / "task.toml").write_text("bogus = 1\n" + (folder / "task.toml").read_text())
+    code, out = loop_cli("grade", "broken_py", PY / "correct_repair.py", config=cfg)
+    assert code == 2 and "task.toml: unknown key 'bogus'" in out
+    folder, cfg = task_copy("merge_intervals_py", "polarity_py")
+    tests = (folder / "tests.json").read_text().replace('"kind": "p2p", "suites": ["smoke", "full"]',
+                                                         '"kind": "f2p", "suites": ["smoke", "full"]')
+    (folder / "tests.json").write_text(tests)
+    code, out = loop_cli("tasks", "check", "polarity_py", config=cfg)
+    assert code == 2 and "polarity_py: f2p test 'existing_overlap' passes on the baseline" in out
+    code, out = loop_cli("grade", "polarity_py", PY / "correct_repair.py", config=cfg)
+    assert code == 2 and "task refused" in out and "existing_overlap" in out
+    assert not (cfg.parent.parent / "runs.db").exists()
+
+
+def test_tasks_list_and_check(loop_cli):
+    code, out = loop_cli("tasks", "list", "--json")
+    names = {t["name"] for t in __import__("json").loads(out)}
+    assert names == {"merge_intervals_py", "merge_intervals_cpp", "dedupe_words_py"}
+    code, out = loop_cli("tasks", "check")
+    assert code == 0 and out.count("ok ") == 3
