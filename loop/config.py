@@ -30,7 +30,7 @@ class SandboxSection:
     enabled: bool = True
     bwrap: str = "bwrap"
     python: str = "auto"
-    uid: int = 65534
+    uid: int = 1_000_000
 
 
 @dataclass(frozen=True)

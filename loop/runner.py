@@ -14,7 +14,7 @@ from loop.errors import CandidateError, TaskError
 from loop.grading.grade import Options, check_polarity, grade, sha256
 from loop.grading.model import Grade
 from loop.grading.triage import load_quarantine
-from loop.sandbox import SandboxConfig
+from loop.sandbox import SandboxConfig, SandboxUnavailable
 from loop.store import RunStore
 
 MAX_CANDIDATE_BYTES = 1 << 20
@@ -45,17 +45,24 @@ def quarantined_checks(cfg: Config, task: str) -> set[str]:
     return {q.check for q in entries if q.task == task}
 
 
-_POLARITY_OK: set[str] = set()
+_POLARITY_OK: set[tuple] = set()
 
 
 def prepare(cfg: Config, name: str, sandbox: SandboxConfig) -> tasks.Task:
-    """Load a task and refuse it when baseline polarity does not hold."""
+    """Load a task and refuse it when baseline polarity does not hold.
+
+    Without a working sandbox polarity cannot be checked; the grade then says `inconclusive`.
+    """
     task = tasks.load(cfg.root, name)
-    if name not in _POLARITY_OK:
-        problems = check_polarity(task, sandbox)
+    key = (str(task.path), task.baseline, task.reference, repr(task.tests), sandbox)
+    if key not in _POLARITY_OK:
+        try:
+            problems = check_polarity(task, sandbox)
+        except SandboxUnavailable:
+            return task
         if problems:
             raise TaskError(f"task refused: {problems[0]}")
-        _POLARITY_OK.add(name)
+        _POLARITY_OK.add(key)
     return task
 
 

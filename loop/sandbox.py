@@ -6,6 +6,7 @@ The one place candidate, baseline and reference code is started; grading asks it
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import resource
@@ -35,6 +36,7 @@ class Limits:
     nproc: int = 64
     output_bytes: int = 1 << 20
     tmpfs_mb: int = 64
+    build_wall: float = 60.0  # wall-clock bound of one sandboxed compile (C++ tasks)
 
     def rlimits(self, *, address_space: bool = True) -> list[tuple[int, int]]:
         cpu = int(self.wall) + 2
@@ -55,7 +57,7 @@ class SandboxConfig:
     enabled: bool = True
     bwrap: str = "bwrap"
     python: str = "auto"
-    uid: int = 65534  # used only when loop runs as root: the sandbox drops to this uid
+    uid: int = 1_000_000  # when loop runs as root, sandboxes drop to uids from here (a pool of UID_POOL)
 
     def interpreter(self) -> str:
         if self.python != "auto":
@@ -150,7 +152,8 @@ def command(
     """The bwrap command line: read-only system, private size-capped /tmp, no network, no $HOME."""
     if not cfg.enabled:
         return argv
-    args = [cfg.bwrap, *_system_binds()]
+    # An absolute path: bwrap itself is started with the clean environment (no PATH of ours).
+    args = [shutil.which(cfg.bwrap) or cfg.bwrap, *_system_binds()]
     interp = cfg.interpreter()
     if not interp.startswith("/usr/"):
         prefix = str(Path(interp).resolve().parent.parent)
@@ -169,11 +172,24 @@ def command(
     return args
 
 
-def _popen_kwargs(cfg: SandboxConfig, limits: Limits, address_space: bool) -> dict:
-    kw: dict = {"preexec_fn": _preexec(limits, address_space), "close_fds": True}
+UID_POOL = 8192
+_uid_counter = itertools.count()
+
+
+def _sandbox_uid(cfg: SandboxConfig) -> int:
+    """A fresh unprivileged uid per sandbox: RLIMIT_NPROC counts per uid, so sharing one would let
+    one candidate's fork bomb starve every other sandbox."""
+    return cfg.uid + (os.getpid() * 131 + next(_uid_counter)) % UID_POOL
+
+
+def _popen_kwargs(cfg: SandboxConfig, limits: Limits, address_space: bool, env: dict[str, str]) -> dict:
+    # bwrap's own environment must be clean too: --clearenv only cleans the command's, and bwrap
+    # stays pid 1 of the sandbox, where the candidate can read it at /proc/1/environ.
+    kw: dict = {"preexec_fn": _preexec(limits, address_space), "close_fds": True, "env": dict(env)}
     if cfg.enabled and os.geteuid() == 0:
         # rlimits such as RLIMIT_NPROC do not bind root: drop to an unprivileged uid first.
-        kw.update(user=cfg.uid, group=cfg.uid, extra_groups=[])
+        uid = _sandbox_uid(cfg)
+        kw.update(user=uid, group=uid, extra_groups=[])
     if not cfg.enabled:
         kw["env"] = {}  # still no secrets, even unsandboxed
     return kw
@@ -261,7 +277,7 @@ def run(
     try:
         proc = subprocess.Popen(
             cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            pass_fds=[w], **_popen_kwargs(cfg, limits, address_space),
+            pass_fds=[w], **_popen_kwargs(cfg, limits, address_space, env),
         )
     except OSError as exc:
         os.close(r)
@@ -358,7 +374,7 @@ class Worker:
         try:
             self.proc = subprocess.Popen(
                 cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                pass_fds=[w], **_popen_kwargs(cfg, limits, address_space),
+                pass_fds=[w], **_popen_kwargs(cfg, limits, address_space, env),
             )
         except OSError as exc:
             os.close(r)

@@ -26,8 +26,8 @@ def current(root: Path) -> int:
         value = int(text)
     except ValueError:
         raise ConfigError(f"{path}: not an integer seed: {text[:40]!r}") from None
-    if not 0 <= value < 2**64:
-        raise ConfigError(f"{path}: seed {value} is not a 64-bit unsigned integer")
+    if not 0 <= value < 2**63:
+        raise ConfigError(f"{path}: seed {value} is not a non-negative 64-bit (signed) integer")
     return value
 
 
@@ -35,7 +35,7 @@ def rotate(root: Path) -> tuple[int | None, int]:
     """Write a fresh seed from `secrets`; returns (old, new)."""
     path = seed_path(root)
     old = current(root) if path.is_file() else None
-    new = secrets.randbits(64)
+    new = secrets.randbits(63)  # fits a signed SQLite INTEGER
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(f"{new}\n")

@@ -1,5 +1,5 @@
 def dedupe_words(words: list[str]) -> list[str]:
-    """Curated patch: compares with lower() instead of casefold(), so 'Straße' and 'STRASSE' stay apart."""
+    """Curated patch: compares with lower() instead of casefold(); every named test and golden passes, the relations do not."""
     seen: set[str] = set()
     out: list[str] = []
     for word in words:
