@@ -402,28 +402,39 @@ class Worker:
 
     def call(self, args) -> dict:
         """Send one call (already wire-encoded args) and wait for its reply."""
+        return self.call_many([args])[0]
+
+    def call_many(self, batch: list) -> list[dict]:
+        """Pipeline several calls: one round trip instead of one per call."""
         if self.dead:
             raise self.dead
-        self._sent += 1
-        return self._exchange(self._encode(self._sent, args))
+        first = self._sent + 1
+        self._sent += len(batch)
+        self._write(b"".join(self._encode(first + i, args) for i, args in enumerate(batch)))
+        replies: dict[int, dict] = {}
+        while len(replies) < len(batch):
+            msg = self._next_message()
+            if isinstance(msg.get("id"), int) and first <= msg["id"] <= self._sent:
+                replies[msg["id"]] = msg
+        return [replies[first + i] for i in range(len(batch))]
 
-    def _exchange(self, payload: bytes) -> dict:
+    def _write(self, payload: bytes) -> None:
         pending = memoryview(payload)
         while pending:
             try:
-                n = os.write(self.proc.stdin.fileno(), pending)
-                pending = pending[n:]
+                pending = pending[os.write(self.proc.stdin.fileno(), pending):]
             except BlockingIOError:
-                self._wait_io(write=True)
-            except (BrokenPipeError, OSError):
-                break  # the process died; the read below reports how
-        while True:
-            msg = self._next_message()
-            if msg.get("id") == self._sent:
-                return msg
-
-    def _wait_io(self, write: bool = False) -> None:
-        self._select(write=write)
+                # Drain replies while we wait, or a full result pipe would deadlock both sides.
+                if "res" in self._select(write=True):
+                    try:
+                        chunk = os.read(self._res, 1 << 20)
+                    except BlockingIOError:
+                        continue
+                    if not chunk:
+                        return  # the process died; the read that follows reports how
+                    self._buf += chunk
+            except OSError:
+                return  # the process died; the read that follows reports how
 
     def _select(self, write: bool = False) -> list:
         left = self.deadline - time.monotonic()

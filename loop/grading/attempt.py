@@ -16,7 +16,9 @@ from typing import Any
 from loop import verdicts as V
 from loop.grading.model import Attempt, Check, HarnessError
 from loop.grading.programs import Program, wire_args
-from loop.relations import CandidateRaised, ReferenceFailed, Returned, json_repr, run_relations
+from loop.relations import (
+    CandidateRaised, ReferenceFailed, Returned, generated_inputs, json_repr, run_relations,
+)
 from loop.sandbox import CandidateFault, SandboxConfig, SandboxUnavailable, Worker, clean_env
 from loop.sandbox_worker import dec, enc
 from loop.tasks import Task, Test
@@ -39,6 +41,7 @@ class Plan:
     seed: int
     trials: int
     quarantined: set[str] = field(default_factory=set)
+    ref_cache: dict = field(default_factory=dict)
 
 
 def digest(values: list, stdout: bytes, stderr: bytes) -> str:
@@ -91,7 +94,9 @@ def run_attempt(plan: Plan, repeat: int) -> Attempt:
         return name in plan.quarantined
 
     def call_candidate(args: tuple) -> tuple[bool, Any, Any]:
-        msg = cand.call(wire_args(args))
+        return receive(cand.call(wire_args(args)))
+
+    def receive(msg: dict) -> tuple[bool, Any, Any]:
         if "resource" in msg:
             raise CandidateFault(V.RESOURCE, msg["resource"])
         values.append(msg.get("ok", {"raised": msg.get("raised")}))
@@ -130,8 +135,13 @@ def run_attempt(plan: Plan, repeat: int) -> Attempt:
         if plan.trials > 0 and task.oracle is not None and plan.reference is not None:
             ref = _Side(plan.reference, plan.cfg, repeat)
             sides.append(ref)
-            checks += _relations(plan, call_candidate, ref, inputs)
-        if plan.sanitized is not None:
+            prefetched = {}
+            trial_inputs = generated_inputs(task.oracle, seed=plan.seed, trials=plan.trials)
+            msgs = cand.call_many([wire_args((x,)) for x in trial_inputs])
+            for x, msg in zip(trial_inputs, msgs):
+                prefetched.setdefault(json_repr(x), receive(msg))
+            checks += _relations(plan, call_candidate, ref, inputs, prefetched)
+        if plan.sanitized is not None and repeat == 0:  # a gate, not a repeat: once per grade
             checks.append(_sanitizer(plan, repeat, [g.args for g in task.goldens] + [t.args for t in plan.tests]
                                      + [(x,) for x in inputs[:: max(1, len(inputs) // SANITIZER_SAMPLE)]]))
     except CandidateFault as fault:
@@ -192,22 +202,27 @@ def transition(baseline: str | None, candidate: str) -> str | None:
     return V.PRESERVED if candidate == V.PASS else V.REGRESSED
 
 
-def _relations(plan: Plan, call_candidate, ref: _Side, inputs: list) -> list[Check]:
+def _relations(plan: Plan, call_candidate, ref: _Side, inputs: list, prefetched: dict) -> list[Check]:
     def call(x) -> Returned:
         inputs.append(x)
-        ok, value, after = call_candidate((x,))
+        hit = prefetched.pop(json_repr(x), None)
+        ok, value, after = hit if hit is not None else call_candidate((x,))
         if not ok:
             raise CandidateRaised(str(value))
         return Returned(value, after)
 
     def call_ref(x) -> Returned:
+        key = json_repr(x)
+        if key in plan.ref_cache:  # the reference is trusted and deterministic: ask it once per grade
+            return plan.ref_cache[key]
         try:
             ok, value = _outcome(ref.call((x,)))
         except CandidateFault as fault:
             raise HarnessError(f"the reference failed on {json_repr(x)}: {fault}") from None
         if not ok:
             raise HarnessError(f"the reference {value} on {json_repr(x)}")
-        return Returned(value, None)
+        plan.ref_cache[key] = Returned(value, None)
+        return plan.ref_cache[key]
 
     try:
         failures = run_relations(plan.task.oracle, call, call_ref, seed=plan.seed, trials=plan.trials)

@@ -104,7 +104,8 @@ def _build_python(task: Task, source: str, role: str, cfg: SandboxConfig) -> Pro
     folder = _scratch(f"loop-{role}-")
     stage(folder, "worker.py", WORKER_SOURCE.read_bytes())
     stage(folder, task.candidate_file, source)
-    argv = [cfg.interpreter(), "-I", "-S", "-B", "/work/worker.py", "{fd}", f"/work/{task.candidate_file}", task.entry_point]
+    # -s -S -P, not -I: -I implies -E, which would ignore the per-repeat PYTHONHASHSEED (env is cleared anyway).
+    argv = [cfg.interpreter(), "-s", "-S", "-P", "-B", "/work/worker.py", "{fd}", f"/work/{task.candidate_file}", task.entry_point]
     program = Program(task, role, folder, argv)
     # "Build" for Python is importing the module and finding the entry point, sandboxed.
     worker = Worker(cfg, argv, limits=task.limits, env=clean_env(0), ro={"/work": str(folder)})
