@@ -231,3 +231,31 @@ def run_cmd(ctx, db, k):
             g = done.grade
             first = g.failures()[0]["check"] if g.failures() else ""
             click.echo(f"{folder.name:<22} {path.name:<24} {g.verdict:<20} {first}")
+
+
+# generate ---------------------------------------------------------------------
+@cli.command("generate")
+@click.option("--task", "task_names", multiple=True, help="Task to ask for (repeatable; default: all).")
+@click.option("--samples", type=click.IntRange(min=1), default=None, help="Samples per task.")
+@click.option("--concurrency", type=click.IntRange(min=1), default=None, help="Requests in flight at once.")
+@click.option("--base-url", default=None, help="OpenAI-compatible base URL (POST {base_url}/chat/completions).")
+@click.option("--model", default=None)
+@click.option("--record", type=click.Path(path_type=Path), default=None, help="Append every exchange to this JSONL cassette.")
+@click.option("--replay", "replay_path", type=click.Path(path_type=Path), default=None, help="Serve responses from this cassette.")
+@click.option("--db", type=click.Path(path_type=Path), default=None)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@handle_errors
+def generate_cmd(ctx, task_names, samples, concurrency, base_url, model, record, replay_path, db, as_json):
+    """Ask the endpoint for candidates and store them (ungraded) as a batch."""
+    if record and replay_path:
+        raise click.UsageError("--record and --replay cannot be used together")
+    cfg = load_config(ctx)
+    done = runner.generate(cfg, list(task_names), samples=samples, base_url=base_url, model=model,
+                           concurrency=concurrency, record=record, replay_path=replay_path, db=db)
+    if as_json:
+        click.echo(json.dumps({"batch_id": done.batch_id, "candidates": done.candidates,
+                               "infra_unknown": done.infra_unknown, "no_code": done.no_code}))
+    else:
+        click.echo(f"batch {done.batch_id}: {done.candidates} candidates, {done.infra_unknown} infra_unknown, "
+                   f"{done.no_code} without code")

@@ -106,3 +106,100 @@ def replay(cfg: Config, candidate_id: int, db: Path | None = None, no_sandbox: b
                    trials=batch["trials"] if batch["trials"] is not None else cfg.loop.trials,
                    k=row["k"] or cfg.loop.k)
     return row, grade(task, row["source"], sandbox, opts, quarantined_checks(cfg, task.name))
+
+
+# generation -----------------------------------------------------------------
+@dataclass
+class Generated:
+    batch_id: int
+    candidates: int
+    infra_unknown: int
+    no_code: int
+
+
+def endpoint_settings(cfg: Config, base_url: str | None = None, model: str | None = None,
+                      concurrency: int | None = None):
+    from loop.endpoint import EndpointSettings
+
+    e = cfg.endpoint
+    return EndpointSettings(
+        base_url=base_url or e.base_url, model=model or e.model, api_key=cfg.api_key,
+        temperature=e.temperature, max_tokens=e.max_tokens, samples_per_request=1,
+        connect_timeout=e.connect_timeout, read_timeout=e.read_timeout, max_attempts=e.max_attempts,
+        max_wait=e.max_wait, max_concurrency=concurrency or e.max_concurrency,
+        requests_per_minute=e.requests_per_minute or None, tokens_per_minute=e.tokens_per_minute or None,
+        key_hint=f"${e.api_key_env}" if e.api_key_env else None,
+    )
+
+
+def _prompt(task: tasks.Task, sandbox: SandboxConfig) -> list[dict]:
+    """The repair prompt: description, contract, baseline and one demonstrated failing example only."""
+    from loop.grading.grade import demonstrate
+    from loop.prompts import render_repair
+
+    example = demonstrate(task, sandbox) if task.example else None
+    return render_repair(task_name=task.name, description=f"{task.description}\n\nBug report: {task.bug_report}",
+                         language=task.language, contract=task.contract, baseline=task.baseline or "",
+                         candidate_file=task.candidate_file, example=example)
+
+
+def generate(cfg: Config, task_names: list[str], *, samples: int | None = None, base_url: str | None = None,
+             model: str | None = None, concurrency: int | None = None, record: Path | None = None,
+             replay_path: Path | None = None, db: Path | None = None) -> Generated:
+    """Ask the endpoint for N samples per task and store every reply as it arrives."""
+    import asyncio
+
+    from loop.cassette import RecordingTransport, ReplayTransport
+    from loop.endpoint import Endpoint, InfraUnknown
+    from loop.prompts import extract_code
+
+    sandbox = sandbox_config(cfg)
+    names = task_names or cfg.loop.tasks or tasks.list_tasks(cfg.root)
+    loaded = [tasks.load(cfg.root, n) for n in names]
+    samples = samples or cfg.loop.samples
+    settings = endpoint_settings(cfg, base_url, model, concurrency)
+    transport = ReplayTransport(replay_path) if replay_path else None
+    if record:
+        import httpx
+
+        transport = RecordingTransport(httpx.AsyncHTTPTransport(), record)
+    prompts = {t.name: _prompt(t, sandbox) for t in loaded}
+    store = RunStore(db or cfg.db_path)
+    batch_id = store.start_batch("generate", seed=seeds.current(cfg.root), model=settings.model,
+                                 endpoint=settings.base_url, config=cfg.snapshot(), k=cfg.loop.k,
+                                 trials=cfg.loop.trials, suite=cfg.loop.suite, command="generate")
+    ids = {(t.name, s): store.add_candidate(batch_id, t.name, s, source=None, status="pending", model=settings.model)
+           for t in loaded for s in range(samples)}
+    counts = {"infra": 0, "no_code": 0}
+
+    def log(record_) -> None:
+        task, sample = record_.tag
+        store.add_request(batch_id, record_, candidate_id=ids[(task, sample)], task=task, sample=sample)
+
+    async def one(endpoint, task: tasks.Task, sample: int) -> None:
+        result = await endpoint.complete(prompts[task.name], n=1, tag=(task.name, sample))
+        cid = ids[(task.name, sample)]
+        if isinstance(result, InfraUnknown):
+            counts["infra"] += 1
+            store.update_candidate(cid, status="infra_unknown", reason=result.reason, verdict="infra_unknown",
+                                   notes=result.detail)
+            return
+        reply = result.texts[0]
+        source = extract_code(reply, task.language)
+        counts["no_code"] += source is None
+        store.update_candidate(cid, status="generated", source=source, reply=reply,
+                               source_sha256=sha256(source) if source else None)
+
+    async def main() -> None:
+        async with Endpoint(settings, transport=transport, on_request=log) as endpoint:
+            await asyncio.gather(*(one(endpoint, t, s) for t in loaded for s in range(samples)))
+
+    try:
+        asyncio.run(main())
+    except BaseException:
+        store.finish_batch(batch_id, "failed")
+        store.close()
+        raise
+    store.finish_batch(batch_id)
+    store.close()
+    return Generated(batch_id, len(ids), counts["infra"], counts["no_code"])

@@ -87,6 +87,10 @@ class RunStore:
                 return existing[0]["id"]
             return self.db["candidates"].insert(row).last_pk
 
+    def update_candidate(self, candidate_id: int, **cols) -> None:
+        with self.db.atomic():
+            self.db["candidates"].update(candidate_id, cols)
+
     def candidate(self, candidate_id: int) -> dict:
         try:
             return self.db["candidates"].get(candidate_id)

@@ -425,7 +425,9 @@ def test_requests_per_minute_spaces_requests():
         asyncio.run(go(server.base_url))
     gaps = [b - a for a, b in zip(server.arrivals, server.arrivals[1:])]
     assert server.hits == 5
-    assert min(gaps) > 0.045  # 60/1200 = 0.05 s apart, less a little arrival jitter
+    # 60/1200 = 0.05 s apart; without the limiter all five arrive within a few ms. Loose bounds:
+    # scheduler jitter on a loaded 2-core machine must not fail this.
+    assert server.arrivals[-1] - server.arrivals[0] > 0.15 and min(gaps) > 0.02
 
 
 def test_token_estimate_is_capped_to_limiter():

@@ -138,3 +138,19 @@ def check_polarity(task: Task, cfg: SandboxConfig) -> list[str]:
     if task.reference is None:
         problems.append(f"{task.name}: no reference")
     return problems
+
+
+def demonstrate(task: Task, cfg: SandboxConfig) -> dict | None:
+    """The one failing example a prompt may show: the named test's input, expected and baseline output."""
+    test = next((t for t in task.tests if t.name == task.example), None)
+    if test is None or task.baseline is None:
+        return None
+    side = _Side(build(task, task.baseline, "baseline", cfg), cfg, 0)
+    try:
+        ok, actual = _outcome(side.call(test.args))
+    except (CandidateFault, SandboxUnavailable, HarnessError):
+        actual = "(could not run the baseline)"
+    finally:
+        side.close()
+    return {"input": test.args[0] if len(test.args) == 1 else list(test.args), "expected": test.expected,
+            "actual": actual}
