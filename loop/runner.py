@@ -5,12 +5,17 @@ It calls tasks, grading and the store; it never prints (the CLI does) and raises
 
 from __future__ import annotations
 
+import asyncio
+import json
+import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from loop import seeds, tasks
+from loop import verdicts as V
 from loop.config import Config
-from loop.errors import CandidateError, TaskError
+from loop.errors import CandidateError, CassetteError, TaskError
 from loop.grading.grade import Options, check_polarity, grade, sha256
 from loop.grading.model import Grade
 from loop.grading.triage import load_quarantine
@@ -108,28 +113,64 @@ def replay(cfg: Config, candidate_id: int, db: Path | None = None, no_sandbox: b
     return row, grade(task, row["source"], sandbox, opts, quarantined_checks(cfg, task.name))
 
 
-# generation -----------------------------------------------------------------
+# the batch loop ---------------------------------------------------------------
 @dataclass
-class Generated:
+class BatchResult:
     batch_id: int
     candidates: int
     infra_unknown: int
     no_code: int
+    verdicts: dict
 
 
-def endpoint_settings(cfg: Config, base_url: str | None = None, model: str | None = None,
-                      concurrency: int | None = None):
+@dataclass(frozen=True)
+class Source:
+    """Where candidates come from: an endpoint (live or a cassette)."""
+
+    base_url: str | None = None
+    model: str | None = None
+    concurrency: int | None = None
+    record: Path | None = None
+    replay: Path | None = None
+
+
+def endpoint_settings(cfg: Config, src: Source):
     from loop.endpoint import EndpointSettings
 
     e = cfg.endpoint
     return EndpointSettings(
-        base_url=base_url or e.base_url, model=model or e.model, api_key=cfg.api_key,
+        base_url=src.base_url or e.base_url, model=src.model or e.model, api_key=cfg.api_key,
         temperature=e.temperature, max_tokens=e.max_tokens, samples_per_request=1,
         connect_timeout=e.connect_timeout, read_timeout=e.read_timeout, max_attempts=e.max_attempts,
-        max_wait=e.max_wait, max_concurrency=concurrency or e.max_concurrency,
+        max_wait=e.max_wait, max_concurrency=src.concurrency or e.max_concurrency,
         requests_per_minute=e.requests_per_minute or None, tokens_per_minute=e.tokens_per_minute or None,
         key_hint=f"${e.api_key_env}" if e.api_key_env else None,
     )
+
+
+def default_source(cfg: Config, src: Source) -> Source:
+    """The shipped config replays the demo cassette; any explicit endpoint or cassette flag wins."""
+    if src.replay or src.record or src.base_url or cfg.endpoint.record:
+        record = src.record or (cfg.resolve(cfg.endpoint.record) if cfg.endpoint.record else None)
+        return Source(src.base_url, src.model, src.concurrency, record, src.replay)
+    if cfg.endpoint.replay and not os.environ.get("LOOP_BASE_URL"):
+        path = cfg.resolve(cfg.endpoint.replay)
+        if not path.is_file():
+            raise CassetteError(f"{cfg.path}: key 'endpoint.replay': cassette {path} not found")
+        return Source(None, src.model, src.concurrency, None, path)
+    return src
+
+
+def _transport(src: Source):
+    from loop.cassette import RecordingTransport, ReplayTransport
+
+    if src.replay:
+        return ReplayTransport(src.replay)
+    if src.record:
+        import httpx
+
+        return RecordingTransport(httpx.AsyncHTTPTransport(), src.record)
+    return None
 
 
 def _prompt(task: tasks.Task, sandbox: SandboxConfig) -> list[dict]:
@@ -143,63 +184,171 @@ def _prompt(task: tasks.Task, sandbox: SandboxConfig) -> list[dict]:
                          candidate_file=task.candidate_file, example=example)
 
 
-def generate(cfg: Config, task_names: list[str], *, samples: int | None = None, base_url: str | None = None,
-             model: str | None = None, concurrency: int | None = None, record: Path | None = None,
-             replay_path: Path | None = None, db: Path | None = None) -> Generated:
-    """Ask the endpoint for N samples per task and store every reply as it arrives."""
-    import asyncio
+_JOB_TASKS: dict[tuple, tasks.Task] = {}
 
-    from loop.cassette import RecordingTransport, ReplayTransport
-    from loop.endpoint import Endpoint, InfraUnknown
-    from loop.prompts import extract_code
 
+def _grade_job(root: str, task_name: str, source: str | None, sandbox: SandboxConfig, opts: Options,
+               quarantined: frozenset) -> Grade:
+    """Runs in a grading worker process: loads the task once per process, grades one source."""
+    key = (root, task_name)
+    if key not in _JOB_TASKS:
+        _JOB_TASKS[key] = tasks.load(Path(root), task_name)
+    return grade(_JOB_TASKS[key], source, sandbox, opts, quarantined)
+
+
+def run_batch(cfg: Config, task_names: list[str], *, src: Source, samples: int | None = None, k: int | None = None,
+              rotate_seed: bool = False, resume: int | None = None, db: Path | None = None, grade_now: bool = True,
+              progress: Callable[[dict], None] | None = None, workers: int | None = None) -> BatchResult:
+    """Generate candidates and grade each as it arrives (generation and grading overlap).
+
+    Every reply and every grade is committed as soon as it exists; `resume` finishes a batch after a
+    crash without asking the endpoint again for what was received and without duplicate rows.
+    """
     sandbox = sandbox_config(cfg)
-    names = task_names or cfg.loop.tasks or tasks.list_tasks(cfg.root)
-    loaded = [tasks.load(cfg.root, n) for n in names]
-    samples = samples or cfg.loop.samples
-    settings = endpoint_settings(cfg, base_url, model, concurrency)
-    transport = ReplayTransport(replay_path) if replay_path else None
-    if record:
-        import httpx
-
-        transport = RecordingTransport(httpx.AsyncHTTPTransport(), record)
-    prompts = {t.name: _prompt(t, sandbox) for t in loaded}
     store = RunStore(db or cfg.db_path)
-    batch_id = store.start_batch("generate", seed=seeds.current(cfg.root), model=settings.model,
-                                 endpoint=settings.base_url, config=cfg.snapshot(), k=cfg.loop.k,
-                                 trials=cfg.loop.trials, suite=cfg.loop.suite, command="generate")
-    ids = {(t.name, s): store.add_candidate(batch_id, t.name, s, source=None, status="pending", model=settings.model)
-           for t in loaded for s in range(samples)}
-    counts = {"infra": 0, "no_code": 0}
+    try:
+        if resume is not None:
+            batch = store.batch(resume)
+            batch_id, seed = resume, batch["seed"]
+            rows = store.candidates(batch_id)
+            names = sorted({r["task"] for r in rows})
+            src = Source(src.base_url or batch["endpoint"], src.model or batch["model"], src.concurrency,
+                         src.record, src.replay)
+        else:
+            names = task_names or cfg.loop.tasks or tasks.list_tasks(cfg.root)
+            rows = None
+            if rotate_seed or cfg.loop.seed_policy == "rotate":
+                old, new = seeds.rotate(cfg.root)
+                store.record_rotation(old, new)
+            seed = seeds.current(cfg.root)
+        quarantine = {n: frozenset(quarantined_checks(cfg, n)) for n in names}
+        loaded = {n: prepare(cfg, n, sandbox) if grade_now else tasks.load(cfg.root, n) for n in names}
+        settings = endpoint_settings(cfg, src)
+        opts = Options(suite=cfg.loop.suite, seed=seed, trials=cfg.loop.trials, k=k or cfg.loop.k)
+        if rows is None:
+            samples = samples or cfg.loop.samples
+            batch_id = store.start_batch("run" if grade_now else "generate", seed=seed, model=settings.model,
+                                         endpoint=settings.base_url, config=cfg.snapshot(), k=opts.k,
+                                         trials=opts.trials, suite=opts.suite, sandboxed=int(sandbox.enabled),
+                                         command="run" if grade_now else "generate")
+            for n in names:
+                for s in range(samples):
+                    store.add_candidate(batch_id, n, s, source=None, status="pending", model=settings.model)
+            rows = store.candidates(batch_id)
+        else:
+            opts = Options(suite=batch["suite"] or opts.suite, seed=seed,
+                           trials=batch["trials"] if batch["trials"] is not None else opts.trials,
+                           k=batch["k"] or opts.k)
+        pipeline = _Pipeline(cfg, store, batch_id, loaded, settings, _transport(src), sandbox, opts, quarantine,
+                             grade_now, progress, workers or cfg.loop.concurrency)
+        pipeline.run(rows)
+        store.finish_batch(batch_id)
+        return BatchResult(batch_id, len(rows), pipeline.counts["infra_unknown"], pipeline.counts["no_code"],
+                           dict(pipeline.verdicts))
+    except BaseException:
+        if "batch_id" in locals():
+            store.finish_batch(batch_id, "failed")
+        raise
+    finally:
+        store.close()
 
-    def log(record_) -> None:
-        task, sample = record_.tag
-        store.add_request(batch_id, record_, candidate_id=ids[(task, sample)], task=task, sample=sample)
 
-    async def one(endpoint, task: tasks.Task, sample: int) -> None:
-        result = await endpoint.complete(prompts[task.name], n=1, tag=(task.name, sample))
-        cid = ids[(task.name, sample)]
+class _Pipeline:
+    """One batch's moving parts: the async endpoint, a process pool of graders, and the store."""
+
+    def __init__(self, cfg, store, batch_id, loaded, settings, transport, sandbox, opts, quarantine,
+                 grade_now, progress, workers):
+        self.cfg, self.store, self.batch_id, self.loaded = cfg, store, batch_id, loaded
+        self.settings, self.transport, self.sandbox, self.opts = settings, transport, sandbox, opts
+        self.quarantine, self.grade_now, self.progress, self.workers = quarantine, grade_now, progress, workers
+        self.counts = {"total": 0, "done": 0, "infra_unknown": 0, "no_code": 0}
+        self.verdicts: dict[str, int] = {}
+        self.graded_sha: dict[str, int] = {}   # sha -> candidate id holding the grade
+        self.inflight: dict[str, asyncio.Future] = {}
+        self.waiting_dups: dict[str, list[int]] = {}
+
+    def run(self, rows: list[dict]) -> None:
+        self.counts["total"] = len(rows)
+        for r in rows:
+            if r["verdict"] is not None:
+                self._tally(r["verdict"])
+                if r["source_sha256"] and r["duplicate_of"] is None:
+                    self.graded_sha[f"{r['task']}:{r['source_sha256']}"] = r["id"]
+        asyncio.run(self._main([r for r in rows if r["verdict"] is None]))
+
+    def _tally(self, verdict: str) -> None:
+        self.counts["done"] += 1
+        self.verdicts[verdict] = self.verdicts.get(verdict, 0) + 1
+        if self.progress:
+            self.progress({**self.counts, "verdicts": dict(self.verdicts)})
+
+    async def _main(self, todo: list[dict]) -> None:
+        from concurrent.futures import ProcessPoolExecutor
+
+        from loop.endpoint import Endpoint
+
+        need_reply = [r for r in todo if r["status"] == "pending"]
+        self.pool = ProcessPoolExecutor(max_workers=self.workers) if self.grade_now else None
+        self.prompts = {n: _prompt(self.loaded[n], self.sandbox) for n in {r["task"] for r in need_reply}}
+        try:
+            jobs = [self._grade_row(r) for r in todo if r["status"] == "generated"]
+            if need_reply:
+                async with Endpoint(self.settings, transport=self.transport, on_request=self._log) as endpoint:
+                    await asyncio.gather(*jobs, *(self._ask(endpoint, r) for r in need_reply))
+            else:
+                await asyncio.gather(*jobs)
+        finally:
+            if self.pool is not None:
+                self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def _log(self, record) -> None:
+        cid, task, sample = record.tag
+        self.store.add_request(self.batch_id, record, candidate_id=cid, task=task, sample=sample)
+
+    async def _ask(self, endpoint, row: dict) -> None:
+        from loop.endpoint import InfraUnknown
+        from loop.prompts import extract_code
+
+        task = self.loaded[row["task"]]
+        result = await endpoint.complete(self.prompts[task.name], n=1, tag=(row["id"], task.name, row["sample"]))
         if isinstance(result, InfraUnknown):
-            counts["infra"] += 1
-            store.update_candidate(cid, status="infra_unknown", reason=result.reason, verdict="infra_unknown",
-                                   notes=result.detail)
+            self.counts["infra_unknown"] += 1
+            self.store.update_candidate(row["id"], status=V.INFRA_UNKNOWN, reason=result.reason,
+                                        verdict=V.INFRA_UNKNOWN, notes=json.dumps([result.detail]))
+            self._tally(V.INFRA_UNKNOWN)
             return
         reply = result.texts[0]
         source = extract_code(reply, task.language)
-        counts["no_code"] += source is None
-        store.update_candidate(cid, status="generated", source=source, reply=reply,
-                               source_sha256=sha256(source) if source else None)
+        self.counts["no_code"] += source is None
+        sha = sha256(source) if source else None
+        self.store.update_candidate(row["id"], status="generated", source=source, reply=reply, source_sha256=sha)
+        if self.grade_now:
+            await self._grade_row({**row, "source": source, "source_sha256": sha, "status": "generated"})
+        elif self.progress:
+            self.counts["done"] += 1
+            self.progress({**self.counts, "verdicts": dict(self.verdicts)})
 
-    async def main() -> None:
-        async with Endpoint(settings, transport=transport, on_request=log) as endpoint:
-            await asyncio.gather(*(one(endpoint, t, s) for t in loaded for s in range(samples)))
+    async def _grade_row(self, row: dict) -> None:
+        sha, cid = row["source_sha256"], row["id"]
+        key = f"{row['task']}:{sha}"
+        if sha and key in self.graded_sha:  # identical source already graded in this batch
+            self._copy(self.graded_sha[key], cid)
+            return
+        if sha and key in self.inflight:
+            await self.inflight[key]
+            self._copy(self.graded_sha[key], cid)
+            return
+        loop = asyncio.get_running_loop()
+        fut = loop.run_in_executor(self.pool, _grade_job, str(self.cfg.root), row["task"], row["source"],
+                                   self.sandbox, self.opts, self.quarantine[row["task"]])
+        if sha:
+            self.inflight[key] = fut
+        g = await fut
+        self.store.record_grade(cid, g)
+        if sha:
+            self.graded_sha[key] = cid
+        self._tally(g.verdict)
 
-    try:
-        asyncio.run(main())
-    except BaseException:
-        store.finish_batch(batch_id, "failed")
-        store.close()
-        raise
-    store.finish_batch(batch_id)
-    store.close()
-    return Generated(batch_id, len(ids), counts["infra"], counts["no_code"])
+    def _copy(self, original: int, duplicate: int) -> None:
+        verdict = self.store.record_duplicate(duplicate, original)
+        self._tally(verdict)

@@ -91,6 +91,16 @@ class RunStore:
         with self.db.atomic():
             self.db["candidates"].update(candidate_id, cols)
 
+    def record_duplicate(self, duplicate: int, original: int) -> str:
+        """Give a duplicate source the verdict of the identical candidate graded before it."""
+        row = self.candidate(original)
+        cols = {k: row[k] for k in ("verdict", "resolved", "suite", "seed", "k", "passes", "fails", "infra",
+                                     "digests", "sandboxed", "reason", "notes")}
+        with self.db.atomic():
+            self.db["candidates"].update(duplicate, {**cols, "status": "graded", "duplicate_of": original,
+                                                      "graded_at": now()})
+        return row["verdict"]
+
     def candidate(self, candidate_id: int) -> dict:
         try:
             return self.db["candidates"].get(candidate_id)
@@ -144,3 +154,26 @@ class RunStore:
     def record_rotation(self, old: int | None, new: int) -> None:
         with self.db.atomic():
             self.db["seeds"].insert({"old": old, "new": new, "rotated_at": now()})
+
+    # test synthesis -----------------------------------------------------
+    def record_suite(self, batch_id: int | None, task: str, sample: int | None, *, model: str | None,
+                     verdict: str, reason: str | None, reply: str | None, tests: list) -> int:
+        """Write one judged suite and its tests in one transaction; `tests` hold name, cls, reason,
+        input, expected, baseline and reference attributes (loop.synthesis.TestJudgement)."""
+        row = {"batch_id": batch_id, "task": task, "model": model, "sample": sample, "verdict": verdict,
+               "reason": reason, "reply": reply, "created_at": now()}
+        with self.db.atomic():
+            suite_id = self.db["suites"].insert(row).last_pk
+            self.db["synth_tests"].insert_all(
+                {"suite_id": suite_id, "name": t.name, "class": t.cls, "reason": t.reason,
+                 "input": _json(t.input), "expected": _json(t.expected), "baseline": t.baseline,
+                 "reference": t.reference} for t in tests)
+        return suite_id
+
+    def suites(self, batch_id: int) -> list[dict]:
+        """The batch's suites in order, each with its tests under "tests"."""
+        out = []
+        for s in self.db["suites"].rows_where("batch_id = ?", [batch_id], order_by="id"):
+            s["tests"] = list(self.db["synth_tests"].rows_where("suite_id = ?", [s["id"]], order_by="id"))
+            out.append(s)
+        return out

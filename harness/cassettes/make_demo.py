@@ -1,0 +1,85 @@
+"""Write harness/cassettes/demo.jsonl: curated replies (not model output) for `loop run` without a key.
+
+Every request body is rendered exactly as `loop run` renders it, so the real client replays it.
+Run after changing a prompt or a task's demonstrated example: .venv/bin/python harness/cassettes/make_demo.py
+"""
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from loop import config, tasks  # noqa: E402
+from loop.cassette import exchange  # noqa: E402
+from loop.runner import _prompt, sandbox_config  # noqa: E402
+
+EX = ROOT / "harness" / "examples"
+
+
+def reply(text: str, lang: str) -> dict:
+    content = f"Here is the repaired file.\n\n```{lang}\n{text.rstrip()}\n```\n"
+    return {"id": "demo", "object": "chat.completion", "model": "demo-curated",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+            "usage": {"prompt_tokens": 400, "completion_tokens": 200}}
+
+
+def prose(text: str) -> dict:
+    body = reply("", "python")
+    body["choices"][0]["message"]["content"] = text
+    return body
+
+
+PLAN = {
+    "merge_intervals_py": [
+        ("correct repair", EX / "merge_intervals_py" / "correct_repair.py"),
+        ("example-only patch (seed 003)", EX / "merge_intervals_py" / "example_only.py"),
+        ("ordering patch: descending output (seed 003)", EX / "merge_intervals_py" / "descending_order.py"),
+        ("flaky candidate", EX / "demo" / "flaky.py"),
+        ("passes with varying output", EX / "demo" / "varying.py"),
+        ("reply without code", "I looked at it and the function seems fine to me."),
+        ("429 storm", None),
+    ],
+    "merge_intervals_cpp": [
+        ("snapshot-only Friday patch (seed 000)", EX / "merge_intervals_cpp" / "friday_patch.cpp"),
+        ("does not compile", EX / "demo" / "does_not_compile.cpp"),
+        ("correct repair", EX / "merge_intervals_cpp" / "correct_repair.cpp"),
+    ],
+    "dedupe_words_py": [
+        ("correct repair", EX / "dedupe_words_py" / "correct_repair.py"),
+        ("lower() instead of casefold(): only the relations catch it", EX / "dedupe_words_py" / "lower_not_casefold.py"),
+    ],
+}
+
+
+def main() -> None:
+    cfg = config.load(ROOT / "config.toml")
+    sandbox = sandbox_config(cfg)
+    e = cfg.endpoint
+    lines = []
+    for name, items in PLAN.items():
+        task = tasks.load(ROOT, name)
+        body = {"model": e.model, "messages": _prompt(task, sandbox), "temperature": e.temperature,
+                "max_tokens": e.max_tokens, "n": 1}
+        lang = "cpp" if task.language == "cpp" else "python"
+        files = [(label, what) for label, what in items if isinstance(what, Path)]
+        while len(items) < cfg.loop.samples:  # identical sources repeat: a batch grades each once
+            label, what = files[len(items) % len(files)]
+            items = [*items, (f"{label} (again: a duplicate, graded once)", what)]
+        for label, what in items:
+            extra = {"curated": True, "label": f"{name}: {label}"}
+            if what is None:
+                err = {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}
+                lines += [exchange(body, 429, err, {"retry-after-ms": "20"}, **extra) for _ in range(e.max_attempts)]
+            elif isinstance(what, str):
+                lines.append(exchange(body, 200, prose(what), **extra))
+            else:
+                lines.append(exchange(body, 200, reply(what.read_text(), lang), **extra))
+    out = ROOT / "harness" / "cassettes" / "demo.jsonl"
+    out.write_text("".join(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n" for line in lines))
+    print(f"wrote {out}: {len(lines)} exchanges")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,166 @@
+"""Pass rates from runs.db: the `pass_rates` view plus pass@k, as a table, JSON, CSV or one HTML page.
+
+Infra and quota failures never enter the denominator; coverage (decided / candidates) stands beside
+every rate so a batch that lost half its requests cannot look healthy.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+from math import comb
+from pathlib import Path
+
+import sqlite_utils
+
+from loop.store import RunStore
+
+COLUMNS = ["batch_id", "task", "model", "seed", "candidates", "decided", "stable_pass", "stable_pass_varying",
+           "flaky", "stable_fail", "inconclusive", "infra_unknown", "pass_rate", "wilson_low", "wilson_high",
+           "coverage", "pass@1", "pass@k"]
+
+
+def pass_at_k(n: int, c: int, k: int) -> float | None:
+    """Chen et al. 2021's unbiased estimator 1 - C(n-c, k) / C(n, k); None when n < k."""
+    if n < k or n == 0:
+        return None
+    if n - c < k:
+        return 1.0
+    return 1.0 - comb(n - c, k) / comb(n, k)
+
+
+def pass_rates(db: Path, *, batch: int | None = None, task: str | None = None, k: int = 5) -> list[dict]:
+    RunStore(db).close()  # migrate (creates the view) before reading
+    where, params = [], []
+    if batch is not None:
+        where.append("batch_id = ?")
+        params.append(batch)
+    if task is not None:
+        where.append("task = ?")
+        params.append(task)
+    sql = "select * from pass_rates" + (" where " + " and ".join(where) if where else "") + " order by batch_id, task"
+    rows = []
+    for r in sqlite_utils.Database(db).query(sql, params):
+        r["pass@1"] = pass_at_k(r["decided"], r["passed"], 1)
+        r["pass@k"] = pass_at_k(r["decided"], r["passed"], k)
+        r["k"] = k
+        rows.append(r)
+    return rows
+
+
+def _fmt(v) -> str:
+    if v is None:
+        return "-"
+    return f"{v:.2f}" if isinstance(v, float) else str(v)
+
+
+def render_table(rows: list[dict]) -> str:
+    head = ["batch", "task", "model", "seed", "n", "decided", "pass", "varying", "flaky", "fail", "inconcl", "infra",
+            "rate [95% CI]", "coverage", "pass@1", "pass@k"]
+    body = []
+    for r in rows:
+        ci = "-" if r["pass_rate"] is None else f"{r['pass_rate']:.2f} [{r['wilson_low']:.2f}, {r['wilson_high']:.2f}]"
+        body.append([str(r["batch_id"]), r["task"], str(r["model"] or "-"), str(r["seed"]), str(r["candidates"]),
+                     str(r["decided"]), str(r["stable_pass"]), str(r["stable_pass_varying"]), str(r["flaky"]),
+                     str(r["stable_fail"]), str(r["inconclusive"]), str(r["infra_unknown"]), ci,
+                     _fmt(r["coverage"]), _fmt(r["pass@1"]), _fmt(r["pass@k"]) + (f" (k={r['k']})" if r["pass@k"] is not None else "")])
+    widths = [max(len(x) for x in col) for col in zip(head, *body)]
+    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+    return "\n".join([line(head), *(line(b) for b in body)])
+
+
+def render_csv(rows: list[dict]) -> str:
+    out = io.StringIO()
+    w = csv.DictWriter(out, fieldnames=COLUMNS, extrasaction="ignore")
+    w.writeheader()
+    w.writerows(rows)
+    return out.getvalue()
+
+
+def render_json(rows: list[dict]) -> str:
+    return json.dumps([{c: r.get(c) for c in COLUMNS} | {"k": r["k"]} for r in rows], indent=2)
+
+
+# HTML ----------------------------------------------------------------------------
+CSS = """body{font:14px system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:1em 0}
+td,th{border:1px solid #ccc;padding:3px 6px;text-align:left}th{background:#f3f3f3}
+.repaired{background:#b7e4b7}.preserved{background:#e2f2e2}.still_broken{background:#f6c6c6}.regressed{background:#e88}
+code{font-size:12px}"""
+MARK = {"repaired": "repaired ✔", "preserved": "preserved ✓", "still_broken": "still broken ✗", "regressed": "regressed ✗✗"}
+
+
+def render_html(db: Path, *, batch: int | None = None, task: str | None = None) -> str:
+    rows = pass_rates(db, batch=batch, task=task)
+    d = sqlite_utils.Database(db)
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>loop report</title><style>{CSS}</style>"
+             "</head><body><h1>loop report</h1>", "<h2>Pass rates</h2>", _html_rates(rows), _svg_chart(rows)]
+    cand_where = ("where batch_id = ?" if batch is not None else "where 1") + (" and task = ?" if task else "")
+    params = [p for p in (batch, task) if p is not None]
+    tasks = [r["task"] for r in d.query(f"select distinct task from candidates {cand_where} order by task", params)]
+    for t in tasks:
+        cands = list(d.query(f"select id, sample, verdict, duplicate_of from candidates {cand_where} and task = ? "
+                             "order by id", [*params, t]))
+        ids = [c["id"] for c in cands]
+        if not ids:
+            continue
+        marks = ",".join("?" * len(ids))
+        checks = list(d.query(f"select * from checks where candidate_id in ({marks}) and repeat is null", ids))
+        tests = sorted({c["check"] for c in checks if c["kind"] == "test"})
+        cell = {(c["candidate_id"], c["check"]): c for c in checks}
+        parts.append(f"<h2>{html.escape(t)}</h2><table><tr><th>candidate</th><th>verdict</th>"
+                     + "".join(f"<th>{html.escape(x.removeprefix('test:'))}</th>" for x in tests) + "</tr>")
+        for c in cands:
+            src = c["duplicate_of"] or c["id"]
+            tds = []
+            for x in tests:
+                ch = cell.get((src, x))
+                tr = ch["transition"] if ch else None
+                tds.append(f"<td class='{tr or ''}'>{MARK.get(tr, html.escape(str(ch['candidate'])) if ch else '')}</td>")
+            dup = f" (= {c['duplicate_of']})" if c["duplicate_of"] else ""
+            parts.append(f"<tr><td>#{c['id']}{dup}</td><td>{html.escape(str(c['verdict']))}</td>{''.join(tds)}</tr>")
+        parts.append("</table>")
+        rel = [c for c in checks if c["kind"] == "relation"]
+        if rel:
+            parts.append("<h3>Relations broken</h3><table><tr><th>candidate</th><th>relation</th><th>minimal counterexample</th>"
+                         "<th>detail</th></tr>")
+            for c in rel:
+                parts.append(f"<tr><td>#{c['candidate_id']}</td><td>{html.escape(c['check'])}</td>"
+                             f"<td><code>{html.escape(str(c['minimal']))}</code></td><td>{html.escape(c['detail'] or '')[:300]}</td></tr>")
+            parts.append("</table>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def _html_rates(rows: list[dict]) -> str:
+    head = ["batch", "task", "model", "seed", "candidates", "decided", "pass rate", "95% CI", "coverage",
+            "pass@1", "pass@k", "flaky", "inconclusive", "infra_unknown"]
+    out = ["<table id='rates'><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
+    for r in rows:
+        ci = "-" if r["pass_rate"] is None else f"[{r['wilson_low']:.2f}, {r['wilson_high']:.2f}]"
+        cells = [r["batch_id"], r["task"], r["model"], r["seed"], r["candidates"], r["decided"], _fmt(r["pass_rate"]),
+                 ci, _fmt(r["coverage"]), _fmt(r["pass@1"]), _fmt(r["pass@k"]), r["flaky"], r["inconclusive"],
+                 r["infra_unknown"]]
+        out.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
+    return "\n".join(out + ["</table>"])
+
+
+def _svg_chart(rows: list[dict]) -> str:
+    """Pass rate with its Wilson interval per batch and seed, inline SVG (no scripts, no network)."""
+    pts = [r for r in rows if r["pass_rate"] is not None]
+    if not pts:
+        return ""
+    w, h, pad = max(200, 60 * len(pts)), 200, 30
+    step = (w - 2 * pad) / max(1, len(pts))
+    y = lambda v: h - pad - v * (h - 2 * pad)  # noqa: E731
+    el = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{w}' height='{h}' role='img' aria-label='pass rate chart'>",
+          f"<line x1='{pad}' y1='{y(0)}' x2='{w - pad}' y2='{y(0)}' stroke='#999'/>",
+          f"<line x1='{pad}' y1='{y(1)}' x2='{w - pad}' y2='{y(1)}' stroke='#ddd'/>"]
+    for i, r in enumerate(pts):
+        x = pad + step * (i + 0.5)
+        el.append(f"<line x1='{x}' y1='{y(r['wilson_low'])}' x2='{x}' y2='{y(r['wilson_high'])}' stroke='#36c' stroke-width='2'/>")
+        el.append(f"<circle cx='{x}' cy='{y(r['pass_rate'])}' r='4' fill='#36c'><title>batch {r['batch_id']} "
+                  f"{html.escape(r['task'])} seed {r['seed']}: {r['pass_rate']:.2f}</title></circle>")
+        el.append(f"<text x='{x}' y='{h - 8}' font-size='9' text-anchor='middle'>b{r['batch_id']} s{str(r['seed'])[:6]}</text>")
+    return "\n".join(el + ["</svg>"])
