@@ -153,8 +153,9 @@ def print_grade(g, candidate_id=None) -> None:
 
 
 @cli.command("grade")
-@click.argument("task")
-@click.argument("file", type=click.Path(path_type=Path))
+@click.argument("task", required=False)
+@click.argument("file", type=click.Path(path_type=Path), required=False)
+@click.option("--batch", "batch_id", type=int, default=None, help="Grade the stored, ungraded candidates of a batch.")
 @click.option("--suite", type=click.Choice(V.SUITES), default=None, help="Named tests to run (default from config).")
 @click.option("--seed", type=int, default=None, help="Seed for generated inputs (default: harness/seeds/current.seed).")
 @click.option("--trials", type=click.IntRange(min=0), default=None, help="Relation trials (0 turns relations off).")
@@ -164,12 +165,19 @@ def print_grade(g, candidate_id=None) -> None:
 @click.option("--no-sandbox", is_flag=True, help="Run unsandboxed (printed loudly and recorded).")
 @click.pass_context
 @handle_errors
-def grade_cmd(ctx, task, file, suite, seed, trials, k, db, as_json, no_sandbox):
-    """Grade FILE as TASK's candidate and record the grade in runs.db.
+def grade_cmd(ctx, task, file, batch_id, suite, seed, trials, k, db, as_json, no_sandbox):
+    """Grade FILE as TASK's candidate and record the grade in runs.db (or, with --batch, a stored batch).
 
     Exit status: 0 stable_pass / stable_pass_varying, 1 flaky / stable_fail, 3 inconclusive, 2 usage error.
     """
     cfg = load_config(ctx)
+    if batch_id is not None:
+        done = runner.run_batch(cfg, [], src=runner.default_source(cfg, runner.Source()), resume=batch_id, db=db,
+                                progress=Progress(not as_json))
+        _print_batch(done, db or cfg.db_path, as_json)
+        return
+    if not task or not file:
+        raise click.UsageError("give TASK and FILE, or --batch BATCH_ID")
     sandbox = runner.sandbox_config(cfg, no_sandbox)
     _warn_unsandboxed(sandbox)
     done = runner.grade_file(cfg, task, file, suite=suite, seed=seed, trials=trials, k=k, db=db, no_sandbox=no_sandbox)
@@ -317,15 +325,27 @@ def run_cmd(ctx, task_names, samples, concurrency, base_url, model, record, repl
         return
     done = runner.run_batch(cfg, list(task_names), src=src, samples=samples, k=k, rotate_seed=rotate_seed,
                             resume=resume, db=db, progress=Progress(not as_json))
+    _print_batch(done, db or cfg.db_path, as_json)
+    # A finished batch exits 0: its failures are data (in runs.db and above), not a broken run.
+
+
+def _print_batch(done, db: Path, as_json: bool) -> None:
     from loop import report
 
-    rows = report.pass_rates(db or cfg.db_path, batch=done.batch_id)
+    rows = report.pass_rates(db, batch=done.batch_id)
+    decided = sum(r["decided"] for r in rows)
+    passed = sum(r["passed"] for r in rows)
+    total = {"candidates": done.candidates, "decided": decided, "passed": passed,
+             "pass_rate": passed / decided if decided else None, "coverage": decided / done.candidates if done.candidates else None}
     if as_json:
-        click.echo(json.dumps({"batch_id": done.batch_id, "candidates": done.candidates,
-                               "verdicts": done.verdicts, "rates": rows}))
-    else:
-        click.echo(report.render_table(rows))
-    # A finished batch exits 0: its failures are data (in runs.db and above), not a broken run.
+        click.echo(json.dumps({"batch_id": done.batch_id, "candidates": done.candidates, "verdicts": done.verdicts,
+                               "batch": total, "rates": rows}))
+        return
+    click.echo(report.render_table(rows))
+    rate = "-" if total["pass_rate"] is None else f"{total['pass_rate']:.2f}"
+    click.echo(f"batch {done.batch_id}: pass rate {rate} over {decided} decided of {done.candidates} candidates "
+               f"(coverage {total['coverage']:.2f}); verdicts: "
+               + ", ".join(f"{k} {v}" for k, v in sorted(done.verdicts.items())))
 
 
 @cli.command("report")

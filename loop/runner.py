@@ -187,6 +187,17 @@ def _prompt(task: tasks.Task, sandbox: SandboxConfig) -> list[dict]:
 _JOB_TASKS: dict[tuple, tasks.Task] = {}
 
 
+def _die_with_parent() -> None:
+    """Grading workers (and through --die-with-parent, their sandboxes) die when loop is killed."""
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def _grade_job(root: str, task_name: str, source: str | None, sandbox: SandboxConfig, opts: Options,
                quarantined: frozenset) -> Grade:
     """Runs in a grading worker process: loads the task once per process, grades one source."""
@@ -224,6 +235,7 @@ def run_batch(cfg: Config, task_names: list[str], *, src: Source, samples: int |
         quarantine = {n: frozenset(quarantined_checks(cfg, n)) for n in names}
         loaded = {n: prepare(cfg, n, sandbox) if grade_now else tasks.load(cfg.root, n) for n in names}
         settings = endpoint_settings(cfg, src)
+        transport = _transport(src)  # a missing or malformed cassette fails before anything is written
         opts = Options(suite=cfg.loop.suite, seed=seed, trials=cfg.loop.trials, k=k or cfg.loop.k)
         if rows is None:
             samples = samples or cfg.loop.samples
@@ -239,9 +251,15 @@ def run_batch(cfg: Config, task_names: list[str], *, src: Source, samples: int |
             opts = Options(suite=batch["suite"] or opts.suite, seed=seed,
                            trials=batch["trials"] if batch["trials"] is not None else opts.trials,
                            k=batch["k"] or opts.k)
-        pipeline = _Pipeline(cfg, store, batch_id, loaded, settings, _transport(src), sandbox, opts, quarantine,
+        pipeline = _Pipeline(cfg, store, batch_id, loaded, settings, transport, sandbox, opts, quarantine,
                              grade_now, progress, workers or cfg.loop.concurrency)
-        pipeline.run(rows)
+        try:
+            pipeline.run(rows)
+        except CassetteError:
+            if resume is None:  # the cassette does not belong to this batch: leave no trace of it
+                store.delete_batch(batch_id)
+                del batch_id
+            raise
         store.finish_batch(batch_id)
         return BatchResult(batch_id, len(rows), pipeline.counts["infra_unknown"], pipeline.counts["no_code"],
                            dict(pipeline.verdicts))
@@ -288,7 +306,7 @@ class _Pipeline:
         from loop.endpoint import Endpoint
 
         need_reply = [r for r in todo if r["status"] == "pending"]
-        self.pool = ProcessPoolExecutor(max_workers=self.workers) if self.grade_now else None
+        self.pool = ProcessPoolExecutor(max_workers=self.workers, initializer=_die_with_parent) if self.grade_now else None
         self.prompts = {n: _prompt(self.loaded[n], self.sandbox) for n in {r["task"] for r in need_reply}}
         try:
             jobs = [self._grade_row(r) for r in todo if r["status"] == "generated"]

@@ -6,6 +6,7 @@ The one place candidate, baseline and reference code is started; grading asks it
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import json
 import os
@@ -130,6 +131,10 @@ def stage(folder: Path, name: str, text: str | bytes) -> Path:
 def _preexec(limits: Limits, address_space: bool):
     def apply():
         os.setsid()
+        try:  # if loop dies (even by kill -9), bwrap and with it the whole sandbox die too
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
         for res, value in limits.rlimits(address_space=address_space):
             try:
                 resource.setrlimit(res, (value, value))

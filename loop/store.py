@@ -67,6 +67,15 @@ class RunStore:
         with self.db.atomic():
             self.db["batches"].update(batch_id, {"finished_at": now(), "status": status})
 
+    def delete_batch(self, batch_id: int) -> None:
+        with self.db.atomic():
+            ids = "select id from candidates where batch_id = ?"
+            self.db.execute(f"delete from checks where candidate_id in ({ids})", [batch_id])
+            self.db.execute(f"delete from attempts where candidate_id in ({ids})", [batch_id])
+            self.db.execute("delete from requests where batch_id = ?", [batch_id])
+            self.db.execute("delete from candidates where batch_id = ?", [batch_id])
+            self.db.execute("delete from batches where id = ?", [batch_id])
+
     def batch(self, batch_id: int) -> dict:
         try:
             return self.db["batches"].get(batch_id)

@@ -1,0 +1,241 @@
+"""Issue 6: the batch loop end to end — the demo cassette, resume after kill -9, concurrent writers, reports."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from html.parser import HTMLParser
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+import sqlite_utils
+
+from conftest import EXAMPLES, ROOT
+
+LOOP = [sys.executable, "-m", "loop"]
+CODE = (EXAMPLES / "merge_intervals_py" / "correct_repair.py").read_text()
+
+
+def test_demo_cassette_covers_every_outcome(loop_cli, db):
+    code, out = loop_cli("run", "--db", db, "--json")
+    assert code == 0, out
+    result = json.loads(out.strip().splitlines()[-1])
+    assert result["verdicts"] == {"stable_pass": 7, "stable_pass_varying": 1, "flaky": 1, "stable_fail": 11,
+                                  "infra_unknown": 1}
+    d = sqlite_utils.Database(db)
+    rows = list(d["candidates"].rows_where("batch_id = ?", [result["batch_id"]]))
+    assert len(rows) == 21
+    reasons = {r["reason"] for r in rows if r["verdict"] == "stable_fail"}
+    assert {"no_code", "build", "test:unsorted_touching_chain", "test:separated_ranges_stay_ascending",
+            "test:unsorted_overlap", "relation:casefold_distinct"} <= reasons
+    storm = [r for r in rows if r["verdict"] == "infra_unknown"]
+    assert storm[0]["status"] == "infra_unknown" and storm[0]["reason"] == "rate_limited"
+    statuses = [r["status_code"] for r in d["requests"].rows_where("candidate_id = ?", [storm[0]["id"]])]
+    assert statuses == [429] * 6
+    # Identical sources are graded once; every duplicate carries the verdict and points at the graded one.
+    dups = [r for r in rows if r["duplicate_of"]]
+    assert len(dups) >= 5
+    for r in dups:
+        original = d["candidates"].get(r["duplicate_of"])
+        assert original["source_sha256"] == r["source_sha256"] and original["verdict"] == r["verdict"]
+        assert d["attempts"].count_where("candidate_id = ?", [r["id"]]) == 0
+    graded = {r["source_sha256"] for r in rows if r["source_sha256"] and not r["duplicate_of"]}
+    assert len(graded) == len({r["source_sha256"] for r in rows if r["source_sha256"]})
+    rate = result["batch"]
+    assert rate["decided"] == 20 and rate["passed"] == 8 and rate["coverage"] == pytest.approx(20 / 21)
+
+
+def _insert(db, verdicts, seed=7):
+    from loop.store import RunStore
+
+    with RunStore(db) as store:
+        b = store.start_batch("run", seed=seed, model="m")
+        for i, v in enumerate(verdicts):
+            cid = store.add_candidate(b, "t", i, source=f"s{i}")
+            store.update_candidate(cid, verdict=v, status="graded")
+    return b
+
+
+def test_report_figures_match_hand_computation(loop_cli, db):
+    batch = _insert(db, ["stable_pass", "stable_pass_varying", "stable_pass", "stable_fail", "infra_unknown",
+                         "inconclusive"])
+    code, out = loop_cli("report", "--db", db, "--format", "json", "--pass-k", "2")
+    (row,) = json.loads(out)
+    # 3 passes of 4 decided; infra_unknown and inconclusive stay out of the denominator.
+    assert row["candidates"] == 6 and row["decided"] == 4 and row["pass_rate"] == 0.75
+    assert row["coverage"] == pytest.approx(4 / 6)
+    assert row["wilson_low"] == pytest.approx(0.3006, abs=1e-4) and row["wilson_high"] == pytest.approx(0.9544, abs=1e-4)
+    assert row["pass@1"] == 0.75
+    assert row["pass@k"] == 1.0  # n - c = 1 < k = 2: every 2-subset holds a pass
+    same = list(sqlite_utils.Database(db).query("select * from pass_rates where batch_id = ?", [batch]))[0]
+    assert same["wilson_low"] == pytest.approx(row["wilson_low"]) and same["decided"] == 4
+    code, out = loop_cli("report", "--db", db, "--format", "csv")
+    assert out.splitlines()[0].startswith("batch_id,task,model,seed,candidates,decided")
+
+
+def test_pass_at_k_estimator():
+    from loop.report import pass_at_k
+
+    assert pass_at_k(6, 2, 2) == pytest.approx(1 - 6 / 15)
+    assert pass_at_k(10, 0, 5) == 0.0 and pass_at_k(3, 1, 5) is None and pass_at_k(5, 1, 5) == 1.0
+
+
+class _Tables(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags, self.classes, self.text = [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self.classes += [v for k, v in attrs if k == "class"]
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def test_html_report_holds_the_transition_matrix(loop_cli, db, tmp_path):
+    loop_cli("grade", "merge_intervals_py", EXAMPLES / "merge_intervals_py" / "descending_order.py", "--db", db,
+             "--k", "1")
+    out = tmp_path / "report.html"
+    code, _ = loop_cli("report", "--db", db, "--format", "html", "-o", out)
+    text = out.read_text()
+    parser = _Tables()
+    parser.feed(text)
+    assert "script" not in parser.tags and "http://" not in text.replace("http://www.w3.org/2000/svg", "")
+    assert "svg" in parser.tags and "regressed" in parser.classes and "repaired" in parser.classes
+    assert "separated_ranges_stay_ascending" in "".join(parser.text)
+    assert "relation:output_contract" in "".join(parser.text)
+
+
+def test_bad_config_unknown_task_and_cassettes_exit_2_nothing_written(loop_cli, db, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[loop]\nk = 'five'\n")
+    code, out = loop_cli("--config", bad, "run", "--db", db)
+    assert code == 2 and "bad.toml: key 'loop.k' must be int" in out
+    bad.write_text("[loop]\nbogus = 1\n")
+    code, out = loop_cli("--config", bad, "run", "--db", db)
+    assert code == 2 and "unknown key 'bogus' in [loop]" in out
+    code, out = loop_cli("run", "--task", "nope", "--db", db)
+    assert code == 2 and "unknown task 'nope'" in out
+    code, out = loop_cli("run", "--replay", tmp_path / "missing.jsonl", "--db", db)
+    assert code == 2 and "missing.jsonl" in out
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps({"request": {"method": "POST", "url": "/chat/completions", "body": {"model": "x"}},
+                                 "status": 200, "headers": {}, "body": "{}"}) + "\n")
+    code, out = loop_cli("run", "--replay", other, "--task", "dedupe_words_py", "--db", db)
+    assert code == 2 and "has no answer" in out and len(out.strip().splitlines()) == 1
+    other.write_text("not json\n")
+    code, out = loop_cli("run", "--replay", other, "--db", db)
+    assert code == 2 and "line 1" in out
+    if db.exists():
+        d = sqlite_utils.Database(db)
+        assert d["batches"].count == 0 and d["candidates"].count == 0
+
+
+class SlowServer:
+    """A chat-completions server on 127.0.0.1 answering slowly, counting hits."""
+
+    def __init__(self, delay: float):
+        self.hits = 0
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                self.rfile.read(int(self.headers["Content-Length"]))
+                outer.hits += 1
+                time.sleep(delay)
+                body = json.dumps({"choices": [{"index": 0, "message": {"role": "assistant",
+                                   "content": f"```python\n{CODE}```\n# sample {outer.hits}"}}],
+                                   "usage": {"prompt_tokens": 1, "completion_tokens": 1}}).encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *a):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_port}/v1"
+
+
+SANDBOX_UID = 3_000_000  # this test's sandboxes, told apart from other tests' by their uid range
+
+
+def _sandbox_procs() -> list[int]:
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                live = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z"  # zombies hold nothing
+                if live and SANDBOX_UID <= os.stat(f"/proc/{pid}").st_uid < SANDBOX_UID + 8192:
+                    found.append(int(pid))
+            except OSError:
+                pass
+    return found
+
+
+def test_resume_after_kill_9(tmp_path):
+    server = SlowServer(0.25)
+    db = tmp_path / "runs.db"
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(f'[loop]\ndb = "{db}"\nk = 2\ntrials = 30\n[endpoint]\nmax_concurrency = 1\n'
+                   f'[sandbox]\nuid = {SANDBOX_UID}\n')
+    (tmp_path / "harness").symlink_to(ROOT / "harness")
+    args = [*LOOP, "--config", str(cfg), "run", "--task", "merge_intervals_py", "--samples", "8",
+            "--base-url", server.url, "--model", "m", "--concurrency", "1"]
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        time.sleep(0.1)
+        if db.exists():
+            try:
+                got = sqlite_utils.Database(db).execute(
+                    "select count(*) from candidates where status != 'pending'").fetchone()[0]
+            except Exception:
+                continue
+            if got >= 3:
+                break
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    gone = time.time() + 5
+    while _sandbox_procs() and time.time() < gone:
+        time.sleep(0.1)
+    assert _sandbox_procs() == []  # no orphaned sandbox outlives the killed run
+    d = sqlite_utils.Database(db)
+    batch = d.execute("select id from batches").fetchone()[0]
+    received = {r["sample"]: r["reply"] for r in d["candidates"].rows_where("status != 'pending'")}
+    pending = d["candidates"].count_where("status = 'pending'")
+    assert received and pending, "the kill should land mid-batch"
+    hits_before = server.hits
+    done = subprocess.run([*LOOP, "--config", str(cfg), "run", "--resume", str(batch), "--base-url", server.url,
+                           "--json"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert server.hits - hits_before == pending  # nothing received was asked for again
+    rows = list(d["candidates"].rows_where("batch_id = ?", [batch], order_by="sample"))
+    assert [r["sample"] for r in rows] == list(range(8))
+    assert all(r["verdict"] == "stable_pass" for r in rows)
+    for sample, reply in received.items():
+        assert rows[sample]["reply"] == reply
+    per_candidate = d.execute("select candidate_id, count(*) from attempts group by candidate_id").fetchall()
+    assert all(n == 2 for _, n in per_candidate)
+    assert d.execute("pragma integrity_check").fetchone()[0] == "ok"
+    assert d["batches"].get(batch)["status"] == "done"
+    server.httpd.shutdown()
+
+
+def test_two_writers_at_once(tmp_path):
+    db = tmp_path / "runs.db"
+    procs = [subprocess.Popen([*LOOP, "grade", "merge_intervals_py", str(EXAMPLES / "merge_intervals_py" / name),
+                               "--db", str(db), "--k", "2", "--trials", "50"], cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for name in ("correct_repair.py", "descending_order.py", "example_only.py")]
+    codes = [p.wait(timeout=120) for p in procs]
+    assert codes == [0, 1, 1]
+    d = sqlite_utils.Database(db)
+    assert d["candidates"].count == 3 and d["attempts"].count == 6
+    assert d.execute("pragma integrity_check").fetchone()[0] == "ok"
