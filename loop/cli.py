@@ -314,19 +314,39 @@ def run_cmd(ctx, task_names, samples, concurrency, base_url, model, record, repl
     Without flags the shipped config.toml replays the curated demo cassette: no API key needed.
     """
     cfg = load_config(ctx)
-    src = runner.default_source(cfg, _source(record, replay_path, base_url, model, concurrency))
     if mode == "synthesize":
-        from loop import synthesis
-
-        summary = synthesis.synthesize(cfg, list(task_names), samples=samples or cfg.loop.samples,
-                                       base_url=src.base_url, model=src.model, replay_path=src.replay,
-                                       record=src.record, db=db)
-        click.echo(json.dumps(summary, default=str) if as_json else str(summary))
+        _synthesize(cfg, task_names, samples, concurrency, base_url, model, record, replay_path, db, as_json)
         return
+    src = runner.default_source(cfg, _source(record, replay_path, base_url, model, concurrency))
     done = runner.run_batch(cfg, list(task_names), src=src, samples=samples, k=k, rotate_seed=rotate_seed,
                             resume=resume, db=db, progress=Progress(not as_json))
     _print_batch(done, db or cfg.db_path, as_json)
     # A finished batch exits 0: its failures are data (in runs.db and above), not a broken run.
+
+
+def _synthesize(cfg, task_names, samples, concurrency, base_url, model, record, replay_path, db, as_json) -> None:
+    """`loop run --mode synthesize`: the model writes test suites; each is judged against baseline and reference.
+
+    Without endpoint flags it replays the curated synthesis cassette (3 suites per task)."""
+    import dataclasses
+
+    from loop import synthesis
+
+    src = _source(record, replay_path, base_url, model, concurrency)
+    if not (src.replay or src.record or src.base_url):
+        src = runner.Source(None, src.model or synthesis.CURATED_MODEL, concurrency, None,
+                            synthesis.demo_cassette(cfg.root))
+        samples = samples or synthesis.CURATED_SAMPLES
+    summary = synthesis.synthesize(cfg, list(task_names), samples=samples or cfg.loop.samples,
+                                   base_url=src.base_url, model=src.model, concurrency=concurrency,
+                                   replay_path=src.replay, record=src.record, db=db)
+    data = dataclasses.asdict(summary)
+    if as_json:
+        click.echo(json.dumps(data))
+    else:
+        click.echo(f"batch {summary.batch_id}: {summary.suites} suites, {summary.accepted} accepted, "
+                   f"{summary.rejected} rejected, {summary.infra_unknown} infra_unknown; "
+                   f"{summary.reproduces_bug} of {summary.tests} tests reproduce the bug")
 
 
 def _print_batch(done, db: Path, as_json: bool) -> None:
@@ -368,6 +388,12 @@ def report_cmd(ctx, batch, task, fmt, output, pass_k, db):
     else:
         rows = report.pass_rates(path, batch=batch, task=task, k=pass_k)
         text = {"table": report.render_table, "json": report.render_json, "csv": report.render_csv}[fmt](rows)
+        synth = report.synthesis_rates(path, batch=batch, task=task)
+        if synth and fmt == "table":
+            text += "\n\nTest synthesis (suites judged against baseline and reference)\n"
+            text += report.render_synthesis_table(synth)
+        elif fmt == "json":
+            text = json.dumps({"pass_rates": json.loads(text), "synthesis": synth}, indent=2)
     if output:
         output.write_text(text, encoding="utf-8")
         click.echo(f"wrote {output}")

@@ -95,3 +95,22 @@ def m003_synthesis(db):
             "expected": str, "baseline": str, "reference": str,
         }, pk="id", foreign_keys=[("suite_id", "suites", "id")])
         db["synth_tests"].create_index(["suite_id"])
+
+
+@migrations(name="004_synthesis_rates")
+def m004_synthesis_rates(db):
+    """Per batch, model and task: the share of accepted suites and of bug-reproducing tests."""
+    db.execute("""
+    create view synthesis_rates as
+    select s.batch_id, s.model, s.task,
+      count(distinct s.id) as suites,
+      count(distinct case when s.verdict = 'accepted' then s.id end) as accepted,
+      count(distinct case when s.verdict in ('accepted', 'rejected') then s.id end) as decided,
+      1.0 * count(distinct case when s.verdict = 'accepted' then s.id end)
+        / nullif(count(distinct case when s.verdict in ('accepted', 'rejected') then s.id end), 0) as accepted_share,
+      count(t.id) as tests,
+      sum(t.class = 'reproduces_bug') as reproducing,
+      1.0 * sum(t.class = 'reproduces_bug') / nullif(count(t.id), 0) as reproducing_share
+    from suites s left join synth_tests t on t.suite_id = s.id
+    group by s.batch_id, s.model, s.task
+    """)

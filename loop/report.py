@@ -164,3 +164,20 @@ def _svg_chart(rows: list[dict]) -> str:
                   f"{html.escape(r['task'])} seed {r['seed']}: {r['pass_rate']:.2f}</title></circle>")
         el.append(f"<text x='{x}' y='{h - 8}' font-size='9' text-anchor='middle'>b{r['batch_id']} s{str(r['seed'])[:6]}</text>")
     return "\n".join(el + ["</svg>"])
+
+
+def synthesis_rates(db: Path, *, batch: int | None = None, task: str | None = None) -> list[dict]:
+    RunStore(db).close()
+    where = " and ".join(w for w, v in (("batch_id = ?", batch), ("task = ?", task)) if v is not None)
+    params = [v for v in (batch, task) if v is not None]
+    sql = "select * from synthesis_rates" + (f" where {where}" if where else "") + " order by batch_id, model, task"
+    return list(sqlite_utils.Database(db).query(sql, params))
+
+
+def render_synthesis_table(rows: list[dict]) -> str:
+    head = ["batch", "model", "task", "suites", "accepted", "accepted share", "tests", "reproducing", "reproducing share"]
+    body = [[str(r["batch_id"]), str(r["model"]), r["task"], str(r["suites"]), str(r["accepted"]),
+             _fmt(r["accepted_share"]), str(r["tests"]), str(r["reproducing"] or 0), _fmt(r["reproducing_share"])]
+            for r in rows]
+    widths = [max(len(x) for x in col) for col in zip(head, *body)]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip() for cells in [head, *body])

@@ -73,6 +73,9 @@ class RunStore:
             self.db.execute(f"delete from checks where candidate_id in ({ids})", [batch_id])
             self.db.execute(f"delete from attempts where candidate_id in ({ids})", [batch_id])
             self.db.execute("delete from requests where batch_id = ?", [batch_id])
+            self.db.execute("delete from synth_tests where suite_id in (select id from suites where batch_id = ?)",
+                            [batch_id])
+            self.db.execute("delete from suites where batch_id = ?", [batch_id])
             self.db.execute("delete from candidates where batch_id = ?", [batch_id])
             self.db.execute("delete from batches where id = ?", [batch_id])
 

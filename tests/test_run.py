@@ -63,7 +63,7 @@ def test_report_figures_match_hand_computation(loop_cli, db):
     batch = _insert(db, ["stable_pass", "stable_pass_varying", "stable_pass", "stable_fail", "infra_unknown",
                          "inconclusive"])
     code, out = loop_cli("report", "--db", db, "--format", "json", "--pass-k", "2")
-    (row,) = json.loads(out)
+    (row,) = json.loads(out)["pass_rates"]
     # 3 passes of 4 decided; infra_unknown and inconclusive stay out of the denominator.
     assert row["candidates"] == 6 and row["decided"] == 4 and row["pass_rate"] == 0.75
     assert row["coverage"] == pytest.approx(4 / 6)
