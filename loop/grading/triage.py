@@ -13,6 +13,7 @@ from pathlib import Path
 
 from loop import verdicts as V
 from loop.errors import QuarantineError
+from loop.grading.attempt import transition
 from loop.grading.model import Attempt, Check
 
 
@@ -80,11 +81,8 @@ def summarize_tests(attempts: list[Attempt], unstable: set[str]) -> list[Check]:
         if row.excluded:
             row.transition = None
             row.detail = "unstable fixture: its baseline outcome varied between repeats; not graded against"
-        elif row.baseline is not None:
-            if row.baseline == V.FAIL:
-                row.transition = V.REPAIRED if row.passed else V.STILL_BROKEN
-            else:
-                row.transition = V.PRESERVED if row.passed else V.REGRESSED
+        else:
+            row.transition = transition(row.baseline, V.PASS if row.passed else V.FAIL)
         out.append(row)
     return out
 
