@@ -1,19 +1,6 @@
 """Record and replay endpoint exchanges as httpx async transports over a JSONL cassette.
 
 Replays let runs, tests and demos exercise the real Endpoint (retries, limits, logging) offline and deterministically.
-
-One line per exchange::
-
-    {"request": {"method": "POST", "url": "...", "body": {...}},
-     "status": 200, "headers": {"content-type": "..."}, "body": "<response text>"}
-
-or, for a transport failure, ``{"request": {...}, "error": "ReadTimeout", "message": "..."}`` (replayed
-by raising that httpx exception). Request headers are never recorded, so the Authorization header never reaches disk.
-Extra keys (``"label"``, ``"curated": true``, ...) are allowed and ignored.
-
-Matching: the key is the canonical JSON (sorted keys) of the request body minus VOLATILE_FIELDS;
-model, messages, n, temperature and max_tokens all take part. Each key owns a queue of recorded answers
-served in recorded order, so a recorded 429 then 200 replays as 429 then 200.
 """
 
 from __future__ import annotations
@@ -26,6 +13,19 @@ from typing import IO, Any
 import httpx
 
 from loop.errors import CassetteError
+
+# One line per exchange:
+#
+#     {"request": {"method": "POST", "url": "...", "body": {...}},
+#      "status": 200, "headers": {"content-type": "..."}, "body": "<response text>"}
+#
+# or, for a transport failure, {"request": {...}, "error": "ReadTimeout", "message": "..."} (replayed by
+# raising that httpx exception). Request headers are never recorded, so the Authorization header never
+# reaches disk. Extra keys ("label", "curated": true, ...) are allowed and ignored.
+#
+# Matching: the key is the canonical JSON (sorted keys) of the request body minus VOLATILE_FIELDS;
+# model, messages, n, temperature and max_tokens all take part. Each key owns a queue of recorded answers
+# served in recorded order, so a recorded 429 then 200 replays as 429 then 200.
 
 VOLATILE_FIELDS = frozenset({"user", "metadata", "store", "stream_options"})
 # Response headers not worth keeping: the body is stored decoded, and cookies are session state.

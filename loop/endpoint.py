@@ -1,33 +1,18 @@
 """OpenAI-compatible chat-completions client with retries, client-side rate limits and per-attempt records.
 
 It turns every endpoint misbehaviour into a Completion, an InfraUnknown or an EndpointFatal so callers never see raw HTTP.
-
-Retry policy (built once per Endpoint as a tenacity ``AsyncRetrying``; each call runs on a ``copy()`` so
-concurrent calls never share iteration state):
-
-* retried: 408, 409, 429, every 5xx (incl. 529) and transport failures (timeouts, connect errors,
-  resets, protocol errors);
-* fatal (``EndpointFatal``, never retried): 401/403, 402, 404, 400/422, any other status, a 429 whose
-  JSON error code/type is ``insufficient_quota``, and a base_url httpx cannot speak to;
-* a 2xx whose body is not a valid completion gives ``InfraUnknown("bad_response")`` at once, without a
-  retry: the server already generated (and billed) that answer, and a broken proxy tends to stay broken;
-* waits honour ``retry-after-ms``, ``Retry-After`` (seconds or HTTP date, relative to the response's
-  ``Date`` header when present), ``x-ratelimit-reset-requests`` / ``-tokens`` (only for the limit whose
-  ``x-ratelimit-remaining-*`` is 0 or absent), else exponential backoff with jitter;
-* stop after ``max_attempts`` attempts, or as soon as the next wait would push the sum of waits past
-  ``max_wait`` (so a Retry-After beyond the budget gives up at once, without sleeping).
-
-``CassetteError`` (and any other non-HTTP exception) raised by the transport propagates unchanged.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import email.utils
 import http
 import json
 import math
 import re
+import statistics
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
@@ -45,8 +30,8 @@ from loop.verdicts import BAD_RESPONSE, CONNECTION, ENDPOINT_TIMEOUT, RATE_LIMIT
 
 RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 # Fraction of requests_per_minute actually used: leaves slack for network jitter against servers that
-# enforce the limit over a strict sliding window (a 1 s window at 10 req/s gets 20 ms of slack).
-RATE_HEADROOM = 0.98
+# enforce the limit over a strict sliding window (a 1 s window at 10 req/s gets 15 ms of slack).
+RATE_HEADROOM = 0.985
 BACKOFF_MAX = 60.0  # cap of one exponential-backoff wait, seconds
 BACKOFF_JITTER = 1.0  # uniform jitter added to each backoff wait, seconds
 _DETAIL_MAX = 300
@@ -308,6 +293,56 @@ def _estimate_tokens(messages: list[dict], max_tokens: int, n: int) -> float:
     return chars / 4 + max_tokens * n
 
 
+class _Pacer:
+    """Spaces requests `interval` apart as the server sees them: by when each one actually went out.
+
+    aiolimiter spaces *acquisitions*; a request that then waits for a new connection or a busy event
+    loop reaches the server late and bunches with the next ones inside a strict sliding window. Here
+    each request reports when its headers are on the wire (httpcore's trace extension; transports
+    without it report when the request returns), and the next slot is `interval` after that moment,
+    less the usual (median) slot-to-wire delay, so a normal request costs nothing extra. The wait for that
+    report is capped at `grace` seconds so a hung connect cannot stall everyone else.
+    """
+
+    def __init__(self, interval: float, grace: float = 1.0) -> None:
+        self.interval = interval
+        self.grace = grace
+        self._lock = asyncio.Lock()
+        self._ref: float | None = None  # loop time the previous request counts as sent
+        self._pending: asyncio.Event | None = None  # set once the previous request is on the wire
+        self._delays: collections.deque[float] = collections.deque(maxlen=16)  # recent slot-to-wire delays
+
+    async def acquire(self) -> Callable[[], None]:
+        """Wait for a slot; returns mark_sent(), to call once the request is on the wire (idempotent)."""
+        loop = asyncio.get_running_loop()
+        async with self._lock:
+            if self._pending is not None and not self._pending.is_set():
+                try:
+                    await asyncio.wait_for(self._pending.wait(), self.grace)
+                except asyncio.TimeoutError:
+                    pass
+            if self._ref is not None:
+                delay = self._ref + self.interval - loop.time()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+            slot = self._ref = loop.time()
+            event = self._pending = asyncio.Event()
+
+        def mark_sent() -> None:
+            if event.is_set():
+                return
+            event.set()
+            now = loop.time()
+            self._delays.append(now - slot)
+            # Only a delay beyond the usual one (a new connection, a busy loop) pushes the next slot back;
+            # until a few delays are known, every one does.
+            usual = statistics.median(self._delays) if len(self._delays) >= 4 else 0.0
+            if self._pending is event:
+                self._ref = max(slot, now - usual)
+
+        return mark_sent
+
+
 async def _warm_up() -> None:
     """Pay httpcore's lazy anyio imports (~50 ms) now, so they do not delay the first paced request.
 
@@ -333,7 +368,31 @@ def _now_iso() -> str:
 
 
 class Endpoint:
-    """One batch's connection to the endpoint: a shared httpx client, semaphore and rate limiters."""
+    """One batch's connection to the endpoint: a shared httpx client, semaphore and rate limiters.
+
+    Retry policy (built once per Endpoint as a tenacity ``AsyncRetrying``; each call runs on a ``copy()`` so
+    concurrent calls never share iteration state):
+
+    * retried: 408, 409, 429, every 5xx (incl. 529) and transport failures (timeouts, connect errors,
+      resets, protocol errors);
+    * fatal (``EndpointFatal``, never retried): 401/403, 402, 404, 400/422, any other status, a 429 whose
+      JSON error code/type is ``insufficient_quota``, and a base_url httpx cannot speak to;
+    * a 2xx whose body is not a valid completion gives ``InfraUnknown("bad_response")`` at once, without a
+      retry: the server already generated (and billed) that answer, and a broken proxy tends to stay broken;
+    * waits honour ``retry-after-ms``, ``Retry-After`` (seconds or HTTP date, relative to the response's
+      ``Date`` header when present), ``x-ratelimit-reset-requests`` / ``-tokens`` (only for the limit whose
+      ``x-ratelimit-remaining-*`` is 0 or absent), else exponential backoff with jitter;
+    * stop after ``max_attempts`` attempts, or as soon as the next wait would push the sum of waits past
+      ``max_wait`` (so a Retry-After beyond the budget gives up at once, without sleeping).
+
+    Client-side limits, shared by every concurrent complete() on one Endpoint and applied per HTTP attempt:
+    a semaphore of ``max_concurrency`` (not held during retry waits); ``tokens_per_minute`` through
+    ``aiolimiter.AsyncLimiter(tpm, 60)`` charged prompt chars/4 + max_tokens*n (capped at tpm); and
+    ``requests_per_minute`` through ``_Pacer``: no burst, sends evenly spaced at RATE_HEADROOM of the limit
+    as measured from when each request actually leaves, so strict per-second windows never refuse us.
+
+    ``CassetteError`` (and any other non-HTTP exception) raised by the transport propagates unchanged.
+    """
 
     def __init__(
         self,
@@ -357,8 +416,9 @@ class Endpoint:
         self._url = settings.base_url.rstrip("/") + "/chat/completions"
         self._semaphore = asyncio.Semaphore(settings.max_concurrency)
         rpm = settings.requests_per_minute
-        # Capacity 1: requests leave evenly spaced, never in a burst a strict per-second window would refuse.
-        self._request_limiter = AsyncLimiter(1, 60.0 / (rpm * RATE_HEADROOM)) if rpm else None
+        # Evenly spaced sends, no burst: a strict per-second or sliding-window server never sees more than
+        # its rate (an AsyncLimiter(rpm, 60) would let a whole minute's requests out at once).
+        self._pacer = _Pacer(60.0 / (rpm * RATE_HEADROOM)) if rpm else None
         tpm = settings.tokens_per_minute
         self._token_limiter = AsyncLimiter(tpm, 60.0) if tpm else None
         self._retrying = AsyncRetrying(
@@ -381,7 +441,9 @@ class Endpoint:
             limits = httpx.Limits(
                 max_connections=s.max_concurrency, max_keepalive_connections=s.max_concurrency
             )
-            transport = httpx.AsyncHTTPTransport(limits=limits)
+            # Plain http never uses TLS: skip loading the CA bundle (~50 ms per Endpoint).
+            plain = self._url.lower().startswith("http://")
+            transport = httpx.AsyncHTTPTransport(limits=limits, verify=not plain)
         self._client = httpx.AsyncClient(headers=headers, timeout=timeout, transport=transport)
         await _warm_up()
         return self
@@ -444,15 +506,26 @@ class Endpoint:
         async with self._semaphore:
             if self._token_limiter is not None:
                 await self._token_limiter.acquire(call.tokens)
-            if self._request_limiter is not None:
-                await self._request_limiter.acquire()
+            mark_sent = await self._pacer.acquire() if self._pacer is not None else None
             started_at = _now_iso()
             start = self._clock()
             status: int | None = None
             error: str | None = None
             usage: tuple[int | None, int | None] = (None, None)
+            extensions: dict[str, Any] = {}
+            if mark_sent is not None:
+
+                async def trace(event: str, info: dict) -> None:
+                    if event.endswith(("send_request_headers.complete", "send_request_headers.failed")):
+                        mark_sent()
+
+                extensions["trace"] = trace
             try:
-                response = await self._client.post(self._url, json=call.body)
+                try:
+                    response = await self._client.post(self._url, json=call.body, extensions=extensions)
+                finally:
+                    if mark_sent is not None:
+                        mark_sent()
                 status = response.status_code
                 text = response.text
             except httpx.TimeoutException as exc:

@@ -6,8 +6,9 @@ Template format: a text file split into sections by marker lines ``<!-- system -
 and ``<!-- example -->`` (anything before the first marker is a comment). Each section is a
 ``string.Template`` (``$name`` / ``${name}``, ``$$`` for a dollar sign). ``system`` becomes the system
 message; ``user`` becomes the user message, with ``example`` appended when a failing example is given.
-Placeholders: task_name, description, language (display name, e.g. "C++"), fence_tag (e.g. "cpp"), contract, candidate_file, baseline (already
-fenced), example_input, example_expected, example_actual (each already fenced).
+Placeholders: task_name, description, language (display name, e.g. "C++"), fence_tag (e.g. "cpp"),
+contract, candidate_file, baseline (already fenced), example_input, example_expected, example_actual
+(each already fenced).
 """
 
 from __future__ import annotations

@@ -287,7 +287,7 @@ def test_read_timeout_is_retried_then_timeout():
     assert isinstance(result, InfraUnknown) and result.reason == ENDPOINT_TIMEOUT
     assert server.hits == 2
     assert [r.error_class for r in h.records] == ["ReadTimeout", "ReadTimeout"]
-    assert all(0.05 < r.latency < 0.25 for r in h.records)
+    assert all(0.09 < r.latency < 1.0 for r in h.records)
 
 
 def test_connect_error_is_connection():
@@ -404,14 +404,14 @@ def test_max_concurrency_is_respected():
 
     async def go(base_url: str):
         async with h.endpoint(h.settings(base_url, max_concurrency=3)) as ep:
-            return await asyncio.gather(*(ep.complete(MESSAGES, tag=i) for i in range(12)))
+            return await asyncio.gather(*(ep.complete(MESSAGES, tag=i) for i in range(9)))
 
-    with ScriptedServer([reply(200, delay=0.04)]) as server:
+    with ScriptedServer([reply(200, delay=0.08)]) as server:
         results = asyncio.run(go(server.base_url))
     assert all(isinstance(r, Completion) for r in results)
-    assert server.hits == 12
+    assert server.hits == 9
     assert server.max_in_flight == 3
-    assert sorted(r.tag for r in h.records) == list(range(12))
+    assert sorted(r.tag for r in h.records) == list(range(9))
 
 
 def test_requests_per_minute_spaces_requests():
@@ -460,3 +460,41 @@ def test_complete_outside_context_is_a_programming_error():
     ep = Endpoint(EndpointSettings(base_url="http://x/v1", model="m"))
     with pytest.raises(RuntimeError):
         asyncio.run(ep.complete(MESSAGES))
+
+
+# ---------------------------------------------------------------- pacing by actual send time
+
+
+def test_pacer_spaces_from_the_late_send_and_caps_the_wait():
+    from loop.endpoint import _Pacer
+
+    async def go():
+        loop = asyncio.get_running_loop()
+        pacer = _Pacer(0.05, grace=0.1)
+        mark = await pacer.acquire()
+        first = loop.time()
+        await asyncio.sleep(0.08)  # the first request only goes out now (say, a slow connect)
+        mark()
+        sent = loop.time()
+        await pacer.acquire()  # never marked: the third waits at most `grace` for it
+        second = loop.time()
+        await pacer.acquire()
+        third = loop.time()
+        return first, sent, second, third
+
+    first, sent, second, third = asyncio.run(go())
+    assert second - sent >= 0.049  # interval counted from the send, not from the slot
+    assert 0.1 <= third - second < 0.4  # grace, then the interval from the unmarked slot
+
+
+def test_pacer_uses_trace_so_slow_answers_do_not_slow_sends():
+    h = Harness()
+
+    async def go(base_url: str):
+        async with h.endpoint(h.settings(base_url, requests_per_minute=1200, max_concurrency=4)) as ep:
+            return await asyncio.gather(*(ep.complete(MESSAGES) for _ in range(3)))
+
+    with ScriptedServer([reply(200, delay=0.2)]) as server:
+        asyncio.run(go(server.base_url))
+    gaps = [b - a for a, b in zip(server.arrivals, server.arrivals[1:])]
+    assert all(0.045 < g < 0.2 for g in gaps), gaps  # ~0.05 s apart, not 0.25 s (after each answer)
