@@ -15,7 +15,7 @@ deps:
 
 venv: deps
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	@$(BIN)/python -m pip install -q -e '.[test]'
+	@$(BIN)/python -m pip install -q -e '.[test,humaneval]'
 
 run: venv
 	$(BIN)/loop tasks check

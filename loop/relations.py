@@ -123,7 +123,10 @@ class RelationFailure:
 
 def json_repr(x: Any) -> str:
     """Canonical JSON (sorted keys, no spaces, non-ASCII kept) used for memo keys and counterexamples."""
-    return json.dumps(x, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=repr)
+    try:
+        return json.dumps(x, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=repr)
+    except TypeError:  # keys of mixed types cannot be sorted: insertion order then
+        return json.dumps(x, ensure_ascii=False, separators=(",", ":"), default=repr)
 
 
 def _short(x: Any, limit: int = _SHORT) -> str:
@@ -792,11 +795,15 @@ def generated_inputs(oracle: Any, *, seed: int, trials: int = 200, max_size: int
     return [trial_input(oracle, seed, t, max_size) for t in range(trials)]
 
 
-def _evaluate(relation: Relation, x: Any, ctx: Context) -> str | None:
+def _evaluate(relation: Relation, x: Any, ctx: Context, discard: bool = False) -> str | None:
     try:
         reason = relation.check(x, ctx)
     except CandidateRaised as exc:
         return f"raised: {exc}"
+    except ReferenceFailed:
+        if discard:  # DISCARD_REFERENCE_FAILURES: an input the reference rejects is skipped, not a failure
+            return None
+        raise
     return None if reason is None else str(reason)
 
 
@@ -813,6 +820,7 @@ def run_relations(oracle: Any, call: Call, ref: Call, *, seed: int, trials: int 
         raise ValueError(f"relation names must be unique: {names}")
     validate = getattr(oracle, "validate_input", None)
     shrinker = getattr(oracle, "shrink", None) or generic_shrink
+    discard = bool(getattr(oracle, "DISCARD_REFERENCE_FAILURES", False))
     memo_call, memo_ref = _memoized(call, is_ref=False), _memoized(ref, is_ref=True)
     budget = shrink_seconds
     failures: dict[str, RelationFailure] = {}
@@ -824,12 +832,12 @@ def run_relations(oracle: Any, call: Call, ref: Call, *, seed: int, trials: int 
             if relation.name in failures:
                 continue
             rng_key = f"{seed}:{trial}:{relation.name}"
-            reason = _evaluate(relation, x, Context(memo_call, memo_ref, random.Random(rng_key)))
+            reason = _evaluate(relation, x, Context(memo_call, memo_ref, random.Random(rng_key)), discard)
             if reason is None:
                 continue
 
             def fails(y: Any, relation: Relation = relation, rng_key: str = rng_key) -> str | None:
-                return _evaluate(relation, y, Context(memo_call, memo_ref, random.Random(rng_key)))
+                return _evaluate(relation, y, Context(memo_call, memo_ref, random.Random(rng_key)), discard)
 
             started = time.monotonic()
             minimal, why, steps = _shrink(x, reason, fails, shrinker, validate, started + max(0.0, budget))

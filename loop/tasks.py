@@ -27,6 +27,12 @@ TASK_KEYS = {
 }
 
 
+class CheckSource(str):
+    """A test given as Python source defining `check(candidate)`, run inside the sandbox against the
+    candidate function (pass = no exception). Only for imported tasks whose assertions cannot be split
+    into (args, expected) pairs: the expected values of that one test then live in the sandbox."""
+
+
 @dataclass(frozen=True)
 class Test:
     name: str
@@ -180,9 +186,12 @@ def _load_tests(folder: Path, rel: str | None, has_baseline: bool) -> tuple[Test
         if t["name"] in seen:
             raise TaskError(f"{where} is defined twice")
         seen.add(t["name"])
-        if "expected" not in t:
+        if "check" in t:
+            if not isinstance(t["check"], str) or {"input", "args", "expected"} & set(t):
+                raise TaskError(f"{where}: 'check' must be Python source, without 'input', 'args' or 'expected'")
+        elif "expected" not in t:
             raise TaskError(f"{where} has no 'expected'")
-        if ("input" in t) == ("args" in t):
+        if "check" not in t and ("input" in t) == ("args" in t):
             raise TaskError(f"{where} needs exactly one of 'input' or 'args'")
         kind = t.get("kind", V.F2P if has_baseline else "gen")
         if kind not in (V.F2P, V.P2P, "gen"):
@@ -191,8 +200,11 @@ def _load_tests(folder: Path, rel: str | None, has_baseline: bool) -> tuple[Test
         if not isinstance(suites, list) or not set(suites) <= set(V.SUITES):
             raise TaskError(f"{where}: suites must be a list of {', '.join(V.SUITES)}")
         try:
-            args = tuple(dec(t["args"])) if "args" in t else (dec(t["input"]),)
-            expected = dec(t["expected"])
+            if "check" in t:
+                args, expected = (CheckSource(t["check"]),), None
+            else:
+                args = tuple(dec(t["args"])) if "args" in t else (dec(t["input"]),)
+                expected = dec(t["expected"])
         except (ValueError, TypeError) as exc:
             raise TaskError(f"{where}: bad value ({exc})") from None
         suites = tuple(dict.fromkeys([*suites, "full"]))

@@ -42,6 +42,7 @@ class Plan:
     trials: int
     quarantined: set[str] = field(default_factory=set)
     ref_cache: dict = field(default_factory=dict)
+    ref_times: dict = field(default_factory=dict)  # json_repr(x) -> the reference's measured seconds
 
 
 def digest(values: list, stdout: bytes, stderr: bytes) -> str:
@@ -61,12 +62,14 @@ class _Side:
         self.program, self.cfg, self.repeat = program, cfg, repeat
         self.worker: Worker | None = None
 
-    def call(self, args: tuple) -> dict:
+    def call(self, args: tuple, limit: float | None = None) -> dict:
         if self.worker is None or self.worker.dead:
             if self.worker is not None:
                 self.worker.close()
             deadline = time.monotonic() + self.program.task.limits.wall
             self.worker = self.program.start(self.cfg, repeat=self.repeat, deadline=deadline)
+        if limit is not None:  # a per-call time limit (differential fuzzing's reference filter)
+            self.worker.deadline = time.monotonic() + limit
         return self.worker.call(wire_args(args))
 
     def close(self) -> None:
@@ -137,7 +140,9 @@ def run_attempt(plan: Plan, repeat: int) -> Attempt:
             sides.append(ref)
             prefetched = {}
             trial_inputs = generated_inputs(task.oracle, seed=plan.seed, trials=plan.trials)
-            msgs = cand.call_many([wire_args((x,)) for x in trial_inputs])
+            if _discards(task.oracle):
+                trial_inputs = _accepted(plan, ref, trial_inputs, cand)
+            msgs = cand.call_many([wire_args(_call_args(task.oracle, x)) for x in trial_inputs])
             for x, msg in zip(trial_inputs, msgs):
                 prefetched.setdefault(json_repr(x), receive(msg))
             checks += _relations(plan, call_candidate, ref, inputs, prefetched)
@@ -162,6 +167,57 @@ def run_attempt(plan: Plan, repeat: int) -> Attempt:
         digest=digest(values, out, err) if status != V.INFRA_UNKNOWN else "",
         duration=round(time.monotonic() - start, 4), seed=plan.seed, env=env, checks=checks,
     )
+
+
+def _call_args(oracle, x) -> tuple:
+    """An oracle with ARGS = True makes argument lists (called as fn(*x)); else x is the one argument."""
+    return tuple(x) if getattr(oracle, "ARGS", False) else (x,)
+
+
+def _discards(oracle) -> bool:
+    return bool(getattr(oracle, "DISCARD_REFERENCE_FAILURES", False))
+
+
+class _Rejected:
+    """plan.ref_cache marker: the reference rejected this input (raised or ran out of time)."""
+
+    def __init__(self, why: str):
+        self.why = why
+
+
+def _ref_call(plan: Plan, ref: "_Side", x) -> Returned | _Rejected:
+    """Ask the reference once per grade, timed, with the oracle's per-input limit (discarding oracles)."""
+    key = json_repr(x)
+    if key in plan.ref_cache:
+        return plan.ref_cache[key]
+    oracle = plan.task.oracle
+    limit = getattr(oracle, "REFERENCE_LIMIT", 1.0)
+    started = time.monotonic()
+    try:
+        ok, value = _outcome(ref.call(_call_args(oracle, x), limit=limit))
+    except CandidateFault as fault:
+        ok, value = False, str(fault)
+    plan.ref_times[key] = time.monotonic() - started
+    plan.ref_cache[key] = Returned(value, None) if ok else _Rejected(value)
+    return plan.ref_cache[key]
+
+
+def _accepted(plan: Plan, ref: "_Side", inputs: list, cand: Worker) -> list:
+    """Keep the inputs the reference accepts within its limit (and its per-grade budget), then give the
+    candidate max(TIME_FLOOR, TIME_FACTOR x the reference's time on them) for the batch."""
+    oracle = plan.task.oracle
+    budget = getattr(oracle, "REFERENCE_BUDGET", 20.0)
+    kept = []
+    for x in inputs:
+        key = json_repr(x)
+        if key not in plan.ref_cache and sum(plan.ref_times.values()) > budget:
+            plan.ref_cache[key] = _Rejected("the reference's filtering budget is spent")
+        if isinstance(_ref_call(plan, ref, x), Returned):
+            kept.append(x)
+    spent = sum(plan.ref_times.get(json_repr(x), 0.0) for x in kept)
+    need = max(getattr(oracle, "TIME_FLOOR", 5.0), getattr(oracle, "TIME_FACTOR", 20.0) * spent)
+    cand.deadline = max(cand.deadline, time.monotonic() + need)
+    return kept
 
 
 def _one(args: tuple):
@@ -203,15 +259,22 @@ def transition(baseline: str | None, candidate: str) -> str | None:
 
 
 def _relations(plan: Plan, call_candidate, ref: _Side, inputs: list, prefetched: dict) -> list[Check]:
+    oracle = plan.task.oracle
+
     def call(x) -> Returned:
         inputs.append(x)
         hit = prefetched.pop(json_repr(x), None)
-        ok, value, after = hit if hit is not None else call_candidate((x,))
+        ok, value, after = hit if hit is not None else call_candidate(_call_args(oracle, x))
         if not ok:
             raise CandidateRaised(str(value))
-        return Returned(value, after)
+        return Returned(value, None if getattr(oracle, "ARGS", False) else after)
 
     def call_ref(x) -> Returned:
+        if _discards(oracle):  # an input the reference rejects is skipped by run_relations
+            hit = _ref_call(plan, ref, x)
+            if isinstance(hit, _Rejected):
+                raise ReferenceFailed(f"the reference rejected {json_repr(x)[:160]}: {hit.why}")
+            return hit
         key = json_repr(x)
         if key in plan.ref_cache:  # the reference is trusted and deterministic: ask it once per grade
             return plan.ref_cache[key]

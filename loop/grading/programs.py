@@ -18,7 +18,7 @@ from loop.sandbox import (
     Limits, SandboxConfig, Worker, clean_env, make_scratch, run, stage,
 )
 from loop.sandbox_worker import enc
-from loop.tasks import Task
+from loop.tasks import CheckSource, Task
 
 WORKER_SOURCE = Path(__file__).resolve().parent.parent / "sandbox_worker.py"
 BUILD_LIMITS = Limits(wall=60.0, memory_mb=2048, fsize_mb=256, nproc=64, output_bytes=256 << 10)
@@ -96,8 +96,17 @@ def build(task: Task, source: str, role: str, cfg: SandboxConfig, *, sanitize: b
     Raises SandboxUnavailable when the sandbox itself cannot start.
     """
     if task.language == "python":
-        return _build_python(task, source, role, cfg)
+        if role not in ("baseline", "reference"):
+            return _build_python(task, source, role, cfg)
+        # Trusted code is import-checked once per process, not once per grade.
+        key = (str(task.path), role, hashlib.sha256(source.encode()).hexdigest(), cfg)
+        if key not in _PY_CACHE:
+            _PY_CACHE[key] = _build_python(task, source, role, cfg)
+        return _PY_CACHE[key]
     return _build_cpp(task, source, role, cfg, sanitize)
+
+
+_PY_CACHE: dict[tuple, Program] = {}
 
 
 def _build_python(task: Task, source: str, role: str, cfg: SandboxConfig) -> Program:
@@ -148,5 +157,7 @@ def _build_cpp(task: Task, source: str, role: str, cfg: SandboxConfig, sanitize:
     return program
 
 
-def wire_args(args: tuple) -> list:
+def wire_args(args: tuple) -> list | dict:
+    if len(args) == 1 and isinstance(args[0], CheckSource):
+        return {"check": str(args[0])}  # a whole `check(candidate)` run inside the sandbox (imported tasks)
     return [enc(a) for a in args]

@@ -1,0 +1,287 @@
+"""HumanEval import, differential fuzzing, the correctness bar (164 canonical solutions stable_pass with
+k=5 and relations on) and the fork server's isolation between candidates."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from pathlib import Path
+
+import pytest
+
+from loop import fuzz, humaneval, tasks
+from loop import verdicts as V
+from loop.grading.forkserver import ForkServer, grade_batch
+from loop.grading.grade import Options, check_polarity, grade
+from loop.sandbox import SandboxConfig
+from loop.tasks import CheckSource
+
+
+
+def grade_json(loop_cli, *args, config):
+    code, out = loop_cli("grade", *args, "--json", config=config)
+    return code, json.loads(out.strip().splitlines()[-1])
+SANDBOX = SandboxConfig()
+CHUNKS = 16
+
+
+def _project(root: Path) -> Path:
+    (root / "harness" / "tasks").mkdir(parents=True, exist_ok=True)
+    (root / "config.toml").write_text(f'[loop]\ndb = "{root / "runs.db"}"\nk = 1\ntrials = 200\n')
+    return root
+
+
+@pytest.fixture(scope="session")
+def project(tmp_path_factory) -> Path:
+    root = _project(tmp_path_factory.mktemp("humaneval"))
+    humaneval.import_humaneval(tasks.tasks_root(root))
+    return root
+
+
+@pytest.fixture(scope="session")
+def problems() -> list[dict]:
+    return humaneval.read_problems()
+
+
+# --------------------------------------------------------------------------- import
+
+
+def test_cli_import_is_deterministic_and_idempotent(tmp_path, loop_cli):
+    a, b = _project(tmp_path / "a"), _project(tmp_path / "b")
+    code, out = loop_cli("tasks", "import", "humaneval", config=a / "config.toml")
+    assert code == 0 and "imported 164 tasks" in out
+    code, _ = loop_cli("tasks", "import", "humaneval", "--dest", b / "harness" / "tasks")
+    assert code == 0
+    dest_a, dest_b = a / "harness" / "tasks", b / "harness" / "tasks"
+    names = sorted(p.name for p in dest_a.iterdir())
+    assert names == [f"humaneval_{i:03d}" for i in range(164)]
+    files_a = {p.relative_to(dest_a): p.read_bytes() for p in dest_a.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    files_b = {p.relative_to(dest_b): p.read_bytes() for p in dest_b.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    assert files_a == files_b
+    mtimes = {p: p.stat().st_mtime_ns for p in dest_a.rglob("*.json")}
+    time.sleep(0.01)
+    loop_cli("tasks", "import", "humaneval", config=a / "config.toml")
+    assert {p: p.stat().st_mtime_ns for p in dest_a.rglob("*.json")} == mtimes  # nothing rewritten
+    code, out = loop_cli("tasks", "list", "--json", config=a / "config.toml")
+    rows = json.loads(out)
+    assert len(rows) == 164 and not any(r["baseline"] for r in rows)
+
+
+def test_split_into_named_tests(project, problems):
+    add = tasks.load(project, "humaneval_053")
+    literal = [t for t in add.tests if not isinstance(t.args[0], CheckSource)]
+    assert [(t.name, t.args, t.expected, t.kind) for t in literal[:2]] == [
+        ("assert_01", (0, 1), 1, "gen"), ("assert_02", (1, 0), 1, "gen")]
+    rest = [t for t in add.tests if isinstance(t.args[0], CheckSource)]
+    assert [t.name for t in rest] == ["check_rest"]  # the random loop stays a whole-check test
+    assert "random.randint" in rest[0].args[0] and "assert candidate(0, 1)" not in rest[0].args[0]
+    assert add.baseline is None and add.reference.startswith(problems[53]["prompt"])
+    assert add.contract == problems[53]["prompt"]
+    # a check with nothing splittable is one whole test; no literal calls, no fuzzing oracle
+    decode = tasks.load(project, "humaneval_038")
+    assert [t.name for t in decode.tests] == ["check"] and decode.oracle is None
+    assert tasks.load(project, "humaneval_000").oracle.ARGS is True
+
+
+def test_no_baseline_grades_cleanly_through_the_cli(project, loop_cli, tmp_path):
+    cand = tmp_path / "add.py"
+    cand.write_text(tasks.load(project, "humaneval_053").reference)
+    code, g = grade_json(loop_cli, "humaneval_053", cand, "--k", "2", "--trials", "50", config=project / "config.toml")
+    assert code == 0 and g["verdict"] == V.STABLE_PASS, g
+    assert g["transitions"] == {"fail_to_pass": {"repaired": 0, "still_broken": 0},
+                                "pass_to_pass": {"preserved": 0, "regressed": 0}}
+    code, _ = loop_cli("tasks", "check", "humaneval_053", config=project / "config.toml")
+    assert code == 0
+    cand.write_text("def add(x, y):\n    return x - y if x else y\n")
+    code, g = grade_json(loop_cli, "humaneval_053", cand, "--k", "1", config=project / "config.toml")
+    assert code == 1 and g["verdict"] == V.STABLE_FAIL
+    assert {f["check"] for f in g["failures"]} >= {"test:assert_03", "test:check_rest"}
+
+
+def test_whole_check_test_fails_a_wrong_candidate(project):
+    task = tasks.load(project, "humaneval_038")
+    wrong = task.contract + "    return s[::-1]\n"
+    g = grade(task, wrong, SANDBOX, Options(k=1, trials=0))
+    assert g.verdict == V.STABLE_FAIL and g.failures()[0]["check"] == "test:check"
+    assert "AssertionError" in g.failures()[0]["detail"]
+    assert grade(task, task.reference, SANDBOX, Options(k=1, trials=0)).verdict == V.STABLE_PASS
+
+
+# --------------------------------------------------------------------------- fuzzing
+
+
+def test_mutation_is_seeded_and_type_aware():
+    seeds = [[[1, 2, 3], "abc", 2.5, (1, "x"), {"a": 1}, True]]
+    gen = fuzz.generator(seeds)
+    runs = [[gen(random.Random(f"7:{t}"), 20) for t in range(200)] for _ in range(2)]
+    assert runs[0] == runs[1]
+    assert len({json.dumps(x, default=repr) for x in runs[0]}) > 100
+    for x in runs[0]:
+        assert len(x) == 6
+        assert isinstance(x[0], list) and all(type(v) is int for v in x[0])
+        assert isinstance(x[1], str) and isinstance(x[2], float) and isinstance(x[3], tuple)
+        assert isinstance(x[4], dict) and isinstance(x[5], bool)
+    assert fuzz.equal([1.0, (2, 0.1 + 0.2)], [1.0000000001, (2, 0.3)])
+    assert not fuzz.equal([1, 2], (1, 2)) and not fuzz.equal(0.1, 0.2) and fuzz.equal(float("nan"), float("nan"))
+
+
+def test_inputs_the_reference_rejects_are_discarded_not_failures(tmp_path):
+    """A reference that raises or hangs on some fuzzed inputs: an identical candidate stays stable_pass, and
+    a candidate that differs only where the reference answers is caught (with a shrunk counterexample)."""
+    proj = _project(tmp_path)
+    problem = {"task_id": "Local/1", "entry_point": "halve", "canonical_solution": (
+        "    if n < 0:\n        raise ValueError('negative')\n"
+        "    if n > 40:\n        while True:\n            pass\n"
+        "    return n // 2\n"),
+        "prompt": "def halve(n):\n    \"\"\"n // 2 for 0 <= n <= 40.\"\"\"\n",
+        "test": "def check(candidate):\n    assert candidate(4) == 2\n    assert candidate(30) == 15\n"}
+    humaneval.import_humaneval(tasks.tasks_root(proj), [problem])
+    task = tasks.load(proj, "humaneval_001")
+    task.oracle.REFERENCE_LIMIT = 0.3
+    assert grade(task, task.reference, SANDBOX, Options(k=2, trials=60)).verdict == V.STABLE_PASS
+    off = task.contract + "    return n // 2 if n != 7 else 4\n"
+    g = grade(task, off, SANDBOX, Options(k=1, trials=200))
+    assert g.verdict == V.STABLE_FAIL, g.failures()
+    (fail,) = g.failures()
+    assert fail["check"] == "relation:agrees_with_reference" and "minimal input [7]" in fail["detail"]
+
+
+def test_time_limit_scales_with_the_reference():
+    """The candidate's batch limit is max(floor, factor x the reference's measured time)."""
+    from loop.grading.attempt import Plan, _accepted
+
+    class Ref:
+        def call(self, args, limit=None):
+            time.sleep(0.02)
+            return {"ok": args[0]}
+
+    class Cand:
+        deadline = 0.0
+
+    class Oracle:
+        ARGS, TIME_FLOOR, TIME_FACTOR, REFERENCE_LIMIT = True, 0.1, 50.0, 1.0
+
+    task = type("T", (), {"oracle": Oracle})()
+    plan = Plan(task, SANDBOX, None, None, None, None, [], 1, 10)
+    cand = Cand()
+    before = time.monotonic()
+    kept = _accepted(plan, Ref(), [[1], [2], [3]], cand)
+    assert kept == [[1], [2], [3]]
+    assert cand.deadline - before >= 50.0 * 0.06 * 0.9  # three 20 ms reference calls, x50
+
+
+# --------------------------------------------------------------------------- correctness bar
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_every_canonical_solution_is_stable_pass(project, chunk):
+    """All 164 canonical solutions, k=5, relations on (200 trials of differential fuzzing): zero false failures."""
+    names = tasks.list_tasks(project)[chunk::CHUNKS]
+    bad = []
+    for name in names:
+        task = tasks.load(project, name)
+        problems = check_polarity(task, SANDBOX)
+        g = grade(task, task.reference, SANDBOX, Options(k=5, trials=200, seed=1))
+        if problems or g.verdict != V.STABLE_PASS:
+            bad.append((name, problems, g.verdict, g.failures()[:2], g.notes))
+    assert not bad
+
+
+# --------------------------------------------------------------------------- fork server
+
+
+def _task(project, name="humaneval_053"):
+    return tasks.load(project, name)
+
+
+def test_fork_server_grades_like_loop_grade(project):
+    names = tasks.list_tasks(project)[:20]
+    items = [(tasks.load(project, n), tasks.load(project, n).reference) for n in names]
+    add = _task(project)
+    items.append((add, "def add(x, y):\n    return x * y\n"))
+    items.append((add, "def add(x, y) return\n"))
+    grades = grade_batch(items, SANDBOX, servers=2)
+    assert [g.verdict for g in grades[:-2]] == [V.STABLE_PASS] * 20
+    assert grades[-2].verdict == V.STABLE_FAIL and grades[-2].failures()[0]["check"] == "test:assert_01"
+    assert grades[-1].verdict == V.STABLE_FAIL and grades[-1].failures()[0]["check"] == V.BUILD
+    slow = grade(add, "def add(x, y):\n    return x * y\n", SANDBOX, Options(k=1, trials=0))
+    assert [c.check for c in slow.checks if not c.passed] == [c.check for c in grades[-2].checks if not c.passed]
+
+
+HOSTILE = {
+    "global_state": (
+        "import builtins, math, random\n"
+        "builtins.sum = lambda *a, **k: 0\nmath.fabs = lambda x: 0\nrandom.randint = lambda a, b: 0\n"
+        "def add(x, y):\n    return x + y\n"),
+    "kill_server": "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\ndef add(x, y):\n    return x + y\n",
+    "stop_server": "import os, signal\nos.kill(os.getppid(), signal.SIGSTOP)\ndef add(x, y):\n    return x + y\n",
+    "segfault": "import ctypes\nctypes.string_at(0)\ndef add(x, y):\n    return x + y\n",
+    "exit": "import os\nos._exit(0)\n",
+    "daemon": (
+        "import os, time\n"
+        "if os.fork() == 0:\n    os.setsid()\n    time.sleep(30)\n"
+        "def add(x, y):\n    return x + y\n"),
+    "tmp_file": "open('/tmp/poison', 'w').write('x')\ndef add(x, y):\n    return x + y\n",
+    "poison_modules": "import sys\nsys.modules['random'] = None\ndef add(x, y):\n    return x + y\n",
+    "hang": "def add(x, y):\n    while True:\n        pass\n",
+    "lock_tmp": (
+        "import os\nos.makedirs('/tmp/d/e')\nopen('/tmp/d/e/f', 'w').write('x')\nos.chmod('/tmp/d/e', 0)\n"
+        "os.chmod('/tmp/d', 0)\nos.chmod('/tmp/job', 0o500)\nos.chmod('/tmp', 0o500)\n"
+        "def add(x, y):\n    return x + y\n"),
+}
+
+
+def test_fork_server_isolates_candidates(project):
+    """Hostile candidates between good ones: every good one keeps its verdict, each hostile one fails alone."""
+    add = _task(project)
+    good = add.reference
+    probe = ("import os, builtins, random\nassert not os.path.exists('/tmp/poison')\n"
+             "assert builtins.sum([1, 2]) == 3 and random.randint(5, 5) == 5\n" + good)
+    fast = tasks.Task(**{**add.__dict__, "limits": type(add.limits)(wall=2.0, memory_mb=512)})
+    items = []
+    for name, src in HOSTILE.items():
+        items.append((fast, src))
+        items.append((fast, probe))
+    grades = grade_batch(items, SANDBOX, servers=1)
+    verdicts = [g.verdict for g in grades]
+    hostile = dict(zip(HOSTILE, verdicts[0::2]))
+    assert verdicts[1::2] == [V.STABLE_PASS] * len(HOSTILE), verdicts
+    assert hostile["global_state"] == V.STABLE_PASS  # its own tweaks are its own business
+    assert hostile["tmp_file"] == V.STABLE_PASS
+    assert hostile["lock_tmp"] == V.STABLE_PASS
+    for name in ("kill_server", "stop_server", "segfault", "exit", "hang", "poison_modules"):
+        assert hostile[name] == V.STABLE_FAIL, (name, grades[list(HOSTILE).index(name) * 2].failures())
+
+
+def test_fork_server_never_sweeps_outside_a_sandbox(tmp_path):
+    """Unsandboxed (--no-sandbox), the server must not kill other processes: it only sweeps inside bwrap."""
+    import subprocess
+
+    sleeper = subprocess.Popen(["sleep", "30"])
+    try:
+        server = ForkServer(SandboxConfig(enabled=False))
+        reply = server.run({"source": "def f():\n    return 1\n", "file": "c.py", "entry": "f", "tests": [[]],
+                            "timeout": 5.0, "memory_mb": 512, "fsize_mb": 8})
+        server.close()
+        assert reply["results"] == [{"ok": 1}]
+        assert sleeper.poll() is None
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+def test_fork_server_matches_loop_grade_on_repair_tasks():
+    """Tasks with a baseline: same verdicts and transitions as `loop grade` (k=1, no relations)."""
+    root = Path(__file__).resolve().parent.parent
+    items = []
+    for name in ("dedupe_words_py", "merge_intervals_py"):
+        task = tasks.load(root, name)
+        for path in sorted((root / "harness" / "examples" / name).glob("*.py")):
+            items.append((task, path.read_text()))
+    fast = grade_batch(items, SANDBOX, servers=2)
+    for (task, source), g in zip(items, fast):
+        slow = grade(task, source, SANDBOX, Options(k=1, trials=0))
+        assert (g.verdict, g.transitions()) == (slow.verdict, slow.transitions()), task.name
+        assert [f["check"] for f in g.failures()] == [f["check"] for f in slow.failures()]
