@@ -22,7 +22,7 @@ class LoopSection:
     trials: int = 200
     samples: int = 3
     seed_policy: str = "fixed"  # fixed | rotate
-    concurrency: int = 2
+    concurrency: int = 0  # grading workers; 0 = one per core
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,9 @@ def load(path: Path | None = None, root: Path | None = None, env: dict | None = 
         raise ConfigError(f"{path}: key 'loop.seed_policy' must be 'fixed' or 'rotate', got {loop.seed_policy!r}")
     if loop.suite not in ("smoke", "full"):
         raise ConfigError(f"{path}: key 'loop.suite' must be 'smoke' or 'full', got {loop.suite!r}")
-    for key in ("k", "samples", "concurrency"):
+    if loop.concurrency < 0:
+        raise ConfigError(f"{path}: key 'loop.concurrency' must be 0 (one per core) or more")
+    for key in ("k", "samples"):
         if getattr(loop, key) < 1:
             raise ConfigError(f"{path}: key 'loop.{key}' must be at least 1")
     if env.get("LOOP_DB"):

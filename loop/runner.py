@@ -252,7 +252,7 @@ def run_batch(cfg: Config, task_names: list[str], *, src: Source, samples: int |
                            trials=batch["trials"] if batch["trials"] is not None else opts.trials,
                            k=batch["k"] or opts.k)
         pipeline = _Pipeline(cfg, store, batch_id, loaded, settings, transport, sandbox, opts, quarantine,
-                             grade_now, progress, workers or cfg.loop.concurrency)
+                             grade_now, progress, workers or cfg.loop.concurrency or os.cpu_count() or 1)
         try:
             pipeline.run(rows)
         except CassetteError:
