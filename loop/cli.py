@@ -70,7 +70,7 @@ def tasks_list(ctx, as_json):
     for name in tasks.list_tasks(cfg.root):
         t = tasks.load(cfg.root, name)
         rows.append({"name": t.name, "language": t.language, "tests": len(t.tests), "goldens": len(t.goldens),
-                     "baseline": t.baseline is not None, "relations": t.oracle is not None,
+                     "baseline": t.baseline is not None, "relations": t.oracle_path is not None,
                      "description": t.description})
     if as_json:
         click.echo(json.dumps(rows, indent=2))

@@ -6,6 +6,7 @@ A task is data in a folder, so adding one never means editing `loop/`; every mal
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import tomllib
@@ -70,7 +71,12 @@ class Task:
     driver: str | None = None
     default_suite: str = "full"
     example: str | None = None
-    oracle: ModuleType | None = field(default=None, compare=False, repr=False)
+    oracle_path: Path | None = field(default=None, compare=False, repr=False)
+
+    @functools.cached_property
+    def oracle(self) -> ModuleType | None:
+        """relations.py, loaded on first use: a grade without relations never executes it."""
+        return _load_oracle(self.oracle_path) if self.oracle_path is not None else None
 
     def selected(self, suite: str) -> list[Test]:
         return [t for t in self.tests if suite in t.suites]
@@ -141,7 +147,7 @@ def load_folder(folder: Path) -> Task:
     has_baseline = "baseline" in meta
     tests = _load_tests(folder, meta.get("tests"), has_baseline)
     goldens = _load_goldens(folder, meta.get("goldens"), meta.get("golden_format", "json"))
-    oracle = _load_oracle(folder)
+    oracle_path = folder / "relations.py" if (folder / "relations.py").is_file() else None
     return Task(
         name=meta["name"],
         path=folder,
@@ -162,7 +168,7 @@ def load_folder(folder: Path) -> Task:
         driver=_read(folder, meta.get("driver"), "driver", required=False),
         default_suite=str(meta.get("suite", "full")),
         example=meta.get("example"),
-        oracle=oracle,
+        oracle_path=oracle_path,
     )
 
 
@@ -244,12 +250,9 @@ def _load_goldens(folder: Path, rel: str | None, fmt: str) -> tuple[Golden, ...]
     return tuple(out)
 
 
-def _load_oracle(folder: Path) -> ModuleType | None:
+def _load_oracle(path: Path) -> ModuleType:
     """relations.py is trusted harness code: it runs in the parent, never in the sandbox."""
-    path = folder / "relations.py"
-    if not path.is_file():
-        return None
-    spec = importlib.util.spec_from_file_location(f"loop_task_{folder.name}", path)
+    spec = importlib.util.spec_from_file_location(f"loop_task_{path.parent.name}", path)
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)
