@@ -79,6 +79,19 @@ def run_check(source, fn, entry=None):
     ns["check"](fn)
 
 
+def lines(fd):
+    """Yield the newline-terminated messages read from fd, until end of input."""
+    buf = b""
+    while True:
+        while b"\n" not in buf:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return
+            buf += chunk
+        line, buf = buf.split(b"\n", 1)
+        yield line
+
+
 def main(argv):
     out_fd = os.dup(int(argv[1]))
     in_fd = os.dup(0)
@@ -105,14 +118,7 @@ def main(argv):
         send({"build_error": "".join(traceback.format_exception(exc))[-4000:]})
         return
     send({"ready": 1})
-    buf = b""
-    while True:
-        while b"\n" not in buf:
-            chunk = os.read(in_fd, 1 << 20)
-            if not chunk:
-                return
-            buf += chunk
-        line, buf = buf.split(b"\n", 1)
+    for line in lines(in_fd):
         req = json.loads(line)
         reply = {"id": req["id"]}
         if isinstance(req["args"], dict):  # {"check": source}: run check(candidate); pass = no exception

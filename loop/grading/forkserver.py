@@ -299,16 +299,7 @@ def main():
     gc.collect()
     gc.freeze()  # children's collections then leave the server's objects (and their pages) alone
     send({"ready": 1})
-    buf = b""
-    while True:
-        while b"\n" not in buf:
-            chunk = os.read(in_fd, 1 << 20)
-            if not chunk:
-                if not SWEEP:
-                    shutil.rmtree(os.path.dirname(FOLDER), ignore_errors=True)
-                return
-            buf += chunk
-        line, buf = buf.split(b"\n", 1)
+    for line in W.lines(in_fd):
         job = json.loads(line)
         reply = _run(job, out_fd, in_fd, keep)
         reply["id"] = job["id"]
@@ -318,6 +309,8 @@ def main():
         if not _sweep(keep):
             send({"lost": "the sandbox could not be cleaned after the last candidate"})
             os._exit(3)
+    if not SWEEP:
+        shutil.rmtree(os.path.dirname(FOLDER), ignore_errors=True)
 
 main()
 '''
