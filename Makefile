@@ -1,17 +1,22 @@
-# Set-up and entry points. `make run` and `make test` work on a fresh Debian/Ubuntu machine.
+# Set-up and entry points. `make run` and `make test` work on a fresh Debian/Ubuntu machine:
+# as root they install the missing system packages; otherwise they print the exact command to run.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
+APT     = bubblewrap g++ python3 python3-venv
 
-.PHONY: run test deps venv examples bench clean
+.PHONY: run test deps venv bench clean
 
 deps:
-	@command -v bwrap >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq bubblewrap g++ python3; \
-	  else echo "bubblewrap is missing: run 'sudo apt-get install -y bubblewrap g++ python3'"; exit 2; fi; }
-	@command -v g++ >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq g++; \
-	  else echo "g++ is missing: run 'sudo apt-get install -y g++'"; exit 2; fi; }
+	@missing=""; \
+	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
+	command -v g++ >/dev/null 2>&1 || missing="$$missing g++"; \
+	command -v $(PYTHON) >/dev/null 2>&1 || missing="$$missing python3"; \
+	test -x $(BIN)/python || $(PYTHON) -c 'import ensurepip, venv' >/dev/null 2>&1 || missing="$$missing python3-venv"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq $$missing; \
+	  else echo "missing system packages: run 'sudo apt-get install -y$$missing'"; exit 2; fi; \
+	fi
 
 venv: deps
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -26,6 +31,10 @@ test: venv
 
 bench: venv
 	$(BIN)/python bench/bench_triage.py
+	$(BIN)/python bench/bench_endpoint.py
+	$(BIN)/python bench/bench_loop.py
+	$(BIN)/python bench/bench_mutants.py
+	$(BIN)/python bench/bench_humaneval.py
 
 clean:
 	rm -rf $(VENV) runs.db runs.db-*
