@@ -15,7 +15,7 @@ from typing import Any
 
 __all__ = [
     "Returned", "CandidateRaised", "ReferenceFailed", "Call", "Context", "Relation", "RelationFailure",
-    "run_relations", "trial_input", "trial_size", "generated_inputs", "generic_shrink", "shrink_intervals",
+    "run_relations", "derived_inputs", "trial_input", "trial_size", "generated_inputs", "generic_shrink", "shrink_intervals",
     "json_repr", "canonical_union", "union_measure", "canonical_intervals", "check_sorted_disjoint",
     "validate_intervals", "gen_intervals", "INT32_MIN", "INT32_MAX",
     "CASEFOLD_TRAPS", "CASEFOLD_DISTRACTORS", "vary_case",
@@ -105,6 +105,23 @@ class Context:
 class Relation:
     name: str
     check: Callable[[Any, Context], str | None]  # None if the relation holds for x, else a short reason
+    # The further inputs check() will call the candidate on, given x and its output, where they are known
+    # in advance: the grader sends them in one batch instead of one round trip each. Optional.
+    derive: Callable[[Any, Any], list] | None = None
+
+
+def derived_inputs(oracle: Any, x: Any, output: Any) -> list:
+    """Every input the oracle's relations will foreseeably call the candidate on after call(x)."""
+    out = []
+    for relation in getattr(oracle, "RELATIONS", ()):
+        if relation.derive is not None:
+            try:
+                out += relation.derive(x, output)
+            except (TypeError, ValueError):
+                pass
+    validate = getattr(oracle, "validate_input", None)
+    # Only in-contract inputs go ahead of time; anything else waits until a relation really asks.
+    return [d for d in out if validate is None or validate(d) is None]
 
 
 @dataclass(frozen=True)
@@ -451,12 +468,16 @@ def vary_case(rng: random.Random, word: str) -> str:
 # --------------------------------------------------------------------------- common relations
 
 
-def _orders(x: list, rng: random.Random) -> Iterator[tuple[str, list]]:
+def _fixed_orders(x: list) -> Iterator[tuple[str, list]]:
     yield "reversed", x[::-1]
     try:
         yield "sorted", sorted(x)
     except TypeError:
         pass
+
+
+def _orders(x: list, rng: random.Random) -> Iterator[tuple[str, list]]:
+    yield from _fixed_orders(x)
     shuffled = list(x)
     rng.shuffle(shuffled)
     yield "shuffled", shuffled
@@ -479,7 +500,10 @@ def permutation(canon: Callable[[Any], Any] | None = None, name: str = "permutat
                 return f"{label} input {_short(variant)} gave {_short(got)}, original gave {_short(base)}"
         return None
 
-    return Relation(name, check)
+    def derive(x: Any, _output: Any) -> list:
+        return [v for _, v in _fixed_orders(x)] if isinstance(x, list) and len(x) >= 2 else []
+
+    return Relation(name, check, derive)
 
 
 def idempotence(canon: Callable[[Any], Any] | None = None, name: str = "idempotence") -> Relation:
@@ -494,7 +518,7 @@ def idempotence(canon: Callable[[Any], Any] | None = None, name: str = "idempote
             return f"output {_short(cy)} fed back in gave {_short(cz)}"
         return None
 
-    return Relation(name, check)
+    return Relation(name, check, lambda _x, output: [output])
 
 
 def input_not_mutated(name: str = "input_not_mutated") -> Relation:
@@ -779,8 +803,21 @@ def _max_size(oracle: Any, max_size: int | None) -> int:
     return max_size if max_size is not None else getattr(oracle, "MAX_SIZE", DEFAULT_MAX_SIZE)
 
 
+_TRIAL_CACHE: dict[tuple, Any] = {}
+
+
 def trial_input(oracle: Any, seed: int, trial: int, max_size: int | None = None) -> Any:
-    """The input of one trial: a function of (seed, trial, max_size) only."""
+    """The input of one trial: a function of (seed, trial, max_size) only, so every repeat of a grade
+    shares one generated copy (treat it as read-only)."""
+    key = (oracle, oracle.generate, seed, trial, max_size)
+    if key not in _TRIAL_CACHE:
+        if len(_TRIAL_CACHE) > 20000:
+            _TRIAL_CACHE.clear()
+        _TRIAL_CACHE[key] = _generate(oracle, seed, trial, max_size)
+    return _TRIAL_CACHE[key]
+
+
+def _generate(oracle: Any, seed: int, trial: int, max_size: int | None) -> Any:
     x = oracle.generate(random.Random(f"{seed}:{trial}"), trial_size(trial, _max_size(oracle, max_size)))
     validate = getattr(oracle, "validate_input", None)
     if validate is not None:

@@ -17,7 +17,7 @@ from loop import verdicts as V
 from loop.grading.model import Attempt, Check, HarnessError
 from loop.grading.programs import Program, wire_args
 from loop.relations import (
-    CandidateRaised, ReferenceFailed, Returned, generated_inputs, json_repr, run_relations,
+    CandidateRaised, ReferenceFailed, Returned, derived_inputs, generated_inputs, json_repr, run_relations,
 )
 from loop.sandbox import CandidateFault, SandboxConfig, SandboxUnavailable, Worker, clean_env
 from loop.sandbox_worker import dec, enc
@@ -142,9 +142,12 @@ def run_attempt(plan: Plan, repeat: int) -> Attempt:
             trial_inputs = generated_inputs(task.oracle, seed=plan.seed, trials=plan.trials)
             if _discards(task.oracle):
                 trial_inputs = _accepted(plan, ref, trial_inputs, cand)
-            msgs = cand.call_many([wire_args(_call_args(task.oracle, x)) for x in trial_inputs])
-            for x, msg in zip(trial_inputs, msgs):
-                prefetched.setdefault(json_repr(x), receive(msg))
+            _prefetch(task.oracle, cand, receive, trial_inputs, prefetched)
+            if not getattr(task.oracle, "ARGS", False):
+                # Second round: what the relations will ask next (reordered inputs, outputs fed back).
+                derived = [d for x in trial_inputs if (hit := prefetched.get(json_repr(x))) and hit[0]
+                           for d in derived_inputs(task.oracle, x, hit[1])]
+                _prefetch(task.oracle, cand, receive, derived, prefetched)
             checks += _relations(plan, call_candidate, ref, inputs, prefetched)
         if plan.sanitized is not None and repeat == 0:  # a gate, not a repeat: once per grade
             checks.append(_sanitizer(plan, repeat, [g.args for g in task.goldens] + [t.args for t in plan.tests]
@@ -218,6 +221,19 @@ def _accepted(plan: Plan, ref: "_Side", inputs: list, cand: Worker) -> list:
     need = max(getattr(oracle, "TIME_FLOOR", 5.0), getattr(oracle, "TIME_FACTOR", 20.0) * spent)
     cand.deadline = max(cand.deadline, time.monotonic() + need)
     return kept
+
+
+def _prefetch(oracle, cand: Worker, receive, xs: list, prefetched: dict) -> None:
+    """Send the calls for many inputs at once (one pipelined round trip) and keep the outcomes."""
+    todo, seen = [], set()
+    for x in xs:
+        key = json_repr(x)
+        if key not in prefetched and key not in seen:
+            seen.add(key)
+            todo.append((key, x))
+    msgs = cand.call_many([wire_args(_call_args(oracle, x)) for _, x in todo]) if todo else []
+    for (key, _), msg in zip(todo, msgs):
+        prefetched[key] = receive(msg)
 
 
 def _one(args: tuple):
