@@ -161,7 +161,7 @@ def default_source(cfg: Config, src: Source) -> Source:
     return src
 
 
-def _transport(src: Source):
+def make_transport(src: Source):
     from loop.cassette import RecordingTransport, ReplayTransport
 
     if src.replay:
@@ -235,7 +235,7 @@ def run_batch(cfg: Config, task_names: list[str], *, src: Source, samples: int |
         quarantine = {n: frozenset(quarantined_checks(cfg, n)) for n in names}
         loaded = {n: prepare(cfg, n, sandbox) if grade_now else tasks.load(cfg.root, n) for n in names}
         settings = endpoint_settings(cfg, src)
-        transport = _transport(src)  # a missing or malformed cassette fails before anything is written
+        transport = make_transport(src)  # a missing or malformed cassette fails before anything is written
         opts = Options(suite=cfg.loop.suite, seed=seed, trials=cfg.loop.trials, k=k or cfg.loop.k)
         if rows is None:
             samples = samples or cfg.loop.samples

@@ -359,21 +359,6 @@ class Synthesized:
     reproduces_bug: int
 
 
-def _settings(cfg, base_url: str | None, model: str | None, concurrency: int | None):
-    """Endpoint settings from config.toml's [endpoint], with the command's overrides (as `loop generate`)."""
-    from loop.endpoint import EndpointSettings
-
-    e = cfg.endpoint
-    return EndpointSettings(
-        base_url=base_url or e.base_url, model=model or e.model, api_key=cfg.api_key,
-        temperature=e.temperature, max_tokens=e.max_tokens, samples_per_request=1,
-        connect_timeout=e.connect_timeout, read_timeout=e.read_timeout, max_attempts=e.max_attempts,
-        max_wait=e.max_wait, max_concurrency=concurrency or e.max_concurrency,
-        requests_per_minute=e.requests_per_minute or None, tokens_per_minute=e.tokens_per_minute or None,
-        key_hint=f"${e.api_key_env}" if e.api_key_env else None,
-    )
-
-
 def synthesize(cfg, task_names: list[str], *, samples: int | None = None, base_url: str | None = None,
                model: str | None = None, concurrency: int | None = None, record: Path | None = None,
                replay_path: Path | None = None, db: Path | None = None,
@@ -385,25 +370,20 @@ def synthesize(cfg, task_names: list[str], *, samples: int | None = None, base_u
     """
     import asyncio
 
-    from loop import seeds, tasks
-    from loop.cassette import RecordingTransport, ReplayTransport
+    from loop import runner, seeds, tasks
     from loop.endpoint import Endpoint, InfraUnknown
     from loop.store import RunStore
 
-    s = cfg.sandbox
-    sandbox = SandboxConfig(enabled=s.enabled and not no_sandbox, bwrap=s.bwrap, python=s.python, uid=s.uid)
+    sandbox = runner.sandbox_config(cfg, no_sandbox)
     names = task_names or cfg.loop.tasks or tasks.list_tasks(cfg.root)
     loaded = [tasks.load(cfg.root, n) for n in names]
     for t in loaded:
         if t.baseline is None or t.reference is None:
             raise TaskError(f"task '{t.name}': test synthesis needs both a baseline and a reference")
     samples = samples or cfg.loop.samples
-    settings = _settings(cfg, base_url, model, concurrency)
-    transport = ReplayTransport(replay_path) if replay_path else None
-    if record:
-        import httpx
-
-        transport = RecordingTransport(httpx.AsyncHTTPTransport(), record)
+    src = runner.Source(base_url, model, concurrency, record, replay_path)
+    settings = runner.endpoint_settings(cfg, src)
+    transport = runner.make_transport(src)
     prompts = {t.name: render_synthesize(t) for t in loaded}
     replies: dict[tuple[str, int], str | InfraUnknown] = {}
     store = RunStore(db or cfg.db_path)
