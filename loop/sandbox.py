@@ -156,7 +156,7 @@ def command(
 ) -> list[str]:
     """The bwrap command line: read-only system, private size-capped /tmp, no network, no $HOME."""
     if not cfg.enabled:
-        return argv
+        return _unsandboxed(argv, {**(ro or {}), **(rw or {})})
     # An absolute path: bwrap itself is started with the clean environment (no PATH of ours).
     args = [shutil.which(cfg.bwrap) or cfg.bwrap, *_system_binds()]
     interp = cfg.interpreter()
@@ -187,6 +187,17 @@ def _sandbox_uid(cfg: SandboxConfig) -> int:
     return cfg.uid + (os.getpid() * 131 + next(_uid_counter)) % UID_POOL
 
 
+def _unsandboxed(argv: list[str], mounts: dict[str, str]) -> list[str]:
+    """--no-sandbox: nothing is mounted, so paths inside the sandbox become the host folders they name."""
+    def host(arg: str) -> str:
+        for dest, path in mounts.items():
+            if arg == dest or arg.startswith(dest + "/"):
+                return path + arg[len(dest):]
+        return arg
+
+    return [host(a) for a in argv]
+
+
 def _popen_kwargs(cfg: SandboxConfig, limits: Limits, address_space: bool, env: dict[str, str]) -> dict:
     # bwrap's own environment must be clean too: --clearenv only cleans the command's, and bwrap
     # stays pid 1 of the sandbox, where the candidate can read it at /proc/1/environ.
@@ -195,8 +206,6 @@ def _popen_kwargs(cfg: SandboxConfig, limits: Limits, address_space: bool, env: 
         # rlimits such as RLIMIT_NPROC do not bind root: drop to an unprivileged uid first.
         uid = _sandbox_uid(cfg)
         kw.update(user=uid, group=uid, extra_groups=[])
-    if not cfg.enabled:
-        kw["env"] = {}  # still no secrets, even unsandboxed
     return kw
 
 

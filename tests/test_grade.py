@@ -132,3 +132,25 @@ def test_tasks_list_and_check(loop_cli):
     assert names == {"merge_intervals_py", "merge_intervals_cpp", "dedupe_words_py"}
     code, out = loop_cli("tasks", "check")
     assert code == 0 and out.count("ok ") == 3
+
+
+def test_no_sandbox_is_loud_recorded_and_still_secret_free(loop_cli, db, tmp_path, monkeypatch):
+    monkeypatch.setenv("LOOP_API_KEY", "sk-canary-no-sandbox")
+    leak = tmp_path / "leak.py"
+    leak.write_text((PY / "correct_repair.py").read_text() + '''
+import os
+_merge = merge_intervals
+
+
+def merge_intervals(intervals):
+    if any("canary" in v for v in os.environ.values()):
+        raise RuntimeError("saw the key")
+    return _merge(intervals)
+''')
+    code, out = loop_cli("grade", "merge_intervals_py", leak, "--no-sandbox", "--k", "1", "--trials", "20", "--db", db)
+    assert code == 0 and "UNSANDBOXED" in out and "stable_pass" in out
+    row = list(sqlite_utils.Database(db)["candidates"].rows)[0]
+    assert row["sandboxed"] == 0
+    code, out = loop_cli("grade", "merge_intervals_cpp", EXAMPLES / "merge_intervals_cpp" / "friday_patch.cpp",
+                         "--no-sandbox", "--k", "1", "--trials", "0", "--db", db)
+    assert code == 1 and "test:unsorted_overlap" in out
