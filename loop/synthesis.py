@@ -13,7 +13,7 @@ from typing import Any
 
 from loop import verdicts as V
 from loop.errors import TaskError
-from loop.grading.attempt import _outcome, _same, _Side
+from loop.grading.attempt import outcome, same_value, Side
 from loop.grading.programs import Program, build
 from loop.relations import json_repr
 from loop.sandbox import CandidateFault, SandboxConfig
@@ -181,13 +181,13 @@ def _programs(task: Task, cfg: SandboxConfig) -> tuple[Program, Program]:
     return _PROGRAMS[key]
 
 
-def _run(side: _Side, args: tuple, expected: Any) -> tuple[bool, str]:
+def _run(side: Side, args: tuple, expected: Any) -> tuple[bool, str]:
     """(passed, what happened) of one call, compared in the parent with the grader's equality."""
     try:
-        ok, value = _outcome(side.call(args))
+        ok, value = outcome(side.call(args))
     except CandidateFault as fault:
         return False, str(fault)
-    if ok and _same(value, expected):
+    if ok and same_value(value, expected):
         return True, f"returned {_short(value)}"
     return False, f"returned {_short(value)}" if ok else str(value)
 
@@ -208,7 +208,7 @@ def judge(task: Task, text: str, sandbox_cfg: SandboxConfig) -> Judgement:
     valid = [i for i in range(len(parsed)) if i not in results]
     if valid:
         baseline, reference = _programs(task, sandbox_cfg)
-        base, ref = _Side(baseline, sandbox_cfg, 0), _Side(reference, sandbox_cfg, 0)
+        base, ref = Side(baseline, sandbox_cfg, 0), Side(reference, sandbox_cfg, 0)
         try:
             for i in valid:
                 name, inp, exp, _ = parsed[i]

@@ -55,7 +55,7 @@ def digest(values: list, stdout: bytes, stderr: bytes) -> str:
     return h.hexdigest()[:12]
 
 
-class _Side:
+class Side:
     """Calls into one program; restarts its worker after a fault (used for baseline and reference)."""
 
     def __init__(self, program: Program, cfg: SandboxConfig, repeat: int):
@@ -77,7 +77,7 @@ class _Side:
             self.worker.close()
 
 
-def _outcome(msg: dict) -> tuple[bool, Any]:
+def outcome(msg: dict) -> tuple[bool, Any]:
     if "ok" in msg:
         return True, dec(msg["ok"])
     return False, "raised: " + msg.get("raised", msg.get("resource", "?"))
@@ -90,7 +90,7 @@ def run_attempt(plan: Plan, repeat: int) -> Attempt:
     checks: list[Check] = []
     values: list = []
     cand: Worker | None = None
-    sides: list[_Side] = []
+    sides: list[Side] = []
     status, reason, exit_code = V.PASS, None, None
 
     def q(name: str) -> bool:
@@ -103,27 +103,27 @@ def run_attempt(plan: Plan, repeat: int) -> Attempt:
         if "resource" in msg:
             raise CandidateFault(V.RESOURCE, msg["resource"])
         values.append(msg.get("ok", {"raised": msg.get("raised")}))
-        ok, value = _outcome(msg)
+        ok, value = outcome(msg)
         return ok, value, dec(msg.get("after"))
 
     try:
         cand = plan.candidate.start(plan.cfg, repeat=repeat, deadline=start + task.limits.wall)
         for g in task.goldens:
             ok, value, _ = call_candidate(g.args)
-            passed, detail = _golden_matches(task, ok, value, g.expected)
+            passed, detail = golden_matches(task, ok, value, g.expected)
             checks.append(Check(f"golden:{g.case}", "golden", passed, detail, input=_one(g.args),
                                 expected=g.expected, actual=value, quarantined=q(f"golden:{g.case}")))
-        base = _Side(plan.baseline, plan.cfg, repeat) if plan.baseline else None
+        base = Side(plan.baseline, plan.cfg, repeat) if plan.baseline else None
         if base:
             sides.append(base)
         for t in plan.tests:
             ok, value, _ = call_candidate(t.args)
-            passed = ok and _same(value, t.expected)
+            passed = ok and same_value(value, t.expected)
             base_out = None
             if base is not None:
                 try:
-                    bok, bvalue = _outcome(base.call(t.args))
-                    base_out = V.PASS if bok and _same(bvalue, t.expected) else V.FAIL
+                    bok, bvalue = outcome(base.call(t.args))
+                    base_out = V.PASS if bok and same_value(bvalue, t.expected) else V.FAIL
                 except CandidateFault:
                     base_out = V.FAIL
             cand_out = V.PASS if passed else V.FAIL
@@ -136,7 +136,7 @@ def run_attempt(plan: Plan, repeat: int) -> Attempt:
             ))
         inputs: list = []
         if plan.trials > 0 and task.oracle is not None and plan.reference is not None:
-            ref = _Side(plan.reference, plan.cfg, repeat)
+            ref = Side(plan.reference, plan.cfg, repeat)
             sides.append(ref)
             prefetched = {}
             trial_inputs = generated_inputs(task.oracle, seed=plan.seed, trials=plan.trials)
@@ -188,7 +188,7 @@ class _Rejected:
         self.why = why
 
 
-def _ref_call(plan: Plan, ref: "_Side", x) -> Returned | _Rejected:
+def _ref_call(plan: Plan, ref: "Side", x) -> Returned | _Rejected:
     """Ask the reference once per grade, timed, with the oracle's per-input limit (discarding oracles)."""
     key = json_repr(x)
     if key in plan.ref_cache:
@@ -197,7 +197,7 @@ def _ref_call(plan: Plan, ref: "_Side", x) -> Returned | _Rejected:
     limit = getattr(oracle, "REFERENCE_LIMIT", 1.0)
     started = time.monotonic()
     try:
-        ok, value = _outcome(ref.call(_call_args(oracle, x), limit=limit))
+        ok, value = outcome(ref.call(_call_args(oracle, x), limit=limit))
     except CandidateFault as fault:
         ok, value = False, str(fault)
     plan.ref_times[key] = time.monotonic() - started
@@ -205,7 +205,7 @@ def _ref_call(plan: Plan, ref: "_Side", x) -> Returned | _Rejected:
     return plan.ref_cache[key]
 
 
-def _accepted(plan: Plan, ref: "_Side", inputs: list, cand: Worker) -> list:
+def _accepted(plan: Plan, ref: "Side", inputs: list, cand: Worker) -> list:
     """Keep the inputs the reference accepts within its limit (and its per-grade budget), then give the
     candidate max(TIME_FLOOR, TIME_FACTOR x the reference's time on them) for the batch."""
     oracle = plan.task.oracle
@@ -240,7 +240,7 @@ def _one(args: tuple):
     return args[0] if len(args) == 1 else list(args)
 
 
-def _same(a, b) -> bool:
+def same_value(a, b) -> bool:
     if isinstance(a, float) or isinstance(b, float):
         try:
             return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
@@ -249,11 +249,11 @@ def _same(a, b) -> bool:
     if type(a) is not type(b):
         return False
     if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
     return a == b
 
 
-def _golden_matches(task: Task, ok: bool, value, expected) -> tuple[bool, str]:
+def golden_matches(task: Task, ok: bool, value, expected) -> tuple[bool, str]:
     if not ok:
         return False, str(value)
     try:
@@ -274,7 +274,7 @@ def transition(baseline: str | None, candidate: str) -> str | None:
     return V.PRESERVED if candidate == V.PASS else V.REGRESSED
 
 
-def _relations(plan: Plan, call_candidate, ref: _Side, inputs: list, prefetched: dict) -> list[Check]:
+def _relations(plan: Plan, call_candidate, ref: Side, inputs: list, prefetched: dict) -> list[Check]:
     oracle = plan.task.oracle
 
     def call(x) -> Returned:
@@ -295,7 +295,7 @@ def _relations(plan: Plan, call_candidate, ref: _Side, inputs: list, prefetched:
         if key in plan.ref_cache:  # the reference is trusted and deterministic: ask it once per grade
             return plan.ref_cache[key]
         try:
-            ok, value = _outcome(ref.call((x,)))
+            ok, value = outcome(ref.call((x,)))
         except CandidateFault as fault:
             raise HarnessError(f"the reference failed on {json_repr(x)}: {fault}") from None
         if not ok:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from loop import verdicts as V
 from loop.grading import triage
-from loop.grading.attempt import _golden_matches, _outcome, _same, digest, transition
+from loop.grading.attempt import golden_matches, outcome, same_value, digest, transition
 from loop.grading.model import Attempt, Check, Grade
 from loop.grading.programs import WORKER_SOURCE, _scratch, wire_args
 from loop.relations import json_repr
@@ -457,21 +457,21 @@ def _finish(task: Task, source: str, reply: dict, base_results: list | None, sui
         checks.append(Check(reply["fault"], "fault", False, reply.get("detail", "")))
     else:
         for g, msg in zip(task.goldens, results):
-            ok, value = _outcome(msg)
+            ok, value = outcome(msg)
             values.append(msg.get("ok", {"raised": msg.get("raised")}))
-            passed, detail = _golden_matches(task, ok, value, g.expected)
+            passed, detail = golden_matches(task, ok, value, g.expected)
             checks.append(Check(f"golden:{g.case}", "golden", passed, detail, expected=g.expected, actual=value))
         for i, (t, msg) in enumerate(zip(tests, results[len(task.goldens):])):
             if "resource" in msg:
                 checks.append(Check(V.RESOURCE, "fault", False, msg["resource"]))
                 break
-            ok, value = _outcome(msg)
+            ok, value = outcome(msg)
             values.append(msg.get("ok", {"raised": msg.get("raised")}))
-            passed = ok and _same(value, t.expected)
+            passed = ok and same_value(value, t.expected)
             base_out = None
             if base_results is not None:
-                bok, bvalue = _outcome(base_results[i])
-                base_out = V.PASS if bok and _same(bvalue, t.expected) else V.FAIL
+                bok, bvalue = outcome(base_results[i])
+                base_out = V.PASS if bok and same_value(bvalue, t.expected) else V.FAIL
             cand_out = V.PASS if passed else V.FAIL
             checks.append(Check(
                 f"test:{t.name}", "test", passed,

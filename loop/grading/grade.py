@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from loop import verdicts as V
 from loop.errors import TaskError
 from loop.grading import triage
-from loop.grading.attempt import Plan, run_attempt, _outcome, _same, _golden_matches, _Side
+from loop.grading.attempt import Plan, Side, golden_matches, outcome, run_attempt, same_value
 from loop.grading.model import Attempt, Check, Grade, HarnessError
 from loop.grading.programs import build
 from loop.sandbox import CandidateFault, SandboxConfig, SandboxUnavailable, clean_env
@@ -113,14 +113,14 @@ def check_polarity(task: Task, cfg: SandboxConfig) -> list[str]:
     for prog, label in ((baseline, "baseline"), (reference, "reference")):
         if prog is None:
             continue
-        side = _Side(prog, cfg, 0)
+        side = Side(prog, cfg, 0)
         try:
             for t in task.tests:
                 try:
-                    ok, value = _outcome(side.call(t.args))
+                    ok, value = outcome(side.call(t.args))
                 except CandidateFault as fault:
                     ok, value = False, str(fault)
-                passed = ok and _same(value, t.expected)
+                passed = ok and same_value(value, t.expected)
                 if label == "reference" and not passed:
                     problems.append(f"{task.name}: test '{t.name}' fails on the reference (got {value!r})")
                 elif label == "baseline" and t.kind == V.F2P and passed:
@@ -129,8 +129,8 @@ def check_polarity(task: Task, cfg: SandboxConfig) -> list[str]:
                     problems.append(f"{task.name}: p2p test '{t.name}' fails on the baseline")
             if label == "reference":
                 for g in task.goldens:
-                    ok, value = _outcome(side.call(g.args))
-                    passed, detail = _golden_matches(task, ok, value, g.expected)
+                    ok, value = outcome(side.call(g.args))
+                    passed, detail = golden_matches(task, ok, value, g.expected)
                     if not passed:
                         problems.append(f"{task.name}: golden '{g.case}' fails on the reference ({detail})")
         finally:
@@ -145,9 +145,9 @@ def demonstrate(task: Task, cfg: SandboxConfig) -> dict | None:
     test = next((t for t in task.tests if t.name == task.example), None)
     if test is None or task.baseline is None:
         return None
-    side = _Side(build(task, task.baseline, "baseline", cfg), cfg, 0)
+    side = Side(build(task, task.baseline, "baseline", cfg), cfg, 0)
     try:
-        ok, actual = _outcome(side.call(test.args))
+        ok, actual = outcome(side.call(test.args))
     except (CandidateFault, SandboxUnavailable, HarnessError):
         actual = "(could not run the baseline)"
     finally:
