@@ -281,9 +281,8 @@ class _Pipeline:
         self.quarantine, self.grade_now, self.progress, self.workers = quarantine, grade_now, progress, workers
         self.counts = {"total": 0, "done": 0, "infra_unknown": 0, "no_code": 0}
         self.verdicts: dict[str, int] = {}
-        self.graded_sha: dict[str, int] = {}   # sha -> candidate id holding the grade
+        self.graded_sha: dict[str, int] = {}   # "task:sha" -> candidate id holding the grade
         self.inflight: dict[str, asyncio.Future] = {}
-        self.waiting_dups: dict[str, list[int]] = {}
 
     def run(self, rows: list[dict]) -> None:
         self.counts["total"] = len(rows)
