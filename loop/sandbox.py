@@ -398,6 +398,11 @@ class Worker:
         self._res = r
         for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             os.set_blocking(f.fileno(), False)
+        # One selector for the worker's life (not one per wait): a grade waits on it many times.
+        self._sel = selectors.DefaultSelector()
+        self._sel.register(self._res, selectors.EVENT_READ, "res")
+        self._sel.register(self.proc.stdout, selectors.EVENT_READ, self.out)
+        self._sel.register(self.proc.stderr, selectors.EVENT_READ, self.err)
         # A trusted shell says hello inside the finished sandbox before any candidate code runs:
         # without it the sandbox never started, which is infrastructure trouble, not the candidate's.
         try:
@@ -454,17 +459,13 @@ class Worker:
         left = self.deadline - time.monotonic()
         if left <= 0:
             self._die(CandidateFault(V.TIMEOUT, f"exceeded the {self.limits.wall:g}s wall-clock limit"))
-        sel = selectors.DefaultSelector()
+        if write:
+            self._sel.register(self.proc.stdin, selectors.EVENT_WRITE, "in")
         try:
-            sel.register(self._res, selectors.EVENT_READ, "res")
-            for f, sink in ((self.proc.stdout, self.out), (self.proc.stderr, self.err)):
-                if not f.closed:
-                    sel.register(f, selectors.EVENT_READ, sink)
-            if write:
-                sel.register(self.proc.stdin, selectors.EVENT_WRITE, "in")
-            events = sel.select(min(left, 1.0))
+            events = self._sel.select(min(left, 1.0))
         finally:
-            sel.close()
+            if write:
+                self._sel.unregister(self.proc.stdin)
         ready = []
         for key, _ in events:
             if key.data == "res" or key.data == "in":
@@ -475,6 +476,7 @@ class Worker:
             except BlockingIOError:
                 continue
             if not chunk:
+                self._sel.unregister(key.fileobj)
                 key.fileobj.close()
                 continue
             key.data.feed(chunk)
@@ -533,6 +535,7 @@ class Worker:
             except (OSError, subprocess.TimeoutExpired):
                 pass
         _kill(self.proc)  # always: its process group or pid namespace may still hold daemons
+        self._sel.close()
         for f in (self.proc.stdout, self.proc.stderr):
             if f.closed:
                 continue

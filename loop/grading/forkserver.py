@@ -37,11 +37,13 @@ from loop.sandbox_worker import enc
 from loop.tasks import Task
 
 SERVER_SOURCE = r'''
-import json, os, select, shutil, signal, sys, time, resource, types, traceback
+import json, os, select, signal, sys, time, resource, types
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sandbox_worker as W
-# Paid once per server, not once per candidate: what HumanEval-style code imports most.
-import collections, functools, itertools, math, re, string, heapq, bisect, random, typing, hashlib, copy
+# Paid once per server, not once per candidate: what HumanEval-style code imports most. Kept small on
+# purpose: every page the server maps is paid again by each fork and each child's exit (shutil, hashlib
+# and traceback cost more that way than the few candidates that import them pay themselves).
+import collections, functools, itertools, math, re, string, heapq, bisect, random, typing, copy
 
 TIMES = []  # sent back with each reply as "times"
 SWEEP = False
@@ -86,6 +88,7 @@ def _reap():
 
 def _force_rmtree(path):
     """Remove path whatever modes the last child left on it (same uid: the server may chmod it back)."""
+    import shutil  # rarely needed: only after a candidate left more than its own files
     def fix(func, p, exc):
         try:
             os.chmod(os.path.dirname(p), 0o700)
@@ -310,6 +313,7 @@ def main():
             send({"lost": "the sandbox could not be cleaned after the last candidate"})
             os._exit(3)
     if not SWEEP:
+        import shutil
         shutil.rmtree(os.path.dirname(FOLDER), ignore_errors=True)
 
 main()
