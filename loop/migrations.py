@@ -9,6 +9,23 @@ from sqlite_utils.migrations import Migrations
 migrations = Migrations("loop")
 
 
+def migrate(db) -> None:
+    """Apply the pending migrations one at a time, each in its own transaction, one process at a time.
+
+    BEGIN IMMEDIATE takes the write lock before anything is read (waiting on the busy timeout), so a
+    second `loop` opening a new runs.db at the same moment re-reads what the first applied instead of
+    racing it from a stale snapshot (which SQLite reports at once as "database is locked")."""
+    while migrations.pending(db):
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            later = [m.name for m in migrations.pending(db)[1:]]
+            migrations.apply(db, stop_before=later)  # the first pending one only, as a savepoint in here
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+
 @migrations(name="001_core")
 def m001_core(db):
     db["batches"].create({

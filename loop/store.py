@@ -6,6 +6,7 @@ each grade is written in one transaction, so a crash leaves either all of it or 
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import sqlite3
@@ -15,7 +16,7 @@ from typing import Any
 import sqlite_utils
 
 from loop.errors import StoreError
-from loop.migrations import migrations
+from loop.migrations import migrate
 from loop.sandbox_worker import enc
 
 
@@ -42,12 +43,25 @@ class RunStore:
             self.db.execute("PRAGMA journal_mode = WAL")
             self.db.execute("PRAGMA synchronous = NORMAL")
             self.db.execute("PRAGMA foreign_keys = ON")
-            migrations.apply(self.db)
+            migrate(self.db)
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: cannot open as a loop database ({exc})") from None
 
     def close(self) -> None:
         self.db.conn.close()
+
+    @contextlib.contextmanager
+    def _write(self):
+        """One write transaction that takes the write lock before it reads anything (BEGIN IMMEDIATE, which
+        waits on the busy timeout). A plain BEGIN reads first (sqlite-utils looks at the schema) and, in WAL
+        mode, fails at once with "database is locked" if another process committed in between."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
 
     def __enter__(self):
         return self
@@ -60,15 +74,15 @@ class RunStore:
         row = {"kind": kind, "created_at": now(), "status": "running", **fields}
         if isinstance(row.get("config"), dict):
             row["config"] = json.dumps(row["config"], sort_keys=True)
-        with self.db.atomic():
+        with self._write():
             return self.db["batches"].insert(row).last_pk
 
     def finish_batch(self, batch_id: int, status: str = "done") -> None:
-        with self.db.atomic():
+        with self._write():
             self.db["batches"].update(batch_id, {"finished_at": now(), "status": status})
 
     def delete_batch(self, batch_id: int) -> None:
-        with self.db.atomic():
+        with self._write():
             ids = "select id from candidates where batch_id = ?"
             self.db.execute(f"delete from checks where candidate_id in ({ids})", [batch_id])
             self.db.execute(f"delete from attempts where candidate_id in ({ids})", [batch_id])
@@ -92,7 +106,7 @@ class RunStore:
         """Insert one received sample; re-inserting the same (batch, task, sample) keeps the first."""
         row = {"batch_id": batch_id, "task": task, "sample": sample, "source": source, "reply": reply,
                "source_sha256": sha256, "status": status, "reason": reason, "model": model, "created_at": now()}
-        with self.db.atomic():
+        with self._write():
             existing = list(self.db["candidates"].rows_where(
                 "batch_id = ? and task = ? and sample = ?", [batch_id, task, sample], limit=1))
             if existing:
@@ -100,7 +114,7 @@ class RunStore:
             return self.db["candidates"].insert(row).last_pk
 
     def update_candidate(self, candidate_id: int, **cols) -> None:
-        with self.db.atomic():
+        with self._write():
             self.db["candidates"].update(candidate_id, cols)
 
     def record_duplicate(self, duplicate: int, original: int) -> str:
@@ -108,7 +122,7 @@ class RunStore:
         row = self.candidate(original)
         cols = {k: row[k] for k in ("verdict", "resolved", "suite", "seed", "k", "passes", "fails", "infra",
                                      "digests", "sandboxed", "reason", "notes")}
-        with self.db.atomic():
+        with self._write():
             self.db["candidates"].update(duplicate, {**cols, "status": "graded", "duplicate_of": original,
                                                       "graded_at": now()})
         return row["verdict"]
@@ -131,7 +145,7 @@ class RunStore:
             "notes": json.dumps(grade.notes) if grade.notes else None, "graded_at": now(),
             "reason": grade.failures()[0]["check"] if grade.failures() else None,
         }
-        with self.db.atomic():
+        with self._write():
             self.db.execute("delete from checks where candidate_id = ?", [candidate_id])
             self.db.execute("delete from attempts where candidate_id = ?", [candidate_id])
             self.db["candidates"].update(candidate_id, cols)
@@ -160,11 +174,11 @@ class RunStore:
                "attempt": record.attempt, "started_at": record.started_at, "latency": record.latency,
                "status_code": record.status_code, "error_class": record.error_class, "wait": record.wait,
                "prompt_tokens": record.prompt_tokens, "completion_tokens": record.completion_tokens}
-        with self.db.atomic():
+        with self._write():
             self.db["requests"].insert(row)
 
     def record_rotation(self, old: int | None, new: int) -> None:
-        with self.db.atomic():
+        with self._write():
             self.db["seeds"].insert({"old": old, "new": new, "rotated_at": now()})
 
     # test synthesis -----------------------------------------------------
@@ -174,7 +188,7 @@ class RunStore:
         input, expected, baseline and reference attributes (loop.synthesis.TestJudgement)."""
         row = {"batch_id": batch_id, "task": task, "model": model, "sample": sample, "verdict": verdict,
                "reason": reason, "reply": reply, "created_at": now()}
-        with self.db.atomic():
+        with self._write():
             suite_id = self.db["suites"].insert(row).last_pk
             self.db["synth_tests"].insert_all(
                 {"suite_id": suite_id, "name": t.name, "class": t.cls, "reason": t.reason,
