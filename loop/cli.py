@@ -172,6 +172,11 @@ def grade_cmd(ctx, task, file, batch_id, suite, seed, trials, k, db, as_json, no
     """
     cfg = load_config(ctx)
     if batch_id is not None:
+        given = [f"--{name}" for name, value in (("suite", suite), ("seed", seed), ("trials", trials), ("k", k),
+                                                 ("no-sandbox", no_sandbox or None)) if value is not None]
+        if given:  # silently ignoring them would grade with settings the user did not ask for
+            raise click.UsageError(f"{given[0]} cannot be combined with --batch: a batch is graded with the "
+                                   "settings recorded when it was made (config.toml [loop] at `loop generate`)")
         done = runner.run_batch(cfg, [], src=runner.default_source(cfg, runner.Source()), resume=batch_id, db=db,
                                 progress=Progress(not as_json))
         _print_batch(done, db or cfg.db_path, as_json)
@@ -302,13 +307,15 @@ def generate_cmd(ctx, task_names, samples, concurrency, base_url, model, record,
 @cli.command("run")
 @source_options
 @click.option("--k", "k", type=click.IntRange(min=1), default=None, help="Repeats per grade.")
+@click.option("--trials", type=click.IntRange(min=0), default=None,
+              help="Relation trials (0 turns relations off; with --k 1, Python tasks grade on fork servers).")
 @click.option("--rotate-seed", is_flag=True, help="Rotate the seed before the batch.")
 @click.option("--resume", type=int, default=None, metavar="BATCH_ID", help="Finish a crashed batch.")
 @click.option("--mode", type=click.Choice(["repair", "synthesize"]), default="repair")
 @click.pass_context
 @handle_errors
 def run_cmd(ctx, task_names, samples, concurrency, base_url, model, record, replay_path, db, as_json, k,
-            rotate_seed, resume, mode):
+            trials, rotate_seed, resume, mode):
     """Generate candidates and grade each as it arrives; print verdicts per task and the pass rate.
 
     Without flags the shipped config.toml replays the curated demo cassette: no API key needed.
@@ -318,8 +325,8 @@ def run_cmd(ctx, task_names, samples, concurrency, base_url, model, record, repl
         _synthesize(cfg, task_names, samples, concurrency, base_url, model, record, replay_path, db, as_json)
         return
     src = runner.default_source(cfg, _source(record, replay_path, base_url, model, concurrency))
-    done = runner.run_batch(cfg, list(task_names), src=src, samples=samples, k=k, rotate_seed=rotate_seed,
-                            resume=resume, db=db, progress=Progress(not as_json))
+    done = runner.run_batch(cfg, list(task_names), src=src, samples=samples, k=k, trials=trials,
+                            rotate_seed=rotate_seed, resume=resume, db=db, progress=Progress(not as_json))
     _print_batch(done, db or cfg.db_path, as_json)
     # A finished batch exits 0: its failures are data (in runs.db and above), not a broken run.
 

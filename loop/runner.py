@@ -16,6 +16,7 @@ from loop import seeds, tasks
 from loop import verdicts as V
 from loop.config import Config
 from loop.errors import CandidateError, CassetteError, TaskError
+from loop.grading.forkserver import ForkPool
 from loop.grading.grade import Options, check_polarity, grade, sha256
 from loop.grading.model import Grade
 from loop.grading.triage import load_quarantine
@@ -208,7 +209,7 @@ def _grade_job(root: str, task_name: str, source: str | None, sandbox: SandboxCo
 
 
 def run_batch(cfg: Config, task_names: list[str], *, src: Source, samples: int | None = None, k: int | None = None,
-              rotate_seed: bool = False, resume: int | None = None, db: Path | None = None, grade_now: bool = True,
+              trials: int | None = None, rotate_seed: bool = False, resume: int | None = None, db: Path | None = None, grade_now: bool = True,
               progress: Callable[[dict], None] | None = None, workers: int | None = None) -> BatchResult:
     """Generate candidates and grade each as it arrives (generation and grading overlap).
 
@@ -236,7 +237,8 @@ def run_batch(cfg: Config, task_names: list[str], *, src: Source, samples: int |
         loaded = {n: prepare(cfg, n, sandbox) if grade_now else tasks.load(cfg.root, n) for n in names}
         settings = endpoint_settings(cfg, src)
         transport = make_transport(src)  # a missing or malformed cassette fails before anything is written
-        opts = Options(suite=cfg.loop.suite, seed=seed, trials=cfg.loop.trials, k=k or cfg.loop.k)
+        opts = Options(suite=cfg.loop.suite, seed=seed, trials=cfg.loop.trials if trials is None else trials,
+                       k=k or cfg.loop.k)
         if rows is None:
             samples = samples or cfg.loop.samples
             batch_id = store.start_batch("run" if grade_now else "generate", seed=seed, model=settings.model,
@@ -272,7 +274,12 @@ def run_batch(cfg: Config, task_names: list[str], *, src: Source, samples: int |
 
 
 class _Pipeline:
-    """One batch's moving parts: the async endpoint, a process pool of graders, and the store."""
+    """One batch's moving parts: the async endpoint, the graders, and the store.
+
+    Graders: a process pool running `grade` (each attempt in fresh sandboxes), or, when a grade is k=1
+    without relations, fork servers for the Python tasks (the same verdicts, a fork per candidate
+    instead of a sandbox start: see loop/grading/forkserver.py).
+    """
 
     def __init__(self, cfg, store, batch_id, loaded, settings, transport, sandbox, opts, quarantine,
                  grade_now, progress, workers):
@@ -306,6 +313,9 @@ class _Pipeline:
 
         need_reply = [r for r in todo if r["status"] == "pending"]
         self.pool = ProcessPoolExecutor(max_workers=self.workers, initializer=_die_with_parent) if self.grade_now else None
+        fast = self.grade_now and self.opts.k == 1 and not self.opts.trials
+        self.forks = ForkPool(self.sandbox, self.workers) if fast and any(
+            self.loaded[r["task"]].language == "python" for r in todo) else None
         self.prompts = {n: _prompt(self.loaded[n], self.sandbox) for n in {r["task"] for r in need_reply}}
         try:
             jobs = [self._grade_row(r) for r in todo if r["status"] == "generated"]
@@ -317,6 +327,8 @@ class _Pipeline:
         finally:
             if self.pool is not None:
                 self.pool.shutdown(wait=True, cancel_futures=True)
+            if self.forks is not None:
+                self.forks.close(cancel=True)
 
     def _log(self, record) -> None:
         cid, task, sample = record.tag
@@ -355,9 +367,13 @@ class _Pipeline:
             await self.inflight[key]
             self._copy(self.graded_sha[key], cid)
             return
-        loop = asyncio.get_running_loop()
-        fut = loop.run_in_executor(self.pool, _grade_job, str(self.cfg.root), row["task"], row["source"],
-                                   self.sandbox, self.opts, self.quarantine[row["task"]])
+        task = self.loaded[row["task"]]
+        if self.forks is not None and task.language == "python":
+            fut = asyncio.wrap_future(self.forks.submit(task, row["source"], self.opts, self.quarantine[task.name]))
+        else:
+            fut = asyncio.get_running_loop().run_in_executor(
+                self.pool, _grade_job, str(self.cfg.root), row["task"], row["source"], self.sandbox, self.opts,
+                self.quarantine[row["task"]])
         if sha:
             self.inflight[key] = fut
         g = await fut

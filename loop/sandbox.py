@@ -488,7 +488,7 @@ class Worker:
         line = self._next_line()
         try:
             msg = self._decode(line)
-        except (ValueError, TypeError, IndexError):
+        except (ValueError, TypeError, IndexError, RecursionError):
             msg = None
         if not isinstance(msg, dict):
             self._die(CandidateFault(V.CRASH, "the result channel was corrupted"))

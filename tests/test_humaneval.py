@@ -240,19 +240,27 @@ def test_fork_server_isolates_candidates(project):
     probe = ("import os, builtins, random\nassert not os.path.exists('/tmp/poison')\n"
              "assert builtins.sum([1, 2]) == 3 and random.randint(5, 5) == 5\n" + good)
     fast = tasks.Task(**{**add.__dict__, "limits": type(add.limits)(wall=2.0, memory_mb=512)})
+    forge = ("import os\nfor fd in range(3, 30):\n    try:\n        os.write(fd, {msg!r})\n    except OSError:\n"
+             "        pass\nos._exit(0)\n")
+    n = len(add.tests)
+    cases = {**HOSTILE,  # result messages written by the candidate itself on the child's pipe
+             "forge_short": forge.format(msg=b'{"results": [5]}\n'),
+             "forge_tags": forge.format(msg=b'{"results": [' + b", ".join([b'{"ok": {"zz": 1}}'] * n) + b']}\n'),
+             "forge_deep": forge.format(msg=b'{"results": ' + b"[" * 100000 + b"\n")}
     items = []
-    for name, src in HOSTILE.items():
+    for name, src in cases.items():
         items.append((fast, src))
         items.append((fast, probe))
     grades = grade_batch(items, SANDBOX, servers=1)
     verdicts = [g.verdict for g in grades]
-    hostile = dict(zip(HOSTILE, verdicts[0::2]))
-    assert verdicts[1::2] == [V.STABLE_PASS] * len(HOSTILE), verdicts
+    hostile = dict(zip(cases, verdicts[0::2]))
+    assert verdicts[1::2] == [V.STABLE_PASS] * len(cases), verdicts
     assert hostile["global_state"] == V.STABLE_PASS  # its own tweaks are its own business
     assert hostile["tmp_file"] == V.STABLE_PASS
     assert hostile["lock_tmp"] == V.STABLE_PASS
-    for name in ("kill_server", "stop_server", "segfault", "exit", "hang", "poison_modules"):
-        assert hostile[name] == V.STABLE_FAIL, (name, grades[list(HOSTILE).index(name) * 2].failures())
+    for name in ("kill_server", "stop_server", "segfault", "exit", "hang", "poison_modules", "forge_short",
+                 "forge_tags", "forge_deep"):
+        assert hostile[name] == V.STABLE_FAIL, (name, grades[list(cases).index(name) * 2].failures())
 
 
 def test_fork_server_never_sweeps_outside_a_sandbox(tmp_path):

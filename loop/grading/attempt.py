@@ -78,9 +78,14 @@ class Side:
 
 
 def outcome(msg: dict) -> tuple[bool, Any]:
-    if "ok" in msg:
-        return True, dec(msg["ok"])
-    return False, "raised: " + msg.get("raised", msg.get("resource", "?"))
+    """(returned?, value or "raised: ..."). The reply comes from the sandbox, where the candidate can write
+    anything on the result pipe: a malformed one is the candidate's crash, never loop's."""
+    try:
+        if "ok" in msg:
+            return True, dec(msg["ok"])
+        return False, "raised: " + str(msg.get("raised", msg.get("resource", "?")))
+    except (ValueError, TypeError, AttributeError, RecursionError) as exc:
+        raise CandidateFault(V.CRASH, f"the result channel was corrupted ({type(exc).__name__})") from None
 
 
 def run_attempt(plan: Plan, repeat: int) -> Attempt:
@@ -92,9 +97,6 @@ def run_attempt(plan: Plan, repeat: int) -> Attempt:
     cand: Worker | None = None
     sides: list[Side] = []
     status, reason, exit_code = V.PASS, None, None
-
-    def q(name: str) -> bool:
-        return name in plan.quarantined
 
     def call_candidate(args: tuple) -> tuple[bool, Any, Any]:
         return receive(cand.call(wire_args(args)))
@@ -110,30 +112,19 @@ def run_attempt(plan: Plan, repeat: int) -> Attempt:
         cand = plan.candidate.start(plan.cfg, repeat=repeat, deadline=start + task.limits.wall)
         for g in task.goldens:
             ok, value, _ = call_candidate(g.args)
-            passed, detail = golden_matches(task, ok, value, g.expected)
-            checks.append(Check(f"golden:{g.case}", "golden", passed, detail, input=_one(g.args),
-                                expected=g.expected, actual=value, quarantined=q(f"golden:{g.case}")))
+            checks.append(golden_check(task, g, ok, value, plan.quarantined))
         base = Side(plan.baseline, plan.cfg, repeat) if plan.baseline else None
         if base:
             sides.append(base)
         for t in plan.tests:
             ok, value, _ = call_candidate(t.args)
-            passed = ok and same_value(value, t.expected)
             base_out = None
             if base is not None:
                 try:
-                    bok, bvalue = outcome(base.call(t.args))
-                    base_out = V.PASS if bok and same_value(bvalue, t.expected) else V.FAIL
+                    base_out = test_outcome(t, base.call(t.args))
                 except CandidateFault:
                     base_out = V.FAIL
-            cand_out = V.PASS if passed else V.FAIL
-            checks.append(Check(
-                f"test:{t.name}", "test", passed,
-                "" if passed else f"expected {json_repr(enc(t.expected))}, got {json_repr(enc(value))}",
-                test_kind=t.kind, baseline=base_out, candidate=cand_out,
-                transition=transition(base_out, cand_out), input=_one(t.args), expected=t.expected,
-                actual=value, quarantined=q(f"test:{t.name}"),
-            ))
+            checks.append(test_check(t, ok, value, base_out, plan.quarantined))
         inputs: list = []
         if plan.trials > 0 and task.oracle is not None and plan.reference is not None:
             ref = Side(plan.reference, plan.cfg, repeat)
@@ -153,7 +144,7 @@ def run_attempt(plan: Plan, repeat: int) -> Attempt:
             checks.append(_sanitizer(plan, repeat, [g.args for g in task.goldens] + [t.args for t in plan.tests]
                                      + [(x,) for x in inputs[:: max(1, len(inputs) // SANITIZER_SAMPLE)]]))
     except CandidateFault as fault:
-        checks.append(Check(fault.check, "fault", False, fault.detail, quarantined=q(fault.check)))
+        checks.append(Check(fault.check, "fault", False, fault.detail, quarantined=fault.check in plan.quarantined))
         exit_code = cand.proc.returncode if cand else None
     except (SandboxUnavailable, HarnessError) as exc:
         status, reason = V.INFRA_UNKNOWN, str(exc)
@@ -169,6 +160,32 @@ def run_attempt(plan: Plan, repeat: int) -> Attempt:
         repeat=repeat, status=status, reason=reason, exit_code=exit_code,
         digest=digest(values, out, err) if status != V.INFRA_UNKNOWN else "",
         duration=round(time.monotonic() - start, 4), seed=plan.seed, env=env, checks=checks,
+    )
+
+
+def golden_check(task: Task, g, ok: bool, value, quarantined) -> Check:
+    passed, detail = golden_matches(task, ok, value, g.expected)
+    name = f"golden:{g.case}"
+    return Check(name, "golden", passed, detail, input=_one(g.args), expected=g.expected, actual=value,
+                 quarantined=name in quarantined)
+
+
+def test_outcome(t: Test, msg: dict) -> str:
+    """pass or fail: what one reply to a named test means (used for the baseline's side)."""
+    ok, value = outcome(msg)
+    return V.PASS if ok and same_value(value, t.expected) else V.FAIL
+
+
+def test_check(t: Test, ok: bool, value, base_out: str | None, quarantined) -> Check:
+    """A named test's check: the candidate's outcome, the baseline's, and the transition between them."""
+    passed = ok and same_value(value, t.expected)
+    cand_out = V.PASS if passed else V.FAIL
+    name = f"test:{t.name}"
+    return Check(
+        name, "test", passed,
+        "" if passed else f"expected {json_repr(enc(t.expected))}, got {json_repr(enc(value))}",
+        test_kind=t.kind, baseline=base_out, candidate=cand_out, transition=transition(base_out, cand_out),
+        input=_one(t.args), expected=t.expected, actual=value, quarantined=name in quarantined,
     )
 
 

@@ -24,17 +24,16 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterable
+from concurrent.futures import Future
 from dataclasses import dataclass
 
 from loop import verdicts as V
-from loop.grading import triage
-from loop.grading.attempt import golden_matches, outcome, same_value, digest, transition
+from loop.grading.attempt import digest, golden_check, outcome, test_check, test_outcome
+from loop.grading.grade import Options, conclude, precheck, static_grade
 from loop.grading.model import Attempt, Check, Grade
 from loop.grading.programs import WORKER_SOURCE, _scratch, wire_args
-from loop.relations import json_repr
 from loop.sandbox import CandidateFault, Limits, SandboxConfig, SandboxUnavailable, Worker, clean_env, stage
-from loop.sandbox_worker import enc
-from loop.tasks import Task
+from loop.tasks import Task, Test
 
 SERVER_SOURCE = r'''
 import json, os, select, signal, sys, time, resource, types
@@ -417,152 +416,168 @@ def job_for(task: Task, source: str, tests: list[tuple]) -> dict:
             "memory_mb": task.limits.memory_mb, "fsize_mb": task.limits.fsize_mb}
 
 
-@dataclass
+@dataclass(eq=False)
 class _Item:
-    index: int
+    future: Future
     task: Task
     source: str
+    opts: Options
+    quarantined: frozenset
+    started: float = 0.0
+    base: list | None = None  # the baseline's replies to the named tests, once known
 
 
-def _static_grade(task: Task, source: str, opts, cfg: SandboxConfig) -> Grade | None:
-    """The grades decided before anything runs (as in loop.grading.grade)."""
-    from loop.grading.grade import _squash, _static
-
-    if task.language != "python":
-        raise ValueError(f"task '{task.name}': the fork server grades Python tasks only")
-    if source is None or not source.strip():
-        return _static(task, source, opts, cfg, V.NO_CODE, "the reply held no code")
-    if task.baseline is not None and _squash(source) == _squash(task.baseline):
-        return _static(task, source, opts, cfg, V.NO_CHANGE, "the candidate is identical to the baseline")
-    return None
+def _baseline_results(item: _Item, reply: dict) -> list:
+    n = len(item.task.selected(item.opts.suite))
+    why = str(reply.get("detail", reply.get("build_error", "?")))[:200]
+    return reply.get("results") or [{"raised": "the baseline failed: " + why}] * n
 
 
-def _candidate_job(task: Task, source: str, suite: str) -> dict:
-    return job_for(task, source, [g.args for g in task.goldens] + [t.args for t in task.selected(suite)])
-
-
-def _baseline_results(task: Task, suite: str, reply: dict) -> list:
-    n = len(task.selected(suite))
-    return reply.get("results") or [{"raised": "the baseline failed: " + str(reply.get("detail", reply.get("build_error", "?")))[:200]}] * n
-
-
-def _finish(task: Task, source: str, reply: dict, base_results: list | None, suite: str, seed: int,
-            cfg: SandboxConfig, duration: float) -> Grade:
-    from loop.grading.grade import Options, _static, sha256
-
-    opts = Options(suite=suite, seed=seed, trials=0, k=1)
+def _finish(item: _Item, reply: dict, cfg: SandboxConfig, duration: float) -> Grade:
+    """The server's reply to a candidate job -> the Grade `loop grade` gives with k=1 and no relations."""
+    task, q = item.task, item.quarantined
     if "build_error" in reply:
-        return _static(task, source, opts, cfg, V.BUILD, reply["build_error"])
-    tests = task.selected(suite)
+        return static_grade(task, item.source, item.opts, cfg, V.BUILD, str(reply["build_error"]))
     checks: list[Check] = []
     values: list = []
+    tests = task.selected(item.opts.suite)
+    cases = [(g, None) for g in task.goldens] + list(zip(tests, item.base or [None] * len(tests)))
     results = reply.get("results")
-    if results is None:
-        checks.append(Check(reply["fault"], "fault", False, reply.get("detail", "")))
-    else:
-        for g, msg in zip(task.goldens, results):
+    try:
+        if results is None:
+            raise CandidateFault(reply["fault"], reply.get("detail", ""))
+        if not (isinstance(results, list) and len(results) == len(cases) and all(isinstance(m, dict) for m in results)):
+            raise CandidateFault(V.CRASH, "the result channel was corrupted")  # the candidate wrote on it
+        for (case, base_msg), msg in zip(cases, results):
+            if "resource" in msg:  # as in run_attempt: a resource fault ends the attempt
+                raise CandidateFault(V.RESOURCE, str(msg["resource"]))
             ok, value = outcome(msg)
             values.append(msg.get("ok", {"raised": msg.get("raised")}))
-            passed, detail = golden_matches(task, ok, value, g.expected)
-            checks.append(Check(f"golden:{g.case}", "golden", passed, detail, expected=g.expected, actual=value))
-        for i, (t, msg) in enumerate(zip(tests, results[len(task.goldens):])):
-            if "resource" in msg:
-                checks.append(Check(V.RESOURCE, "fault", False, msg["resource"]))
-                break
-            ok, value = outcome(msg)
-            values.append(msg.get("ok", {"raised": msg.get("raised")}))
-            passed = ok and same_value(value, t.expected)
-            base_out = None
-            if base_results is not None:
-                bok, bvalue = outcome(base_results[i])
-                base_out = V.PASS if bok and same_value(bvalue, t.expected) else V.FAIL
-            cand_out = V.PASS if passed else V.FAIL
-            checks.append(Check(
-                f"test:{t.name}", "test", passed,
-                "" if passed else f"expected {json_repr(enc(t.expected))}, got {json_repr(enc(value))}",
-                test_kind=t.kind, baseline=base_out, candidate=cand_out,
-                transition=transition(base_out, cand_out), expected=t.expected, actual=value))
+            if isinstance(case, Test):
+                base_out = test_outcome(case, base_msg) if base_msg is not None else None
+                checks.append(test_check(case, ok, value, base_out, q))
+            else:
+                checks.append(golden_check(task, case, ok, value, q))
+    except CandidateFault as fault:
+        checks.append(Check(fault.check, "fault", False, fault.detail, quarantined=fault.check in q))
     out = reply.get("output", "").encode()
-    attempt = Attempt(0, V.PASS, None, None, digest(values, out, b""), round(duration, 4), seed, clean_env(0), checks)
-    attempts = [attempt]
-    unstable = triage.settle(attempts)
-    verdict = triage.verdict(attempts)
-    grade_checks = triage.summarize_tests(attempts, unstable)
-    grade_checks += [c for c in checks if c.kind != "test" and not c.passed]
-    return Grade(task.name, verdict, verdict in V.GREEN, 1, seed, suite, sha256(source), cfg.enabled,
-                 attempts, grade_checks, [])
+    attempt = Attempt(0, V.PASS, None, None, digest(values, out, b""), round(duration, 4), item.opts.seed,
+                      clean_env(0), checks)
+    return conclude(task, item.source, item.opts, cfg, [attempt])
 
 
 DEPTH = 2  # jobs queued per server: the next one is waiting while the host reads a reply
 
 
-def grade_batch(items: Iterable[tuple[Task, str]], cfg: SandboxConfig, *, suite: str = "full", seed: int = 1,
-                servers: int = 2) -> list[Grade]:
-    """Grade each (task, source) with k=1, goldens and named tests only; one Grade per item, in order.
+class ForkPool:
+    """Fork servers shared by many grades: `submit` returns a Future of the Grade `loop grade` would give
+    with k=1 and no relations (goldens, named tests and their transitions). Python tasks only.
 
-    `servers` fork servers work in parallel (one thread each, started at once); each grades one candidate
-    at a time. `items` may be a generator: grading starts while the caller is still loading tasks.
+    Each of `servers` threads drives one fork server (started at once); candidates wait in one queue for
+    the first free server. A task's baseline runs once per pool and suite, on whichever server needs it.
     """
-    from loop.grading.grade import Options
 
-    work: queue.Queue[_Item | None] = queue.Queue()
-    results: dict[int, Grade] = {}
-    errors: list[BaseException] = []
-    baselines: dict = {}
-    lock = threading.Lock()
+    def __init__(self, cfg: SandboxConfig, servers: int = 2):
+        self.cfg = cfg
+        self._work: queue.Queue[_Item | None] = queue.Queue()
+        self._baselines: dict[tuple, list] = {}
+        self._lock = threading.Lock()
+        self._started = threading.Semaphore(0)  # released once per server, when its first start is over
+        self._threads = [threading.Thread(target=self._drive, daemon=True, name=f"loop-forkserver-{i}")
+                         for i in range(max(1, servers))]
+        for t in self._threads:
+            t.start()
 
-    def infra(item: _Item, detail: str) -> Grade:
-        from loop.grading.grade import Options, _static
+    def submit(self, task: Task, source: str | None, opts: Options, quarantined=frozenset()) -> Future:
+        if task.language != "python":
+            raise ValueError(f"task '{task.name}': the fork server grades Python tasks only")
+        if opts.k != 1 or opts.trials:
+            raise ValueError("the fork server grades with k=1 and no relations")
+        item = _Item(Future(), task, source, opts, frozenset(quarantined))
+        decided = precheck(task, source, opts, self.cfg)
+        if decided is not None:
+            item.future.set_result(decided)
+        else:
+            self._work.put(item)
+        return item.future
 
-        return _static(item.task, item.source, Options(suite=suite, seed=seed, trials=0, k=1), cfg,
-                       V.INFRA_UNKNOWN, detail, V.INFRA_UNKNOWN)
+    def wait_started(self) -> None:
+        """Block until every server has tried its first start (benchmarks time the steady state from here)."""
+        for _ in self._threads:
+            self._started.acquire()
 
-    def drive() -> None:
-        server = ForkServer(cfg)
-        waiting: dict[int, list] = {}  # item index -> [baseline results or None, started]
-        backlog: deque = deque()       # (job, tag) to (re)submit before taking new items
+    def close(self, cancel: bool = False) -> None:
+        """Wait for every submitted grade (or, with cancel, only for those already started), then stop."""
+        while cancel:
+            try:
+                item = self._work.get_nowait()
+            except queue.Empty:
+                break
+            if item is not None:
+                item.future.cancel()
+        for _ in self._threads:
+            self._work.put(None)
+        for t in self._threads:
+            t.join()
+
+    def __enter__(self) -> "ForkPool":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _plan(self, item: _Item, backlog: deque) -> None:
+        """Queue the item's jobs: its task's baseline first (unless already known), then the candidate."""
+        tests = item.task.selected(item.opts.suite)
+        if item.task.baseline is not None:
+            key = (str(item.task.path), item.opts.suite)
+            with self._lock:
+                item.base = self._baselines.get(key)
+            if item.base is None:
+                backlog.append((job_for(item.task, item.task.baseline, [t.args for t in tests]), ("baseline", item)))
+        args = [g.args for g in item.task.goldens] + [t.args for t in tests]
+        backlog.append((job_for(item.task, item.source, args), ("candidate", item)))
+
+    def _drive(self) -> None:
+        server = ForkServer(self.cfg)
+        held: set[_Item] = set()  # taken from the queue, not answered yet
+        backlog: deque = deque()  # (job, (role, item)) to (re)submit before taking new items
         done = False
+
+        def answer(item: _Item, grade: Grade) -> None:
+            held.discard(item)
+            item.future.set_result(grade)
+
         try:
             try:
                 server.worker = server._start()
             except SandboxUnavailable:
-                pass  # reported per item below
+                pass  # submit() below tries again and answers each candidate infra_unknown if it fails
+            finally:
+                self._started.release()
             while True:
                 while len(server.inflight) < DEPTH and (backlog or not done):
-                    if backlog:
-                        job, tag = backlog.popleft()
-                    else:
+                    if not backlog:
                         try:
-                            item = work.get() if not server.inflight else work.get_nowait()
+                            item = self._work.get() if not server.inflight else self._work.get_nowait()
                         except queue.Empty:
                             break
                         if item is None:
                             done = True
                             break
-                        opts_static = _static_grade(item.task, item.source, Options(suite=suite, seed=seed, trials=0, k=1), cfg)
-                        if opts_static is not None:
-                            results[item.index] = opts_static
-                            continue
-                        key = (str(item.task.path), suite)
-                        base = None
-                        if item.task.baseline is not None:
-                            with lock:
-                                base = baselines.get(key)
-                            if base is None:
-                                backlog.append((job_for(item.task, item.task.baseline,
-                                                        [t.args for t in item.task.selected(suite)]), ("baseline", item)))
-                        waiting[item.index] = [base, 0.0]
-                        backlog.append((_candidate_job(item.task, item.source, suite), ("candidate", item)))
+                        held.add(item)
+                        self._plan(item, backlog)
                         continue
+                    job, (role, item) = backlog.popleft()
                     try:
-                        if tag[0] == "candidate":
-                            waiting[tag[1].index][1] = time.monotonic()
-                        server.submit(job, tag)
+                        item.started = time.monotonic()
+                        server.submit(job, (role, item))
                     except SandboxUnavailable as exc:
-                        if tag[0] == "candidate":
-                            results[tag[1].index] = infra(tag[1], str(exc))
+                        if role == "baseline":
+                            item.base = _baseline_results(item, {"detail": str(exc)})
                         else:
-                            waiting[tag[1].index][0] = _baseline_results(tag[1].task, suite, {"detail": str(exc)})
+                            answer(item, static_grade(item.task, item.source, item.opts, self.cfg,
+                                                      V.INFRA_UNKNOWN, str(exc), V.INFRA_UNKNOWN))
                 if not server.inflight:
                     if done and not backlog:
                         return
@@ -570,31 +585,27 @@ def grade_batch(items: Iterable[tuple[Task, str]], cfg: SandboxConfig, *, suite:
                 reply, (role, item), lost = server.receive()
                 backlog.extendleft(reversed(lost))
                 if role == "baseline":
-                    base = _baseline_results(item.task, suite, reply)
-                    with lock:
-                        baselines[(str(item.task.path), suite)] = base
-                    waiting[item.index][0] = base
-                    continue
-                base, started = waiting.pop(item.index)
-                results[item.index] = _finish(item.task, item.source, reply, base, suite, seed, cfg,
-                                              time.monotonic() - started)
-        except BaseException as exc:  # surfaced below, never swallowed
-            errors.append(exc)
+                    item.base = _baseline_results(item, reply)
+                    with self._lock:
+                        self._baselines[(str(item.task.path), item.opts.suite)] = item.base
+                else:
+                    answer(item, _finish(item, reply, self.cfg, time.monotonic() - item.started))
+        except BaseException as exc:  # a bug here must reach every caller, not leave one waiting
+            for item in held:
+                item.future.set_exception(exc)
+            while (item := self._work.get()) is not None:
+                item.future.set_exception(exc)
         finally:
             server.close()
 
-    threads = [threading.Thread(target=drive, daemon=True) for _ in range(max(1, servers))]
-    for t in threads:
-        t.start()
-    n = 0
-    try:
-        for n, (task, source) in enumerate(items, 1):
-            work.put(_Item(n - 1, task, source))
-    finally:
-        for _ in threads:
-            work.put(None)
-        for t in threads:
-            t.join()
-    if errors:
-        raise errors[0]
-    return [results[i] for i in range(n)]
+
+def grade_batch(items: Iterable[tuple[Task, str]], cfg: SandboxConfig, *, suite: str = "full", seed: int = 1,
+                servers: int = 2) -> list[Grade]:
+    """Grade each (task, source) with k=1, goldens and named tests only; one Grade per item, in order.
+
+    `items` may be a generator: grading starts while the caller is still loading tasks.
+    """
+    opts = Options(suite=suite, seed=seed, trials=0, k=1)
+    with ForkPool(cfg, servers) as pool:
+        futures = [pool.submit(task, source, opts) for task, source in items]
+    return [f.result() for f in futures]

@@ -37,7 +37,7 @@ def _squash(code: str) -> str:
     return re.sub(r"\s+", "", code)
 
 
-def _static(task: Task, source: str | None, opts: Options, cfg: SandboxConfig, check: str, detail: str,
+def static_grade(task: Task, source: str | None, opts: Options, cfg: SandboxConfig, check: str, detail: str,
             status: str = V.FAIL) -> Grade:
     """A grade decided before anything runs (no code, no change, build error, no sandbox)."""
     attempts = [Attempt(r, status, check if status == V.FAIL else detail, None, "", 0.0, opts.seed, clean_env(r))
@@ -48,21 +48,29 @@ def _static(task: Task, source: str | None, opts: Options, cfg: SandboxConfig, c
                  attempts, checks, notes=[detail] if status != V.FAIL else [])
 
 
+def precheck(task: Task, source: str | None, opts: Options, cfg: SandboxConfig) -> Grade | None:
+    """The grades decided before anything runs: no code, or the baseline itself."""
+    if source is None or not source.strip():
+        return static_grade(task, source, opts, cfg, V.NO_CODE, "the reply held no code")
+    if task.baseline is not None and _squash(source) == _squash(task.baseline):
+        return static_grade(task, source, opts, cfg, V.NO_CHANGE, "the candidate is identical to the baseline")
+    return None
+
+
 def grade(task: Task, source: str | None, cfg: SandboxConfig, opts: Options,
           quarantined: set[str] = frozenset()) -> Grade:
-    if source is None or not source.strip():
-        return _static(task, source, opts, cfg, V.NO_CODE, "the reply held no code")
-    if task.baseline is not None and _squash(source) == _squash(task.baseline):
-        return _static(task, source, opts, cfg, V.NO_CHANGE, "the candidate is identical to the baseline")
+    decided = precheck(task, source, opts, cfg)
+    if decided is not None:
+        return decided
     try:
         candidate = build(task, source, "candidate", cfg)
         if candidate.build_error:
             # A build error is the candidate's only if the reference builds in the same conditions.
             ref = build(task, task.reference, "reference", cfg) if task.reference else None
             if ref is not None and ref.build_error:
-                return _static(task, source, opts, cfg, V.INFRA_UNKNOWN,
+                return static_grade(task, source, opts, cfg, V.INFRA_UNKNOWN,
                                f"the reference does not build either: {ref.build_error[-300:]}", V.INFRA_UNKNOWN)
-            return _static(task, source, opts, cfg, V.BUILD, candidate.build_error)
+            return static_grade(task, source, opts, cfg, V.BUILD, candidate.build_error)
         baseline = build(task, task.baseline, "baseline", cfg) if task.baseline else None
         reference = build(task, task.reference, "reference", cfg) if task.reference else None
         sanitized = None
@@ -71,13 +79,18 @@ def grade(task: Task, source: str | None, cfg: SandboxConfig, opts: Options,
             if sanitized.build_error:
                 raise HarnessError(f"sanitizer build failed: {sanitized.build_error[-300:]}")
     except (SandboxUnavailable, HarnessError) as exc:
-        return _static(task, source, opts, cfg, V.INFRA_UNKNOWN, str(exc), V.INFRA_UNKNOWN)
+        return static_grade(task, source, opts, cfg, V.INFRA_UNKNOWN, str(exc), V.INFRA_UNKNOWN)
     for prog in (baseline, reference):
         if prog is not None and prog.build_error:
             raise TaskError(f"task '{task.name}': the {prog.role} does not build: {prog.build_error[-300:]}")
     plan = Plan(task, cfg, candidate, baseline, reference, sanitized, task.selected(opts.suite),
                 opts.seed, opts.trials, set(quarantined))
     attempts = [run_attempt(plan, repeat) for repeat in range(opts.k)]
+    return conclude(task, source, opts, cfg, attempts)
+
+
+def conclude(task: Task, source: str | None, opts: Options, cfg: SandboxConfig, attempts: list[Attempt]) -> Grade:
+    """Attempts -> verdict, the checks worth reporting and the notes (shared with the fork server)."""
     unstable = triage.settle(attempts)
     verdict = triage.verdict(attempts)
     checks = triage.summarize_tests(attempts, unstable)

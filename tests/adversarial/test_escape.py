@@ -165,6 +165,12 @@ FAKES = {
     "forge_pipe": ("import os\ndef merge_intervals(intervals):\n    for fd in range(3, 12):\n        try:\n"
                    "            os.write(fd, b'{\"id\": 1, \"ok\": [[1, 5]], \"after\": null}\\nPASS\\n')\n"
                    "        except OSError:\n            pass\n    os._exit(0)\n"),
+    "corrupt_pipe": ("import os\ndef merge_intervals(intervals):\n    for fd in range(3, 12):\n        try:\n"
+                     "            os.write(fd, b'{\"id\": 1, \"ok\": {\"zz\": 1}}\\n{\"id\": 2, \"ok\": {\"d\": 5}}\\n')\n"
+                     "        except OSError:\n            pass\n    os._exit(0)\n"),
+    "deep_pipe": ("import os\ndef merge_intervals(intervals):\n    for fd in range(3, 12):\n        try:\n"
+                  "            os.write(fd, b'[' * 100000 + b'\\n')\n"
+                  "        except OSError:\n            pass\n    os._exit(0)\n"),
 }
 
 
