@@ -209,8 +209,9 @@ def _grade_job(root: str, task_name: str, source: str | None, sandbox: SandboxCo
 
 
 def run_batch(cfg: Config, task_names: list[str], *, src: Source, samples: int | None = None, k: int | None = None,
-              trials: int | None = None, rotate_seed: bool = False, resume: int | None = None, db: Path | None = None, grade_now: bool = True,
-              progress: Callable[[dict], None] | None = None, workers: int | None = None) -> BatchResult:
+              trials: int | None = None, rotate_seed: bool = False, resume: int | None = None, db: Path | None = None,
+              grade_now: bool = True, progress: Callable[[dict], None] | None = None,
+              workers: int | None = None) -> BatchResult:
     """Generate candidates and grade each as it arrives (generation and grading overlap).
 
     Every reply and every grade is committed as soon as it exists; `resume` finishes a batch after a

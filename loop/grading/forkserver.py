@@ -1,12 +1,13 @@
 """Batch grading through a fork server: one pre-started sandbox, one forked child per candidate.
 
-`grade_batch` grades many (task, source) pairs with k=1 and named tests (and goldens) only, no relations:
-the throughput path (bench/bench_humaneval.py). Each server is a bubblewrap sandbox (the same one
-`loop grade` uses: no network, read-only system, private /tmp, rlimits, per-sandbox uid) running a
-trusted server that has already paid for interpreter start-up and common imports. Per candidate it
-forks a child that drops the server's protocol pipes, starts its own session, lowers its rlimits to the
-task's, imports the candidate (staged by the server in a fresh job folder), runs the tests, reports on a
-pipe of its own and exits. Jobs are pipelined (DEPTH per server) so a server never waits for the parent.
+`ForkPool` grades Python candidates with k=1, goldens and named tests only (no relations), with the
+verdict, checks and transitions `grade` gives them: the path `loop run --k 1 --trials 0` takes;
+`grade_batch` (bench/bench_humaneval.py) wraps it, list in, list out. Each server is a bubblewrap
+sandbox (the one `loop grade` uses: no network, read-only system, private /tmp, rlimits, per-sandbox
+uid) running a trusted server that has already paid for interpreter start-up and common imports. Per
+candidate it forks a child that drops the server's protocol pipes, starts its own session, lowers its
+rlimits to the task's, imports the candidate (staged by the server in a fresh job folder), runs the
+tests, reports on a pipe of its own and exits. Jobs are pipelined (DEPTH per server) so a server never waits for the parent.
 
 Isolation between candidates: a child's memory, globals and monkeypatches die with it (copy-on-write
 fork); after each child the server kills every other process left in the sandbox's PID namespace (daemons,

@@ -38,7 +38,7 @@ def _squash(code: str) -> str:
 
 
 def static_grade(task: Task, source: str | None, opts: Options, cfg: SandboxConfig, check: str, detail: str,
-            status: str = V.FAIL) -> Grade:
+                 status: str = V.FAIL) -> Grade:
     """A grade decided before anything runs (no code, no change, build error, no sandbox)."""
     attempts = [Attempt(r, status, check if status == V.FAIL else detail, None, "", 0.0, opts.seed, clean_env(r))
                 for r in range(opts.k)]
@@ -69,7 +69,7 @@ def grade(task: Task, source: str | None, cfg: SandboxConfig, opts: Options,
             ref = build(task, task.reference, "reference", cfg) if task.reference else None
             if ref is not None and ref.build_error:
                 return static_grade(task, source, opts, cfg, V.INFRA_UNKNOWN,
-                               f"the reference does not build either: {ref.build_error[-300:]}", V.INFRA_UNKNOWN)
+                                    f"the reference does not build either: {ref.build_error[-300:]}", V.INFRA_UNKNOWN)
             return static_grade(task, source, opts, cfg, V.BUILD, candidate.build_error)
         baseline = build(task, task.baseline, "baseline", cfg) if task.baseline else None
         reference = build(task, task.reference, "reference", cfg) if task.reference else None
