@@ -12,7 +12,7 @@ import pytest
 
 from loop import fuzz, humaneval, tasks
 from loop import verdicts as V
-from loop.grading.forkserver import ForkServer, grade_batch
+from loop.grading.forkserver import ForkPool, ForkServer, grade_batch
 from loop.grading.grade import Options, check_polarity, grade
 from loop.sandbox import SandboxConfig
 from loop.tasks import CheckSource
@@ -209,6 +209,20 @@ def test_fork_server_grades_like_loop_grade(project):
     slow = grade(add, "def add(x, y):\n    return x * y\n", SANDBOX, Options(k=1, trials=0))
     assert [c.check for c in slow.checks if not c.passed] == [c.check for c in grades[-2].checks if not c.passed]
 
+
+
+def test_fork_pool_honours_quarantine(project):
+    """A quarantined check still runs and is reported but does not decide the verdict, as in `grade`."""
+    add = _task(project)
+    wrong = "def add(x, y):\n    return x * y\n"
+    opts = Options(k=1, trials=0)
+    quarantined = frozenset(c.check for c in grade(add, wrong, SANDBOX, opts).checks if not c.passed)
+    assert quarantined
+    with ForkPool(SANDBOX, 1) as pool:
+        fast = pool.submit(add, wrong, opts, quarantined).result()
+    slow = grade(add, wrong, SANDBOX, opts, quarantined)
+    assert fast.verdict == slow.verdict == V.STABLE_PASS
+    assert fast.notes == slow.notes and any(n.startswith("quarantined: test:") for n in fast.notes)
 
 HOSTILE = {
     "global_state": (
