@@ -224,6 +224,17 @@ def test_fork_pool_honours_quarantine(project):
     assert fast.verdict == slow.verdict == V.STABLE_PASS
     assert fast.notes == slow.notes and any(n.startswith("quarantined: test:") for n in fast.notes)
 
+
+def test_fork_pool_outlives_callers_that_give_up(project):
+    """Futures cancelled by their caller (an interrupted `loop run`), queued or already running, leave the
+    pool serving the rest."""
+    add = _task(project)
+    opts = Options(k=1, trials=0)
+    with ForkPool(SANDBOX, 1) as pool:
+        futures = [pool.submit(add, add.reference, opts) for _ in range(8)]
+        assert all(f.cancel() for f in futures[:4])
+        assert [f.result(timeout=60).verdict for f in futures[4:]] == [V.STABLE_PASS] * 4
+
 HOSTILE = {
     "global_state": (
         "import builtins, math, random\n"

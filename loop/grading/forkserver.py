@@ -547,7 +547,8 @@ class ForkPool:
 
         def answer(item: _Item, grade: Grade) -> None:
             held.discard(item)
-            item.future.set_result(grade)
+            if not item.future.cancelled():  # the caller may have given up on it (loop run interrupted)
+                item.future.set_result(grade)
 
         try:
             try:
@@ -593,9 +594,11 @@ class ForkPool:
                     answer(item, _finish(item, reply, self.cfg, time.monotonic() - item.started))
         except BaseException as exc:  # a bug here must reach every caller, not leave one waiting
             for item in held:
-                item.future.set_exception(exc)
+                if not item.future.cancelled():
+                    item.future.set_exception(exc)
             while (item := self._work.get()) is not None:
-                item.future.set_exception(exc)
+                if not item.future.cancelled():
+                    item.future.set_exception(exc)
         finally:
             server.close()
 
