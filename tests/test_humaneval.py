@@ -235,6 +235,20 @@ def test_fork_pool_outlives_callers_that_give_up(project):
         assert all(f.cancel() for f in futures[:4])
         assert [f.result(timeout=60).verdict for f in futures[4:]] == [V.STABLE_PASS] * 4
 
+
+@pytest.mark.parametrize("bwrap", ["/nonexistent/bwrap", "/bin/false"])
+def test_fork_pool_without_a_sandbox_is_inconclusive(project, bwrap):
+    """No sandbox (bubblewrap missing, or one that never says hello): attempts infra_unknown, the grade
+    inconclusive as with `grade`, never a fail or a pass."""
+    add = _task(project)
+    cfg = SandboxConfig(bwrap=bwrap)
+    sources = (add.reference, "def add(x, y):\n    return x * y\n")
+    with ForkPool(cfg, 1) as pool:
+        grades = [pool.submit(add, src, Options(k=1, trials=0)).result(timeout=60) for src in sources]
+    assert [g.verdict for g in grades] == [V.INCONCLUSIVE] * 2
+    assert [grade(add, src, cfg, Options(k=1, trials=0)).verdict for src in sources] == [V.INCONCLUSIVE] * 2
+    assert all(a.status == V.INFRA_UNKNOWN and not g.resolved and g.notes for g in grades for a in g.attempts)
+
 HOSTILE = {
     "global_state": (
         "import builtins, math, random\n"
