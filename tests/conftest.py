@@ -1,7 +1,10 @@
-"""Shared fixtures: the repository root, a tmp runs.db, and a CLI runner that returns (exit code, output)."""
+"""Shared fixtures: the repository root, a tmp runs.db, a CLI runner that returns (exit code, output),
+and a scripted chat-completions server on 127.0.0.1 (the endpoint is mocked at the HTTP layer only)."""
 
 import json
 import shutil
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -11,6 +14,44 @@ from loop.cli import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "harness" / "examples"
+
+
+class ChatServer:
+    """An OpenAI-compatible endpoint on 127.0.0.1: `respond(request body) -> (status, body, headers)`.
+
+    Keeps every request body and Authorization header, in arrival order."""
+
+    def __init__(self, respond):
+        self.bodies, self.auth = [], []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                outer.bodies.append(body)
+                outer.auth.append(self.headers.get("Authorization"))
+                status, reply, headers = respond(body)
+                data = reply if isinstance(reply, bytes) else json.dumps(reply).encode()
+                self.send_response(status)
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *a):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_port}/v1"
+
+    @property
+    def hits(self) -> int:
+        return len(self.bodies)
+
+    def close(self) -> None:
+        self.httpd.shutdown()
 
 
 @pytest.fixture

@@ -1,45 +1,22 @@
 """Issue 5 end to end: `loop generate` against a real HTTP server on 127.0.0.1, rows and secrets checked."""
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 import sqlite_utils
 
-from conftest import EXAMPLES
+from conftest import EXAMPLES, ChatServer
 
 CODE = (EXAMPLES / "merge_intervals_py" / "correct_repair.py").read_text()
 SECRET = "sk-test-canary-0123456789"
 
 
-class Server:
+class Server(ChatServer):
+    """Answers with the script's (status, body, headers) in turn; the last one from then on."""
+
     def __init__(self, script):
-        self.script, self.bodies, self.auth = list(script), [], []
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                outer.bodies.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
-                outer.auth.append(self.headers.get("Authorization"))
-                status, body, headers = outer.script.pop(0) if len(outer.script) > 1 else outer.script[0]
-                data = json.dumps(body).encode() if not isinstance(body, bytes) else body
-                self.send_response(status)
-                for k, v in headers.items():
-                    self.send_header(k, v)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *a):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.httpd.server_port}/v1"
-
-    def close(self):
-        self.httpd.shutdown()
+        self.script = list(script)
+        super().__init__(lambda body: self.script.pop(0) if len(self.script) > 1 else self.script[0])
 
 
 def completion(text):

@@ -5,15 +5,13 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from html.parser import HTMLParser
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 import sqlite_utils
 
-from conftest import EXAMPLES, ROOT
+from conftest import EXAMPLES, ROOT, ChatServer
 
 LOOP = [sys.executable, "-m", "loop"]
 CODE = (EXAMPLES / "merge_intervals_py" / "correct_repair.py").read_text()
@@ -165,32 +163,18 @@ def test_bad_config_unknown_task_and_cassettes_exit_2_nothing_written(loop_cli, 
         assert d["batches"].count == 0 and d["candidates"].count == 0
 
 
-class SlowServer:
-    """A chat-completions server on 127.0.0.1 answering slowly, counting hits."""
+class SlowServer(ChatServer):
+    """Answers every request after `delay` seconds with a distinct correct repair."""
 
     def __init__(self, delay: float):
-        self.hits = 0
-        outer = self
+        def respond(body):
+            n = self.hits
+            time.sleep(delay)
+            return 200, {"choices": [{"index": 0, "message": {"role": "assistant",
+                                                              "content": f"```python\n{CODE}```\n# sample {n}"}}],
+                         "usage": {"prompt_tokens": 1, "completion_tokens": 1}}, {}
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                self.rfile.read(int(self.headers["Content-Length"]))
-                outer.hits += 1
-                time.sleep(delay)
-                body = json.dumps({"choices": [{"index": 0, "message": {"role": "assistant",
-                                   "content": f"```python\n{CODE}```\n# sample {outer.hits}"}}],
-                                   "usage": {"prompt_tokens": 1, "completion_tokens": 1}}).encode()
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *a):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.httpd.server_port}/v1"
+        super().__init__(respond)
 
 
 SANDBOX_UID = 3_000_000  # this test's sandboxes, told apart from other tests' by their uid range
