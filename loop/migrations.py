@@ -4,26 +4,36 @@ Never edit a migration that has shipped: add a new one. Each runs in one transac
 record that it ran (sqlite-utils `Migrations`), so an interrupted migration is simply re-run.
 """
 
+import contextlib
+
 from sqlite_utils.migrations import Migrations
 
 migrations = Migrations("loop")
 
 
-def migrate(db) -> None:
-    """Apply the pending migrations one at a time, each in its own transaction, one process at a time.
+@contextlib.contextmanager
+def immediate(db):
+    """One write transaction that takes the write lock before it reads anything (BEGIN IMMEDIATE, which
+    waits on the busy timeout). A plain BEGIN reads first (sqlite-utils looks at the schema) and, in WAL
+    mode, fails at once with "database is locked" if another process committed in between. Nested
+    sqlite-utils `atomic()` blocks become savepoints inside it."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
 
-    BEGIN IMMEDIATE takes the write lock before anything is read (waiting on the busy timeout), so a
-    second `loop` opening a new runs.db at the same moment re-reads what the first applied instead of
-    racing it from a stale snapshot (which SQLite reports at once as "database is locked")."""
+
+def migrate(db) -> None:
+    """Apply the pending migrations one at a time, each in its own transaction, one process at a time:
+    a second `loop` opening a new runs.db at the same moment re-reads, under the lock, what the first
+    applied instead of racing it from a stale snapshot."""
     while migrations.pending(db):
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with immediate(db):
             later = [m.name for m in migrations.pending(db)[1:]]
-            migrations.apply(db, stop_before=later)  # the first pending one only, as a savepoint in here
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
+            migrations.apply(db, stop_before=later)  # the first pending one only
 
 
 @migrations(name="001_core")

@@ -6,7 +6,6 @@ each grade is written in one transaction, so a crash leaves either all of it or 
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import json
 import sqlite3
@@ -16,7 +15,7 @@ from typing import Any
 import sqlite_utils
 
 from loop.errors import StoreError
-from loop.migrations import migrate
+from loop.migrations import immediate, migrate
 from loop.sandbox_worker import enc
 
 
@@ -50,19 +49,6 @@ class RunStore:
     def close(self) -> None:
         self.db.conn.close()
 
-    @contextlib.contextmanager
-    def _write(self):
-        """One write transaction that takes the write lock before it reads anything (BEGIN IMMEDIATE, which
-        waits on the busy timeout). A plain BEGIN reads first (sqlite-utils looks at the schema) and, in WAL
-        mode, fails at once with "database is locked" if another process committed in between."""
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
-
     def __enter__(self):
         return self
 
@@ -74,15 +60,15 @@ class RunStore:
         row = {"kind": kind, "created_at": now(), "status": "running", **fields}
         if isinstance(row.get("config"), dict):
             row["config"] = json.dumps(row["config"], sort_keys=True)
-        with self._write():
+        with immediate(self.db):
             return self.db["batches"].insert(row).last_pk
 
     def finish_batch(self, batch_id: int, status: str = "done") -> None:
-        with self._write():
+        with immediate(self.db):
             self.db["batches"].update(batch_id, {"finished_at": now(), "status": status})
 
     def delete_batch(self, batch_id: int) -> None:
-        with self._write():
+        with immediate(self.db):
             ids = "select id from candidates where batch_id = ?"
             self.db.execute(f"delete from checks where candidate_id in ({ids})", [batch_id])
             self.db.execute(f"delete from attempts where candidate_id in ({ids})", [batch_id])
@@ -106,7 +92,7 @@ class RunStore:
         """Insert one received sample; re-inserting the same (batch, task, sample) keeps the first."""
         row = {"batch_id": batch_id, "task": task, "sample": sample, "source": source, "reply": reply,
                "source_sha256": sha256, "status": status, "reason": reason, "model": model, "created_at": now()}
-        with self._write():
+        with immediate(self.db):
             existing = list(self.db["candidates"].rows_where(
                 "batch_id = ? and task = ? and sample = ?", [batch_id, task, sample], limit=1))
             if existing:
@@ -114,7 +100,7 @@ class RunStore:
             return self.db["candidates"].insert(row).last_pk
 
     def update_candidate(self, candidate_id: int, **cols) -> None:
-        with self._write():
+        with immediate(self.db):
             self.db["candidates"].update(candidate_id, cols)
 
     def record_duplicate(self, duplicate: int, original: int) -> str:
@@ -122,7 +108,7 @@ class RunStore:
         row = self.candidate(original)
         cols = {k: row[k] for k in ("verdict", "resolved", "suite", "seed", "k", "passes", "fails", "infra",
                                      "digests", "sandboxed", "reason", "notes")}
-        with self._write():
+        with immediate(self.db):
             self.db["candidates"].update(duplicate, {**cols, "status": "graded", "duplicate_of": original,
                                                       "graded_at": now()})
         return row["verdict"]
@@ -145,7 +131,7 @@ class RunStore:
             "notes": json.dumps(grade.notes) if grade.notes else None, "graded_at": now(),
             "reason": grade.failures()[0]["check"] if grade.failures() else None,
         }
-        with self._write():
+        with immediate(self.db):
             self.db.execute("delete from checks where candidate_id = ?", [candidate_id])
             self.db.execute("delete from attempts where candidate_id = ?", [candidate_id])
             self.db["candidates"].update(candidate_id, cols)
@@ -174,11 +160,11 @@ class RunStore:
                "attempt": record.attempt, "started_at": record.started_at, "latency": record.latency,
                "status_code": record.status_code, "error_class": record.error_class, "wait": record.wait,
                "prompt_tokens": record.prompt_tokens, "completion_tokens": record.completion_tokens}
-        with self._write():
+        with immediate(self.db):
             self.db["requests"].insert(row)
 
     def record_rotation(self, old: int | None, new: int) -> None:
-        with self._write():
+        with immediate(self.db):
             self.db["seeds"].insert({"old": old, "new": new, "rotated_at": now()})
 
     # test synthesis -----------------------------------------------------
@@ -188,7 +174,7 @@ class RunStore:
         input, expected, baseline and reference attributes (loop.synthesis.TestJudgement)."""
         row = {"batch_id": batch_id, "task": task, "model": model, "sample": sample, "verdict": verdict,
                "reason": reason, "reply": reply, "created_at": now()}
-        with self._write():
+        with immediate(self.db):
             suite_id = self.db["suites"].insert(row).last_pk
             self.db["synth_tests"].insert_all(
                 {"suite_id": suite_id, "name": t.name, "class": t.cls, "reason": t.reason,
