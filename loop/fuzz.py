@@ -298,9 +298,12 @@ def equal(got: Any, want: Any, rel_tol: float = REL_TOL, abs_tol: float = ABS_TO
     if isinstance(got, float) or isinstance(want, float):
         if isinstance(got, (int, float)) and isinstance(want, (int, float)) \
                 and not isinstance(got, bool) and not isinstance(want, bool):
-            if math.isnan(got) and math.isnan(want):
-                return True
-            return math.isclose(got, want, rel_tol=rel_tol, abs_tol=abs_tol)
+            try:
+                if math.isnan(got) or math.isnan(want):
+                    return math.isnan(got) and math.isnan(want)
+                return math.isclose(got, want, rel_tol=rel_tol, abs_tol=abs_tol)
+            except OverflowError:  # an int beyond any float: never close to a float
+                return False
         return got == want
     if isinstance(got, (list, tuple)) and isinstance(want, (list, tuple)):
         return type(got) is type(want) and len(got) == len(want) and all(

@@ -141,9 +141,12 @@ class RelationFailure:
 def json_repr(x: Any) -> str:
     """Canonical JSON (sorted keys, no spaces, non-ASCII kept) used for memo keys and counterexamples."""
     try:
-        return json.dumps(x, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=repr)
-    except TypeError:  # keys of mixed types cannot be sorted: insertion order then
-        return json.dumps(x, ensure_ascii=False, separators=(",", ":"), default=repr)
+        try:
+            return json.dumps(x, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=repr)
+        except TypeError:  # keys of mixed types cannot be sorted: insertion order then
+            return json.dumps(x, ensure_ascii=False, separators=(",", ":"), default=repr)
+    except (ValueError, RecursionError) as exc:  # a candidate's 5000-digit int or 10,000-deep list
+        return f"<unprintable {type(x).__name__}: {type(exc).__name__}>"
 
 
 def _short(x: Any, limit: int = _SHORT) -> str:
@@ -827,6 +830,11 @@ def _generate(oracle: Any, seed: int, trial: int, max_size: int | None) -> Any:
     return x
 
 
+# What a relation may raise on a candidate's odd output (10**400 against a float, a str where a number
+# belongs, a deep list). Fault and harness exceptions are not among them and propagate.
+VALUE_ERRORS = (ArithmeticError, TypeError, ValueError, LookupError, AttributeError, RecursionError)
+
+
 def generated_inputs(oracle: Any, *, seed: int, trials: int = 200, max_size: int | None = None) -> list[Any]:
     """Every trial's input for a seed, as run_relations sees them."""
     return [trial_input(oracle, seed, t, max_size) for t in range(trials)]
@@ -837,6 +845,8 @@ def _evaluate(relation: Relation, x: Any, ctx: Context, discard: bool = False) -
         reason = relation.check(x, ctx)
     except CandidateRaised as exc:
         return f"raised: {exc}"
+    except VALUE_ERRORS as exc:  # the candidate's output broke the relation's arithmetic: its failure
+        return f"output could not be checked: {type(exc).__name__}: {str(exc)[:200]}"
     except ReferenceFailed:
         if discard:  # DISCARD_REFERENCE_FAILURES: an input the reference rejects is skipped, not a failure
             return None

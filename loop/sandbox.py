@@ -7,6 +7,7 @@ The one place candidate, baseline and reference code is started; grading asks it
 from __future__ import annotations
 
 import ctypes
+import functools
 import itertools
 import json
 import os
@@ -40,11 +41,12 @@ class Limits:
     build_wall: float = 60.0  # wall-clock bound of one sandboxed compile (C++ tasks)
 
     def rlimits(self, *, address_space: bool = True) -> list[tuple[int, int]]:
+        """The rlimits set before bubblewrap starts. RLIMIT_NPROC is not among them: it is set inside
+        (see hello_first), so each sandbox's user namespace counts its own processes."""
         cpu = int(self.wall) + 2
         out = [
             (resource.RLIMIT_CPU, cpu),
             (resource.RLIMIT_FSIZE, self.fsize_mb << 20),
-            (resource.RLIMIT_NPROC, self.nproc),
             (resource.RLIMIT_CORE, 0),
             (resource.RLIMIT_NOFILE, 256),
         ]
@@ -163,18 +165,33 @@ def command(
     if not interp.startswith("/usr/"):
         prefix = str(Path(interp).resolve().parent.parent)
         args += ["--ro-bind", prefix, prefix]
-    args += ["--proc", "/proc", "--dev", "/dev"]
-    args += ["--size", str(limits.tmpfs_mb << 20), "--tmpfs", "/tmp"]
+    # The only writable places are size-capped tmpfs mounts (/tmp, /dev/shm) and `rw` binds: the root
+    # and /dev, tmpfs mounts of bwrap's own, would otherwise take writes without any cap.
+    cap = str(limits.tmpfs_mb << 20)
+    args += ["--proc", "/proc", "--dev", "/dev", "--size", cap, "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
+    args += ["--size", cap, "--tmpfs", "/tmp"]
     for dest, host in (ro or {}).items():
         args += ["--ro-bind", host, dest]
     for dest, host in (rw or {}).items():
         args += ["--bind", host, dest]
-    args += ["--unshare-all", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
+    args += ["--remount-ro", "/", "--unshare-all", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
+    if _bwrap_can_disable_userns(args[0]):  # no nested user namespace: its own uncapped tmpfs mounts
+        args += ["--unshare-user", "--disable-userns"]
     args += ["--clearenv"]
     for k, v in env.items():
         args += ["--setenv", k, v]
     args += ["--chdir", cwd, "--", *argv]
     return args
+
+
+@functools.cache
+def _bwrap_can_disable_userns(bwrap: str) -> bool:
+    """bubblewrap >= 0.8 can forbid nested user namespaces; older ones run without that layer."""
+    try:
+        out = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "--disable-userns" in out.stdout + out.stderr
 
 
 UID_POOL = 8192
@@ -286,7 +303,7 @@ def run(
     """Run one sandboxed command to completion (builds, sanitizer runs)."""
     _check_bwrap(cfg)
     r, w = os.pipe()
-    cmd = command(cfg, hello_first(argv, w), ro=ro, rw=rw, limits=limits, env=env, cwd=cwd)
+    cmd = command(cfg, hello_first(argv, w, limits.nproc), ro=ro, rw=rw, limits=limits, env=env, cwd=cwd)
     start = time.monotonic()
     try:
         proc = subprocess.Popen(
@@ -347,9 +364,15 @@ def _pump(proc: subprocess.Popen, sinks: dict, deadline: float) -> CandidateFaul
         _kill(proc)
 
 
-def hello_first(argv: list[str], fd: int) -> list[str]:
-    """Prefix argv with a trusted shell (bash: dash cannot name fds above 9) that writes `hello` to fd, then execs argv."""
-    return ["/bin/bash", "-c", f'echo hello >&{fd} && exec "$@"', "bash", *argv]
+def hello_first(argv: list[str], fd: int, nproc: int) -> list[str]:
+    """Prefix argv with a trusted shell (bash: dash cannot name fds above 9) that sets RLIMIT_NPROC, writes
+    `hello` to fd, then execs argv.
+
+    RLIMIT_NPROC is set here, inside the sandbox's own user namespace, not before bubblewrap starts: a
+    namespace takes its creator's limit as the ceiling for all of that uid's processes on the host, so
+    when loop runs as a normal user (one uid for every sandbox) one candidate's fork bomb would starve
+    every other sandbox. Set inside, each sandbox has a budget of its own."""
+    return ["/bin/bash", "-c", f'ulimit -u {int(nproc)} && echo hello >&{fd} && exec "$@"', "bash", *argv]
 
 
 class Worker:
@@ -371,7 +394,13 @@ class Worker:
         address_space: bool = True,
         encode=None,
         decode=None,
+        private_input: bool = False,
+        capture: bool = True,
     ):
+        """private_input: requests travel on a pipe passed as `{jobs}`, not stdin. bubblewrap's pid 1 keeps
+        its stdio open, and a process in the sandbox may open /proc/1/fd/0 (same uid when loop is not run
+        as root): only what arrives on stdin could be read there. capture=False: stdout and stderr are
+        /dev/null (the fork server: output shared by many candidates must not count against any one)."""
         _check_bwrap(cfg)
         self._encode = encode or (lambda rid, args: (json.dumps({"id": rid, "args": args}) + "\n").encode())
         self._decode = decode or json.loads
@@ -383,26 +412,37 @@ class Worker:
         self._sent = 0
         self.dead: CandidateFault | None = None
         r, w = os.pipe()
-        argv = [a.replace("{fd}", str(w)) for a in argv]
-        cmd = command(cfg, hello_first(argv, w), ro=ro, limits=limits, env=env)
+        passed = [w]
+        if private_input:
+            jobs_r, jobs_w = os.pipe()
+            passed.append(jobs_r)
+        argv = [a.replace("{fd}", str(w)).replace("{jobs}", str(passed[-1])) for a in argv]
+        cmd = command(cfg, hello_first(argv, w, limits.nproc), ro=ro, limits=limits, env=env)
+        stdin = subprocess.DEVNULL if private_input else subprocess.PIPE
+        stdio = subprocess.PIPE if capture else subprocess.DEVNULL
         try:
             self.proc = subprocess.Popen(
-                cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                pass_fds=[w], **_popen_kwargs(cfg, limits, address_space, env),
+                cmd, stdin=stdin, stdout=stdio, stderr=stdio,
+                pass_fds=passed, **_popen_kwargs(cfg, limits, address_space, env),
             )
         except OSError as exc:
             os.close(r)
-            os.close(w)
+            if private_input:
+                os.close(jobs_w)
             raise SandboxUnavailable(f"cannot start the sandbox: {exc}") from exc
-        os.close(w)
+        finally:
+            for fd in passed:
+                os.close(fd)
         self._res = r
-        for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            os.set_blocking(f.fileno(), False)
+        self._in = jobs_w if private_input else self.proc.stdin.fileno()
+        os.set_blocking(self._in, False)
         # One selector for the worker's life (not one per wait): a grade waits on it many times.
         self._sel = selectors.DefaultSelector()
         self._sel.register(self._res, selectors.EVENT_READ, "res")
-        self._sel.register(self.proc.stdout, selectors.EVENT_READ, self.out)
-        self._sel.register(self.proc.stderr, selectors.EVENT_READ, self.err)
+        for f, sink in ((self.proc.stdout, self.out), (self.proc.stderr, self.err)):
+            if f is not None:
+                os.set_blocking(f.fileno(), False)
+                self._sel.register(f, selectors.EVENT_READ, sink)
         # A trusted shell says hello inside the finished sandbox before any candidate code runs:
         # without it the sandbox never started, which is infrastructure trouble, not the candidate's.
         try:
@@ -439,9 +479,9 @@ class Worker:
 
     def _write(self, payload: bytes) -> None:
         pending = memoryview(payload)
-        while pending:
+        while pending and self._in is not None:
             try:
-                pending = pending[os.write(self.proc.stdin.fileno(), pending):]
+                pending = pending[os.write(self._in, pending):]
             except BlockingIOError:
                 # Drain replies while we wait, or a full result pipe would deadlock both sides.
                 if "res" in self._select(write=True):
@@ -460,12 +500,12 @@ class Worker:
         if left <= 0:
             self._die(CandidateFault(V.TIMEOUT, f"exceeded the {self.limits.wall:g}s wall-clock limit"))
         if write:
-            self._sel.register(self.proc.stdin, selectors.EVENT_WRITE, "in")
+            self._sel.register(self._in, selectors.EVENT_WRITE, "in")
         try:
             events = self._sel.select(min(left, 1.0))
         finally:
             if write:
-                self._sel.unregister(self.proc.stdin)
+                self._sel.unregister(self._in)
         ready = []
         for key, _ in events:
             if key.data == "res" or key.data == "in":
@@ -488,7 +528,7 @@ class Worker:
         line = self._next_line()
         try:
             msg = self._decode(line)
-        except (ValueError, TypeError, IndexError, RecursionError):
+        except Exception:  # noqa: BLE001 - any malformed line is the writer's fault, decoded totally
             msg = None
         if not isinstance(msg, dict):
             self._die(CandidateFault(V.CRASH, "the result channel was corrupted"))
@@ -530,14 +570,14 @@ class Worker:
     def close(self) -> None:
         if self.proc.poll() is None and not self.dead:
             try:  # a worker whose input ends exits on its own, giving a real exit status
-                self.proc.stdin.close()
+                self._close_input()
                 self.proc.wait(timeout=0.2)
             except (OSError, subprocess.TimeoutExpired):
                 pass
         _kill(self.proc)  # always: its process group or pid namespace may still hold daemons
         self._sel.close()
         for f in (self.proc.stdout, self.proc.stderr):
-            if f.closed:
+            if f is None or f.closed:
                 continue
             try:
                 while chunk := os.read(f.fileno(), 65536):
@@ -548,16 +588,25 @@ class Worker:
             except (BlockingIOError, OSError):
                 pass
             f.close()
-        try:
-            self.proc.stdin.close()
-        except OSError:
-            pass
+        self._close_input()
         if self._res is not None:
             try:
                 os.close(self._res)
             except OSError:
                 pass
             self._res = None
+
+    def _close_input(self) -> None:
+        if self._in is None:
+            return
+        try:
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
+            else:
+                os.close(self._in)
+        except OSError:
+            pass
+        self._in = None
 
     def __enter__(self):
         return self

@@ -92,51 +92,219 @@ def lines(fd):
         yield line
 
 
-def main(argv):
-    out_fd = os.dup(int(argv[1]))
-    in_fd = os.dup(0)
-    path, entry = argv[2], argv[3]
-
+def sender(fd):
     def send(msg):
         data = (json.dumps(msg) + "\n").encode()
         while data:
-            data = data[os.write(out_fd, data):]
+            data = data[os.write(fd, data):]
+    return send
 
+
+def load(path, entry, source=None):
+    """Import the candidate (exec of source when given, else the file): (fn, None) or (None, error text)."""
     try:
-        import importlib.util
-
-        spec = importlib.util.spec_from_file_location("candidate", path)
-        module = importlib.util.module_from_spec(spec)
+        import types
+        module = types.ModuleType("candidate")
+        module.__file__ = path
         sys.modules["candidate"] = module
-        spec.loader.exec_module(module)
+        if source is None:
+            with open(path, "rb") as fh:
+                source = fh.read()
+        exec(compile(source, path, "exec"), module.__dict__)
         fn = getattr(module, entry)
         if not callable(fn):
             raise TypeError(entry + " is not callable")
+        return fn, None
     except BaseException as exc:  # SystemExit at import is a build failure too
         import traceback
+        return None, "".join(traceback.format_exception(exc))[-4000:]
 
-        send({"build_error": "".join(traceback.format_exception(exc))[-4000:]})
+
+def call(fn, wire, seen=None):
+    """One plain call: the reply fields. `seen` keeps each first argument and its encoding before the
+    call, for the final look at the caller's data (a thread may change it after the call returned)."""
+    reply = {}
+    try:
+        args = dec(wire)
+        if seen is not None and args and len(seen) < 10000:
+            seen.append((json.dumps(enc(args[0]), sort_keys=True), args[0]))
+        value = fn(*args)
+        reply["ok"] = enc(value)
+        reply["after"] = enc(args[0]) if args else None
+    except BaseException as exc:  # the candidate's failure, reported, never fatal to the worker
+        reply.update(_classify(exc))
+    return reply
+
+
+def final_look(seen):
+    """After the last call: give the candidate's threads a moment, then report arguments changed since."""
+    import _thread
+    import time
+    deadline = time.monotonic() + 0.1
+    while _thread._count() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    changed = []
+    for before, arg in seen:
+        try:
+            now = json.dumps(enc(arg), sort_keys=True)
+        except BaseException as exc:
+            now = "<" + type(exc).__name__ + ">"
+        if now != before:
+            changed.append([before[:300], now[:300]])
+            if len(changed) >= 3:
+                break
+    return {"changed": changed}
+
+
+def serve(fn, rd, wr):
+    """Answer {"id", "args"} requests with the candidate's plain values; {"final": 1} with final_look."""
+    send, seen = sender(wr), []
+    for line in lines(rd):
+        req = json.loads(line)
+        if req["args"] == {"final": 1}:
+            reply = final_look(seen)
+        else:
+            reply = call(fn, req["args"], seen)
+        reply["id"] = req["id"]
+        send(reply)
+
+
+class CandidateRaised(Exception):
+    """Raised by Proxy where the candidate raised (its type name kept when it is a builtin one)."""
+
+
+class Lost(Exception):
+    """The candidate process stopped answering or wrote something that is not a reply."""
+
+
+class Proxy:
+    """The candidate as a check sees it: a function whose arguments and results cross a pipe as plain data,
+    so no subclass, custom __eq__ or patched module of the candidate's ever runs in the checking process."""
+
+    def __init__(self, rd, wr):
+        self._send, self._replies, self._n = sender(wr), lines(rd), 0
+
+    def request(self, wire):
+        self._n += 1
+        self._send({"id": self._n, "args": wire})
+        try:
+            msg = json.loads(next(self._replies))
+            if not isinstance(msg, dict) or msg.get("id") != self._n:
+                raise ValueError("not a reply")
+            return msg
+        except Exception as exc:  # end of input, malformed JSON or a forged id
+            raise Lost(type(exc).__name__) from None
+
+    def __call__(self, *args):
+        msg = self.request([enc(a) for a in args])
+        if "ok" in msg:
+            try:
+                return dec(msg["ok"])
+            except Exception as exc:
+                raise Lost("bad value: " + type(exc).__name__) from None
+        if "resource" in msg:
+            raise MemoryError(str(msg["resource"]))
+        text = str(msg.get("raised", "?"))
+        raise _BUILTIN_ERRORS.get(text.split(":", 1)[0], CandidateRaised)(text)
+
+
+_BUILTIN_ERRORS = {name: cls for name, cls in vars(__import__("builtins")).items()
+                   if isinstance(cls, type) and issubclass(cls, Exception)}
+
+
+def split(path, entry, source=None):
+    """Fork the candidate into a process of its own before it is loaded; return (Proxy, build error).
+
+    The caller (trusted: a check runs here) keeps no channel the candidate holds but the two pipes
+    between them, and is not dumpable, so the candidate can neither ptrace it nor open its /proc files."""
+    _nodump()
+    a_r, a_w = os.pipe()
+    b_r, b_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            keep = {0, 1, 2, a_r, b_w}
+            for fd in range(3, 1024):  # nothing of the caller's: not its result channel, not its jobs
+                if fd not in keep:
+                    try:
+                        os.close(fd)
+                    except OSError:
+                        pass
+            fn, error = load(path, entry, source)
+            send = sender(b_w)
+            if error is not None:
+                send({"build_error": error})
+            else:
+                send({"ready": 1})
+                serve(fn, a_r, b_w)
+        finally:
+            os._exit(0)
+    os.close(a_r)
+    os.close(b_w)
+    replies = lines(b_r)
+    try:
+        first = json.loads(next(replies))
+    except Exception:
+        first = None
+    if first == {"ready": 1}:
+        proxy = Proxy(b_r, a_w)
+        proxy._replies = replies
+        return proxy, None
+    if isinstance(first, dict) and isinstance(first.get("build_error"), str):
+        return None, first["build_error"]
+    raise Lost("the candidate wrote something else than its handshake")
+
+
+def _nodump():
+    import ctypes
+    libc = ctypes.CDLL(None)
+    libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0
+    if libc.prctl(3, 0, 0, 0, 0) != 0:
+        raise OSError("PR_SET_DUMPABLE did not hold")
+
+
+def answer(proxy, wire, entry):
+    """One request through the split: a check runs here against the proxy; the rest is the candidate's."""
+    if isinstance(wire, dict) and "check" in wire:
+        try:
+            run_check(wire["check"], proxy, entry)
+            return {"ok": None, "after": None}
+        except Lost:
+            raise
+        except BaseException as exc:
+            return _classify(exc)
+    msg = proxy.request(wire)
+    return {k: msg[k] for k in ("ok", "after", "raised", "resource", "changed") if k in msg}
+
+
+def main(argv):
+    out_fd, in_fd = int(argv[1]), int(argv[2])
+    path, entry = argv[3], argv[4]
+    send = sender(out_fd)
+    if argv[5:] == ["split"]:  # the task has check(candidate) tests: they must not share the candidate's process
+        try:
+            proxy, error = split(path, entry)
+        except Lost:
+            os._exit(1)  # the parent sees the channel close: the candidate's crash
+        if error is not None:
+            send({"build_error": error})
+            return
+        send({"ready": 1})
+        for line in lines(in_fd):
+            req = json.loads(line)
+            try:
+                reply = answer(proxy, req["args"], entry)
+            except Lost:
+                os._exit(1)
+            reply["id"] = req["id"]
+            send(reply)
+        return
+    fn, error = load(path, entry)
+    if error is not None:
+        send({"build_error": error})
         return
     send({"ready": 1})
-    for line in lines(in_fd):
-        req = json.loads(line)
-        reply = {"id": req["id"]}
-        if isinstance(req["args"], dict):  # {"check": source}: run check(candidate); pass = no exception
-            try:
-                run_check(req["args"]["check"], fn, entry)
-                reply["ok"], reply["after"] = None, None
-            except BaseException as exc:
-                reply.update(_classify(exc))
-            send(reply)
-            continue
-        args = dec(req["args"])
-        try:
-            value = fn(*args)
-            reply["ok"] = enc(value)
-            reply["after"] = enc(args[0]) if args else None
-        except BaseException as exc:  # the candidate's failure, reported, never fatal to the worker
-            reply.update(_classify(exc))
-        send(reply)
+    serve(fn, in_fd, out_fd)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import time
 from dataclasses import dataclass, field
@@ -41,6 +42,7 @@ class Plan:
     seed: int
     trials: int
     quarantined: set[str] = field(default_factory=set)
+    relation_inputs: list = field(default_factory=list)  # repeat 0's, sampled by the sanitizer gate
     ref_cache: dict = field(default_factory=dict)
     ref_times: dict = field(default_factory=dict)  # json_repr(x) -> the reference's measured seconds
 
@@ -77,15 +79,20 @@ class Side:
             self.worker.close()
 
 
+def decode(wire):
+    """A wire value from the sandbox, decoded totally: anything malformed is the candidate's crash."""
+    try:
+        return dec(wire)
+    except Exception as exc:  # noqa: BLE001 - the candidate may write anything on its result pipe
+        raise CandidateFault(V.CRASH, f"the result channel was corrupted ({type(exc).__name__})") from None
+
+
 def outcome(msg: dict) -> tuple[bool, Any]:
     """(returned?, value or "raised: ..."). The reply comes from the sandbox, where the candidate can write
     anything on the result pipe: a malformed one is the candidate's crash, never loop's."""
-    try:
-        if "ok" in msg:
-            return True, dec(msg["ok"])
-        return False, "raised: " + str(msg.get("raised", msg.get("resource", "?")))
-    except (ValueError, TypeError, AttributeError, RecursionError) as exc:
-        raise CandidateFault(V.CRASH, f"the result channel was corrupted ({type(exc).__name__})") from None
+    if "ok" in msg:
+        return True, decode(msg["ok"])
+    return False, "raised: " + str(msg.get("raised", msg.get("resource", "?")))[:500]
 
 
 def run_attempt(plan: Plan, repeat: int) -> Attempt:
@@ -103,10 +110,10 @@ def run_attempt(plan: Plan, repeat: int) -> Attempt:
 
     def receive(msg: dict) -> tuple[bool, Any, Any]:
         if "resource" in msg:
-            raise CandidateFault(V.RESOURCE, msg["resource"])
+            raise CandidateFault(V.RESOURCE, str(msg["resource"])[:300])
         values.append(msg.get("ok", {"raised": msg.get("raised")}))
         ok, value = outcome(msg)
-        return ok, value, dec(msg.get("after"))
+        return ok, value, decode(msg.get("after"))
 
     try:
         cand = plan.candidate.start(plan.cfg, repeat=repeat, deadline=start + task.limits.wall)
@@ -140,9 +147,10 @@ def run_attempt(plan: Plan, repeat: int) -> Attempt:
                            for d in derived_inputs(task.oracle, x, hit[1])]
                 _prefetch(task.oracle, cand, receive, derived, prefetched)
             checks += _relations(plan, call_candidate, ref, inputs, prefetched)
-        if plan.sanitized is not None and repeat == 0:  # a gate, not a repeat: once per grade
-            checks.append(_sanitizer(plan, repeat, [g.args for g in task.goldens] + [t.args for t in plan.tests]
-                                     + [(x,) for x in inputs[:: max(1, len(inputs) // SANITIZER_SAMPLE)]]))
+            if repeat == 0:
+                plan.relation_inputs = inputs
+            if _checks_mutation(task.oracle) and V.NOT_MUTATED not in {c.check for c in checks}:
+                checks += _final_look(cand.call({"final": 1}), plan.quarantined)
     except CandidateFault as fault:
         checks.append(Check(fault.check, "fault", False, fault.detail, quarantined=fault.check in plan.quarantined))
         exit_code = cand.proc.returncode if cand else None
@@ -257,30 +265,38 @@ def _one(args: tuple):
     return args[0] if len(args) == 1 else list(args)
 
 
-def same_value(a, b) -> bool:
-    if isinstance(a, float) or isinstance(b, float):
-        try:
-            return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
-        except TypeError:
+def same_value(got, expected) -> bool:
+    """Does a candidate's value equal an expected one? Floats agree within 1e-6 (relative) only where
+    the expected value is a float; total: a value that cannot be compared (10**400 against a float) differs."""
+    try:
+        if isinstance(expected, float):
+            if isinstance(got, bool) or not isinstance(got, (int, float)):
+                return False
+            if math.isnan(expected) or math.isnan(got):
+                return math.isnan(expected) and math.isnan(got)
+            return math.isclose(got, expected, rel_tol=1e-6, abs_tol=1e-6)
+        if type(got) is not type(expected):
             return False
-    if type(a) is not type(b):
+        if isinstance(expected, (list, tuple)):
+            return len(got) == len(expected) and all(same_value(x, y) for x, y in zip(got, expected))
+        if isinstance(expected, dict):
+            return got.keys() == expected.keys() and all(same_value(got[k], expected[k]) for k in expected)
+        return bool(got == expected)
+    except (ArithmeticError, TypeError, ValueError, RecursionError):
         return False
-    if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
-    return a == b
 
 
 def golden_matches(task: Task, ok: bool, value, expected) -> tuple[bool, str]:
     if not ok:
         return False, str(value)
+    want = task.canonical(expected)  # trusted: the goldens are checked when the task loads
     try:
         got = task.canonical(value)
-    except (ValueError, TypeError) as exc:
-        return False, f"malformed output: {exc}"
-    want = task.canonical(expected)
-    if got != want:
+        if bool(got == want):
+            return True, ""
         return False, f"expected {json_repr(enc(want))}, got {json_repr(enc(got))}"
-    return True, ""
+    except Exception as exc:  # any value the candidate returns is data: a failure, never loop's crash
+        return False, f"malformed output: {type(exc).__name__}: {str(exc)[:200]}"
 
 
 def transition(baseline: str | None, candidate: str) -> str | None:
@@ -334,8 +350,34 @@ def _relations(plan: Plan, call_candidate, ref: Side, inputs: list, prefetched: 
     return checks
 
 
-def _sanitizer(plan: Plan, repeat: int, cases: list[tuple]) -> Check:
-    worker = plan.sanitized.start(plan.cfg, repeat=repeat)
+def _checks_mutation(oracle) -> bool:
+    return any(f"relation:{r.name}" == V.NOT_MUTATED for r in getattr(oracle, "RELATIONS", ()))
+
+
+def _final_look(msg: dict, quarantined) -> list[Check]:
+    """The worker's last look at every argument it was called with, once the attempt is over: a change
+    made after the call returned (from a thread, say) fails input_not_mutated like one made during it."""
+    changed = msg.get("changed")
+    if not (isinstance(changed, list) and all(isinstance(c, list) and len(c) == 2 for c in changed)):
+        raise CandidateFault(V.CRASH, "the result channel was corrupted (final look)")
+    if not changed:
+        return []
+    before, after = (str(x)[:160] for x in changed[0])
+    return [Check(V.NOT_MUTATED, "relation", False, f"argument changed after the call returned: from {before} to {after}",
+                  quarantined=V.NOT_MUTATED in quarantined)]
+
+
+def sanitizer_gate(plan: Plan) -> Check:
+    """The sanitizer build on the goldens, the named tests and a sample of repeat 0's relation inputs: a
+    gate run once per grade whose check joins every attempt (a deterministic finding fails them all)."""
+    inputs = plan.relation_inputs
+    cases = ([g.args for g in plan.task.goldens] + [t.args for t in plan.tests]
+             + [(x,) for x in inputs[:: max(1, len(inputs) // SANITIZER_SAMPLE)]])
+    try:
+        worker = plan.sanitized.start(plan.cfg, repeat=0)
+    except CandidateFault as fault:  # it would not even load under the sanitizer
+        return Check(V.SANITIZER, "sanitizer", False, f"{fault.check}: {fault.detail}"[:2000],
+                     quarantined=V.SANITIZER in plan.quarantined)
     try:
         worker.call_many([wire_args(args) for args in cases])  # one pipelined round trip, as for relations
         return Check(V.SANITIZER, "sanitizer", True)

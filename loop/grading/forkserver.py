@@ -51,11 +51,15 @@ FOLDER = "/tmp/job"
 NUL = os.open("/dev/null", os.O_RDONLY)
 
 def _nodump():
+    """PR_SET_DUMPABLE 0, checked: a child (same uid) can then neither ptrace the server nor open its
+    /proc/<pid>/fd, mem or environ. Children inherit it, so siblings cannot reach each other either."""
     try:
         import ctypes
-        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: children cannot open /proc/<server>/fd
+        libc = ctypes.CDLL(None)
+        libc.prctl(4, 0, 0, 0, 0)
+        return libc.prctl(3, 0, 0, 0, 0) == 0  # PR_GET_DUMPABLE
     except Exception:
-        pass
+        return False
 
 def _ancestors():
     out, pid = {os.getpid()}, os.getpid()
@@ -86,74 +90,69 @@ def _reap():
         if pid == 0:
             break
 
-def _force_rmtree(path):
-    """Remove path whatever modes the last child left on it (same uid: the server may chmod it back)."""
-    import shutil  # rarely needed: only after a candidate left more than its own files
-    def fix(func, p, exc):
-        try:
-            os.chmod(os.path.dirname(p), 0o700)
-            if os.path.isdir(p) and not os.path.islink(p):
-                os.chmod(p, 0o700)
-            func(p)
-        except OSError:
-            pass
-    if os.path.isdir(path) and not os.path.islink(path):
-        try:
-            os.chmod(path, 0o700)
-        except OSError:
-            pass
-        shutil.rmtree(path, onerror=fix)
-    else:
-        os.unlink(path)
+SWEEP_BUDGET = 1.0  # seconds; a mess that takes longer to clear costs a fresh sandbox instead
+STAGED = 64  # entries the job folder may hold and still be cleared in place
+
 
 def _sweep(keep):
-    """Kill every other process in this PID namespace (leftovers of the last child), then wipe /tmp.
-    Returns False when the sandbox could not be brought back to a clean state (the server then quits
-    before taking another job, so the next candidate is never graded in a dirty sandbox).
+    """Kill every other process in this PID namespace (leftovers of the last child); clear the job folder.
+    Returns False when the sandbox is not back to its clean state cheaply: anything else in /tmp or
+    /dev/shm, a folder or many files in the job folder, a System V IPC object, a process that would
+    not die. The server then quits before taking another job and the parent starts a fresh sandbox, so
+    a mess is never charged to the next candidate (and never costs more than SWEEP_BUDGET).
 
-    Unsandboxed (no PID namespace of our own) only the server's own job folder is wiped."""
+    Unsandboxed (no PID namespace of our own) only the server's own job folder is cleared."""
     try:
-        if not SWEEP:
-            _reap()
-            if os.path.lexists(FOLDER):
-                _force_rmtree(FOLDER)
-            return not os.path.lexists(FOLDER)
-        killed = set()
-        for _ in range(1000):  # a process with SIGKILL pending runs no more user code and cannot fork
-            new = [int(n) for n in os.listdir("/proc") if n.isdigit() and int(n) not in keep and int(n) not in killed]
-            if not new:
-                break
-            for pid in new:
-                killed.add(pid)
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
+        deadline = time.monotonic() + SWEEP_BUDGET
+        if SWEEP:
+            killed = set()
+            while time.monotonic() < deadline:  # a process with SIGKILL pending runs no more code, cannot fork
+                new = [int(n) for n in os.listdir("/proc") if n.isdigit() and int(n) not in keep and int(n) not in killed]
+                if not new:
+                    break
+                for pid in new:
+                    killed.add(pid)
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
         _reap()
-        os.chmod("/tmp", 0o1777)
-        top = os.listdir("/tmp")
-        if top == ["job"] and os.stat(FOLDER).st_mode & 0o700 == 0o700 and not os.path.islink(FOLDER):
-            entries = list(os.scandir(FOLDER))
-            if not any(e.is_dir(follow_symlinks=False) for e in entries):
-                for e in entries:  # the usual case: just the files the server staged
-                    os.unlink(e.path)
-                return not os.listdir(FOLDER)
-        for name in top:
-            _force_rmtree(os.path.join("/tmp", name))
-        return not os.listdir("/tmp")
+        if SWEEP:
+            while time.monotonic() < deadline and any(n.isdigit() and int(n) not in keep for n in os.listdir("/proc")):
+                time.sleep(0.001)  # killed, not yet reaped by pid 1
+                _reap()
+            if any(n.isdigit() and int(n) not in keep for n in os.listdir("/proc")):
+                return False
+            if os.listdir("/tmp") not in ([], ["job"]) or os.listdir("/dev/shm"):
+                return False
+            for name in ("shm", "msg", "sem"):
+                with open("/proc/sysvipc/" + name) as fh:
+                    if len(fh.read(4096).splitlines()) > 1:
+                        return False
+        if not os.path.lexists(FOLDER):
+            return True
+        if os.path.islink(FOLDER) or not os.path.isdir(FOLDER):
+            return False
+        os.chmod(FOLDER, 0o700)
+        with os.scandir(FOLDER) as it:
+            entries = [e for _, e in zip(range(STAGED + 1), it)]
+        if len(entries) > STAGED or any(e.is_dir(follow_symlinks=False) for e in entries):
+            return False
+        for e in entries:
+            os.unlink(e.path)
+        return not os.listdir(FOLDER)
     except Exception:
         return False
 
-def _child(job, w, out_fd, in_fd, log, path):
-    os.close(out_fd)
-    os.close(in_fd)
+def _child(job, w, log, path):
     os.setsid()
     os.chdir(FOLDER)
     os.dup2(NUL, 0)
     os.dup2(log, 1)
     os.dup2(log, 2)
-    os.close(log)
-    os.close(NUL)
+    # Nothing but stdio and its own result pipe: not the job channel, not the server's result channel.
+    os.closerange(3, w)
+    os.closerange(w + 1, 1 << 16)
     cpu = int(job["timeout"]) + 1
     for res, value in ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_AS, job["memory_mb"] << 20),
                        (resource.RLIMIT_FSIZE, job["fsize_mb"] << 20)):
@@ -161,39 +160,24 @@ def _child(job, w, out_fd, in_fd, log, path):
             resource.setrlimit(res, (value, value))
         except (ValueError, OSError):
             pass
-    def send(msg):
-        data = (json.dumps(msg) + "\n").encode()
-        while data:
-            data = data[os.write(w, data):]
+    send = W.sender(w)
     try:
-        # compile + exec, not importlib: its lazy imports would be paid again in every child
-        module = types.ModuleType("candidate")
-        module.__file__ = path
-        sys.modules["candidate"] = module
-        exec(compile(job["source"], path, "exec"), module.__dict__)
-        fn = getattr(module, job["entry"])
-        if not callable(fn):
-            raise TypeError(job["entry"] + " is not callable")
-    except BaseException as exc:
-        import traceback
-        send({"build_error": "".join(traceback.format_exception(exc))[-4000:]})
-        os._exit(0)
-    replies = []
-    for args in job["tests"]:
-        reply = {}
-        try:
-            if isinstance(args, dict):
-                W.run_check(args["check"], fn, job["entry"])
-                reply["ok"] = None
-            else:
-                reply["ok"] = W.enc(fn(*W.dec(args)))
-        except BaseException as exc:
-            reply.update(W._classify(exc))
-        replies.append(reply)
-    send({"results": replies})
+        if any(isinstance(args, dict) for args in job["tests"]):
+            # check(candidate) tests decide the verdict here: the candidate gets a process of its own
+            proxy, error = W.split(path, job["entry"], job["source"])
+            if error is None:
+                send({"results": [W.answer(proxy, args, job["entry"]) for args in job["tests"]]})
+        else:
+            fn, error = W.load(path, job["entry"], job["source"])  # exec, not importlib: no lazy imports
+            if error is None:
+                send({"results": [W.call(fn, args) for args in job["tests"]]})
+        if error is not None:
+            send({"build_error": error})
+    except W.Lost:
+        os._exit(1)  # the candidate's process stopped answering the checks: its crash
     os._exit(0)
 
-def _run(job, out_fd, in_fd, keep):
+def _run(job):
     t0 = time.monotonic()
     # Staged by the server (the child's first writes would each cost it copy-on-write faults).
     os.makedirs(FOLDER, exist_ok=True)
@@ -205,8 +189,7 @@ def _run(job, out_fd, in_fd, keep):
     pid = os.fork()
     if pid == 0:
         try:
-            os.close(r)
-            _child(job, w, out_fd, in_fd, log, path)
+            _child(job, w, log, path)
         finally:
             os._exit(70)
     os.close(w)
@@ -265,7 +248,7 @@ def _run(job, out_fd, in_fd, keep):
         line = buf.split(b"\n", 1)[0] if b"\n" in buf else b""
         try:
             msg = json.loads(line) if line else None
-        except ValueError:
+        except Exception:  # deep nesting, 5000-digit ints, bad UTF-8: the candidate wrote it
             msg = None
         if isinstance(msg, dict) and ("results" in msg or "build_error" in msg):
             msg["output"] = output
@@ -280,38 +263,39 @@ def _run(job, out_fd, in_fd, keep):
     return fault
 
 def main():
-    out_fd = os.dup(int(sys.argv[1]))
-    os.close(int(sys.argv[1]))
-    in_fd = os.dup(0)
-    _nodump()
+    out_fd, in_fd = int(sys.argv[1]), int(sys.argv[2])
     global SWEEP, FOLDER
     SWEEP = _in_sandbox()
     if not SWEEP:  # unsandboxed servers must not share a job folder in the host's /tmp
         import tempfile
         FOLDER = os.path.join(tempfile.mkdtemp(prefix="loop-forkserver-"), "job")
     keep = _ancestors()
-    if not _sweep(keep):
-        send_early = (json.dumps({"lost": "the sandbox is not clean at start"}) + "\n").encode()
-        os.write(out_fd, send_early)
-        return
+
     def send(msg):
         data = (json.dumps(msg) + "\n").encode()
         while data:
             data = data[os.write(out_fd, data):]
+
+    if not _nodump():
+        send({"lost": "the fork server could not make itself undumpable (prctl)"})
+        return
+    if not _sweep(keep):
+        send({"lost": "the sandbox is not clean at start"})
+        return
     import gc
     gc.collect()
     gc.freeze()  # children's collections then leave the server's objects (and their pages) alone
     send({"ready": 1})
     for line in W.lines(in_fd):
         job = json.loads(line)
-        reply = _run(job, out_fd, in_fd, keep)
+        reply = _run(job)
         reply["id"] = job["id"]
         reply["times"] = TIMES
         send(reply)
         # Overlaps with the parent's work on the reply; the next job is read only after it.
         if not _sweep(keep):
-            send({"lost": "the sandbox could not be cleaned after the last candidate"})
-            os._exit(3)
+            send({"lost": "the sandbox was not clean after the last candidate"})
+            break
     if not SWEEP:
         import shutil
         shutil.rmtree(os.path.dirname(FOLDER), ignore_errors=True)
@@ -334,16 +318,15 @@ class ForkServer:
         self.limits = Limits(wall=wall, memory_mb=memory_mb, nproc=256, output_bytes=1 << 20, tmpfs_mb=256)
         self.worker: Worker | None = None
         self.starts = 0
-        self.restarts_clean = 0
-        self.inflight: deque = deque()  # (id, job, tag), oldest first
+        self.inflight: deque = deque()  # (id, job, tag, tries), oldest first
 
     def _start(self) -> Worker:
         where = "/work" if self.cfg.enabled else str(self.folder)  # unsandboxed: the host folder itself
-        argv = [self.cfg.interpreter(), "-s", "-S", "-P", "-B", f"{where}/server.py", "{fd}"]
+        argv = [self.cfg.interpreter(), "-s", "-S", "-P", "-B", f"{where}/server.py", "{fd}", "{jobs}"]
         if self.cfg.enabled:
             argv.append("sweep")
         worker = Worker(self.cfg, argv, limits=self.limits, env=clean_env(0), ro={"/work": str(self.folder)},
-                        deadline=time.monotonic() + 60.0,
+                        deadline=time.monotonic() + 60.0, private_input=True, capture=False,
                         encode=lambda rid, job: (json.dumps({**job, "id": rid}) + "\n").encode())
         msg = worker.ready()
         if "ready" not in msg:
@@ -355,11 +338,17 @@ class ForkServer:
     def run(self, job: dict) -> dict:
         """Run one job: {"results": [...]}, {"build_error": ...} or {"fault": kind, "detail": ...}."""
         self.submit(job, None)
-        reply, _, _ = self.receive()
-        return reply
+        while True:
+            reply, _, lost = self.receive()
+            if reply is not None:
+                return reply
+            for j, t, tries in lost:
+                self.submit(j, t, tries)
 
-    def submit(self, job: dict, tag) -> None:
-        """Queue a job behind the ones in flight (the server runs them one after another, in order)."""
+    def submit(self, job: dict, tag, tries: int = 0) -> None:
+        """Queue a job behind the ones in flight (the server runs them one after another, in order).
+
+        Raises SandboxUnavailable when a fresh server cannot start."""
         if self.worker is None or self.worker.dead:
             if self.worker is not None:
                 self.worker.close()
@@ -367,15 +356,20 @@ class ForkServer:
         if not self.inflight:
             self.worker.deadline = time.monotonic() + job["timeout"] + MARGIN
         self.worker._sent += 1
-        self.inflight.append((self.worker._sent, job, tag))
+        self.inflight.append((self.worker._sent, job, tag, tries))
         try:
             self.worker._write(self.worker._encode(self.worker._sent, job))
         except CandidateFault:
             pass  # the server is gone; receive() reports it against the oldest job in flight
 
-    def receive(self) -> tuple[dict, object, list]:
-        """The reply to the oldest job in flight: (reply, its tag, [(job, tag) lost with the server])."""
-        rid, job, tag = self.inflight[0]
+    def receive(self) -> tuple[dict | None, object, list]:
+        """(reply, tag, lost): the reply to the oldest job in flight and its tag, or (None, None, lost)
+        when the server went away; `lost` lists (job, tag, tries) to submit again, oldest first.
+
+        A lost server costs the jobs in flight a retry, never a verdict: the server quits between jobs
+        when its sandbox is not clean (nobody's fault), and a child may kill or stop it. Only a job that
+        was running when its server was lost on its retry as well is answered with the fault."""
+        rid, job, tag, tries = self.inflight[0]
         if self.worker.dead is None:  # this job started at the latest when the previous reply came
             self.worker.deadline = time.monotonic() + job["timeout"] + MARGIN
         try:
@@ -386,24 +380,23 @@ class ForkServer:
                 if msg.get("id") == rid:
                     self.inflight.popleft()
                     return msg, tag, []
-                if "lost" in msg:  # the server quit between jobs: nobody's fault, run them all again
-                    pending = [(j, t) for _, j, t in self.inflight]
-                    self.inflight.clear()
-                    self.worker.close()
-                    self.worker = None
-                    self.restarts_clean += 1
-                    if self.restarts_clean > 100:
-                        raise SandboxUnavailable(f"fork server keeps failing to clean up: {msg['lost']}")
-                    for j, t in pending:
-                        self.submit(j, t)
-                    return self.receive()
+                if "lost" in msg:
+                    return None, None, self._drop(0)
         except CandidateFault as fault:  # the server itself died or hung while running this job
-            lost = [(j, t) for _, j, t in list(self.inflight)[1:]]
-            self.inflight.clear()
-            self.worker.close()
-            self.worker = None
-            return ({"fault": fault.check, "detail": f"{fault.detail} (the fork server was lost; restarted)",
-                     "output": ""}, tag, lost)
+            if tries >= 1:
+                self.inflight.popleft()
+                return ({"fault": fault.check, "output": "",
+                         "detail": f"{fault.detail} (the fork server was lost twice on this candidate)"},
+                        tag, self._drop(0))
+            return None, None, self._drop(1)
+
+    def _drop(self, charge: int) -> list:
+        """Forget the server and the jobs in flight; the oldest is charged `charge` more tries."""
+        lost = [(j, t, n + (charge if i == 0 else 0)) for i, (_, j, t, n) in enumerate(self.inflight)]
+        self.inflight.clear()
+        self.worker.close()
+        self.worker = None
+        return lost
 
     def close(self) -> None:
         if self.worker is not None:
@@ -535,14 +528,14 @@ class ForkPool:
             with self._lock:
                 item.base = self._baselines.get(key)
             if item.base is None:
-                backlog.append((job_for(item.task, item.task.baseline, [t.args for t in tests]), ("baseline", item)))
+                backlog.append((job_for(item.task, item.task.baseline, [t.args for t in tests]), ("baseline", item), 0))
         args = [g.args for g in item.task.goldens] + [t.args for t in tests]
-        backlog.append((job_for(item.task, item.source, args), ("candidate", item)))
+        backlog.append((job_for(item.task, item.source, args), ("candidate", item), 0))
 
     def _drive(self) -> None:
         server = ForkServer(self.cfg)
         held: set[_Item] = set()  # taken from the queue, not answered yet
-        backlog: deque = deque()  # (job, (role, item)) to (re)submit before taking new items
+        backlog: deque = deque()  # (job, (role, item), tries) to (re)submit before taking new items
         done = False
 
         def answer(item: _Item, grade: Grade) -> None:
@@ -570,10 +563,10 @@ class ForkPool:
                         held.add(item)
                         self._plan(item, backlog)
                         continue
-                    job, (role, item) = backlog.popleft()
+                    job, (role, item), tries = backlog.popleft()
                     try:
                         item.started = time.monotonic()
-                        server.submit(job, (role, item))
+                        server.submit(job, (role, item), tries)
                     except SandboxUnavailable as exc:
                         if role == "baseline":
                             item.base = _baseline_results(item, {"detail": str(exc)})
@@ -584,8 +577,11 @@ class ForkPool:
                     if done and not backlog:
                         return
                     continue
-                reply, (role, item), lost = server.receive()
+                reply, tag, lost = server.receive()
                 backlog.extendleft(reversed(lost))
+                if reply is None:
+                    continue
+                role, item = tag
                 if role == "baseline":
                     item.base = _baseline_results(item, reply)
                     with self._lock:

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from loop import verdicts as V
 from loop.errors import TaskError
 from loop.grading import triage
-from loop.grading.attempt import Plan, Side, golden_matches, outcome, run_attempt, same_value
+from loop.grading.attempt import Plan, Side, golden_matches, outcome, run_attempt, same_value, sanitizer_gate
 from loop.grading.model import Attempt, Check, Grade, HarnessError
-from loop.grading.programs import build
+from loop.grading.programs import build, sanitizer_probe
 from loop.sandbox import CandidateFault, SandboxConfig, SandboxUnavailable, clean_env
 from loop.tasks import Task
 
@@ -75,6 +75,9 @@ def grade(task: Task, source: str | None, cfg: SandboxConfig, opts: Options,
         reference = build(task, task.reference, "reference", cfg) if task.reference else None
         sanitized = None
         if task.language == "cpp" and opts.sanitize:
+            probe = sanitizer_probe(task, source, cfg)
+            if probe is not None:
+                return static_grade(task, source, opts, cfg, V.SANITIZER_PROBE, probe)
             sanitized = build(task, source, "candidate-asan", cfg, sanitize=True)
             if sanitized.build_error:
                 raise HarnessError(f"sanitizer build failed: {sanitized.build_error[-300:]}")
@@ -86,7 +89,26 @@ def grade(task: Task, source: str | None, cfg: SandboxConfig, opts: Options,
     plan = Plan(task, cfg, candidate, baseline, reference, sanitized, task.selected(opts.suite),
                 opts.seed, opts.trials, set(quarantined))
     attempts = [run_attempt(plan, repeat) for repeat in range(opts.k)]
+    triage.settle(attempts)
+    if sanitized is not None and any(a.status == V.PASS for a in attempts):
+        _gate(plan, attempts)  # only where it can change the verdict: some attempt passed
     return conclude(task, source, opts, cfg, attempts)
+
+
+def _gate(plan: Plan, attempts: list[Attempt]) -> None:
+    """Run the sanitizer gate once and add its check to every graded attempt: a build-level finding is
+    not a repeat's bad luck, so it must fail them all (stable_fail), never show as flaky."""
+    try:
+        check = sanitizer_gate(plan)
+    except CandidateFault as fault:
+        check = Check(fault.check, "fault", False, f"sanitizer build: {fault.detail}", quarantined=fault.check in plan.quarantined)
+    except (SandboxUnavailable, HarnessError) as exc:
+        for a in attempts:
+            a.status, a.reason, a.digest = V.INFRA_UNKNOWN, f"sanitizer gate: {exc}", ""
+        return
+    for a in attempts:
+        if a.status != V.INFRA_UNKNOWN:
+            a.checks.append(replace(check))
 
 
 def conclude(task: Task, source: str | None, opts: Options, cfg: SandboxConfig, attempts: list[Attempt]) -> Grade:

@@ -9,13 +9,15 @@ from __future__ import annotations
 import atexit
 import hashlib
 import os
+import re
 import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from loop import verdicts as V
 from loop.grading.model import HarnessError
 from loop.sandbox import (
-    Limits, SandboxConfig, Worker, clean_env, make_scratch, run, stage,
+    CandidateFault, Limits, SandboxConfig, Worker, clean_env, make_scratch, run, stage,
 )
 from loop.sandbox_worker import enc
 from loop.tasks import CheckSource, Task
@@ -54,17 +56,22 @@ class Program:
         if self.sanitized:
             env["ASAN_OPTIONS"] = "exitcode=86:detect_leaks=0:abort_on_error=0:hard_rss_limit_mb=%d" % limits.memory_mb
             env["UBSAN_OPTIONS"] = "exitcode=86:halt_on_error=1:print_stacktrace=1"
-        kw = {}
+        kw = {"private_input": True}
         if self.task.language == "cpp":
             kw = {"encode": _pairs_encode, "decode": _pairs_decode}
         worker = Worker(
             cfg, self.argv, limits=limits, env=env, ro={"/work": str(self.folder)},
             deadline=deadline, address_space=not self.sanitized, **kw,
         )
-        msg = worker.ready()
-        if "ready" not in msg:
+        try:
+            msg = worker.ready()
+            if msg != {"ready": 1}:
+                raise CandidateFault(V.CRASH, f"did not load after a clean build: {str(msg.get('build_error', msg))[-300:]}")
+        except CandidateFault as fault:
             worker.close()
-            raise HarnessError(f"{self.role} did not load after a clean build: {msg.get('build_error', msg)}")
+            if self.role.startswith("candidate"):
+                raise  # whatever the candidate's code writes before the handshake is its own failure
+            raise HarnessError(f"the {self.role} did not load after a clean build: {fault.detail}") from None
         return worker
 
 
@@ -114,10 +121,13 @@ def _build_python(task: Task, source: str, role: str, cfg: SandboxConfig) -> Pro
     stage(folder, "worker.py", WORKER_SOURCE.read_bytes())
     stage(folder, task.candidate_file, source)
     # -s -S -P, not -I: -I implies -E, which would ignore the per-repeat PYTHONHASHSEED (env is cleared anyway).
-    argv = [cfg.interpreter(), "-s", "-S", "-P", "-B", "/work/worker.py", "{fd}", f"/work/{task.candidate_file}", task.entry_point]
+    argv = [cfg.interpreter(), "-s", "-S", "-P", "-B", "/work/worker.py", "{fd}", "{jobs}",
+            f"/work/{task.candidate_file}", task.entry_point]
+    if has_checks(task):  # a check(candidate) decides a verdict: it runs in a process of its own
+        argv.append("split")
     program = Program(task, role, folder, argv)
     # "Build" for Python is importing the module and finding the entry point, sandboxed.
-    worker = Worker(cfg, argv, limits=task.limits, env=clean_env(0), ro={"/work": str(folder)})
+    worker = Worker(cfg, argv, limits=task.limits, env=clean_env(0), ro={"/work": str(folder)}, private_input=True)
     try:
         msg = worker.ready()
     except Exception as exc:  # a candidate that hangs or dies at import time fails the build
@@ -155,6 +165,60 @@ def _build_cpp(task: Task, source: str, role: str, cfg: SandboxConfig, sanitize:
         program.build_error = (note + diag)[-4000:] or f"compiler exited with status {result.returncode}"
     _CPP_CACHE[key] = program
     return program
+
+
+def has_checks(task: Task) -> bool:
+    return any(len(t.args) == 1 and isinstance(t.args[0], CheckSource) for t in task.tests)
+
+
+# What a plain program has no reason to name in its code (comments are gone by then): the sanitizer
+# runtimes' own functions and option variables, which tell a sanitized process from a plain one.
+_RUNTIME_PROBE = re.compile(r"__(?:a|ub|l|t|m|hwa)san_\w+|__sanitizer_\w+|[A-Z]SAN_OPTIONS")
+
+
+def sanitizer_probe(task: Task, source: str, cfg: SandboxConfig) -> str | None:
+    """Why the candidate can tell the sanitizer build from the plain one (it could take a clean path
+    there and hide what the gate should see), or None. Its own lines, preprocessed under both sets of
+    flags, must come out the same (macros spelled by token pasting included) and must not name a
+    sanitizer runtime's symbols. Called after a clean build, so preprocessing succeeds."""
+    plain = _own_lines(task, source, cfg, task.build_flags)
+    sanitized = _own_lines(task, source, cfg, task.build_flags + task.sanitizer_flags)
+    if plain is None or sanitized is None:
+        return None
+    if plain != sanitized:
+        changed = next((b for a, b in zip(plain, sanitized) if a != b), "")
+        return f"the source preprocesses differently under the sanitizer flags: {changed.strip()[:200]}"
+    hit = next((m for line in plain if (m := _RUNTIME_PROBE.search(line))), None)
+    if hit:
+        return f"the source names the sanitizer runtime: {hit.group(0)}"
+    return None
+
+
+def _own_lines(task: Task, source: str, cfg: SandboxConfig, flags: tuple) -> list[str] | None:
+    """The candidate file's own lines after the preprocessor (headers left out); None if it fails."""
+    src, out = _scratch("loop-pp-src-"), _scratch("loop-pp-out-")
+    stage(src, task.candidate_file, source)
+    stage(src, task.contract_file, task.contract)
+    os.chmod(out, 0o777)
+    cxx = shutil.which("g++") or "/usr/bin/g++"
+    argv = [cxx, *flags, "-E", "-I", "/src", f"/src/{task.candidate_file}", "-o", "/out/own.i"]
+    try:
+        result = run(cfg, argv, limits=replace(BUILD_LIMITS, wall=task.limits.build_wall), env=clean_env(0),
+                     ro={"/src": str(src)}, rw={"/out": str(out)})
+        text = out / "own.i"
+        if result.fault is not None or result.returncode != 0 or not text.is_file():
+            return None
+        own, mine = [], False
+        with open(text, errors="replace") as fh:
+            for line in fh:
+                if line.startswith("# "):
+                    mine = line.split('"')[1:2] == [f"/src/{task.candidate_file}"]
+                elif mine and line.strip():
+                    own.append(line)
+        return own
+    finally:
+        shutil.rmtree(src, ignore_errors=True)
+        shutil.rmtree(out, ignore_errors=True)
 
 
 def wire_args(args: tuple) -> list | dict:

@@ -12,7 +12,8 @@ WALL = 3.0
 HANGS = {
     "loop_forever": "def merge_intervals(intervals):\n    while True:\n        pass\n",
     "sleep_forever": "import time\ndef merge_intervals(intervals):\n    time.sleep(10**6)\n",
-    "block_on_stdin": "import sys\ndef merge_intervals(intervals):\n    return sys.stdin.read()\n",
+    # stdin is /dev/null (requests travel on a descriptor of their own): block on a pipe nobody writes
+    "block_on_read": "import os\ndef merge_intervals(intervals):\n    r, w = os.pipe()\n    return os.read(r, 1)\n",
     "ignore_sigterm": ("import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
                        "def merge_intervals(intervals):\n    while True:\n        time.sleep(0.01)\n"),
     "hang_at_import": "while True:\n    pass\ndef merge_intervals(intervals):\n    return []\n",

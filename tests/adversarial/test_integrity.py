@@ -1,0 +1,164 @@
+"""Honest verdicts under hostile candidates (issue 13), as root and as an unprivileged user.
+
+Every hostile candidate is a real file in candidates/ whose first line says the verdict it must get.
+Users run loop as themselves (sandboxes then share their uid), CI runs as root (each sandbox gets its own
+uid): the batch and the grades below run both ways.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+import sqlite_utils
+
+from _adv import ROOT, world_dir
+from loop import humaneval
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from conftest import ChatServer  # noqa: E402
+
+HERE = Path(__file__).resolve().parent / "candidates"
+LOOP = str(ROOT / ".venv" / "bin" / "loop") if (ROOT / ".venv" / "bin" / "loop").exists() else "loop"
+USERS = ["self", "nobody"]
+
+
+def expected(path: Path) -> tuple[str, str | None]:
+    """The verdict a candidate file must get and, optionally, the check that must fail (its first line)."""
+    words = path.read_text().splitlines()[0].split("expect:")[1].split()
+    return words[0], (words[1] if len(words) > 1 else None)
+
+
+def as_user(user: str) -> list[str]:
+    """The command prefix that runs as `user`: nobody through setpriv when we are root, else ourselves."""
+    if user == "nobody" and os.geteuid() == 0:
+        return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+    return []
+
+
+def world_project(config: str) -> Path:
+    """A project any user can write: config.toml, the shipped harness (read-only), runs.db beside them."""
+    proj = world_dir("loop-adv-integrity-")
+    os.chmod(proj, 0o777)
+    (proj / "harness").symlink_to(ROOT / "harness")
+    (proj / "config.toml").write_text(f'[loop]\ndb = "{proj / "runs.db"}"\n{config}')
+    os.chmod(proj / "config.toml", 0o644)
+    return proj
+
+
+def run_loop(user: str, proj: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(proj), "LC_ALL": "C.UTF-8"}
+    return subprocess.run([*as_user(user), LOOP, "--config", str(proj / "config.toml"), *args], cwd=proj,
+                          env=env, capture_output=True, text=True, timeout=timeout)
+
+
+# Hostile candidates, each followed by correct and wrong ones that must keep their verdicts.
+BATCH = ["good_loop.py", "inject_jobs.py", "wrong_no_merge.py", "wrong_no_merge.py", "good_sweep.py",
+         "inject_mirror.py", "good_loop.py", "good_sweep.py", "kill_everyone.py", "good_loop.py",
+         "tmp_many_files.py", "good_sweep.py", "tmp_deep_chain.py", "good_loop.py", "fill_shared_memory.py",
+         "good_sweep.py", "fake_infra.py", "good_loop.py", "huge_values.py", "wrong_no_merge.py", "good_sweep.py"]
+
+
+def _scripted(files: list[str]) -> ChatServer:
+    """An endpoint answering the i-th request with the i-th file, fenced as a reply (a tag makes each unique)."""
+    lock, sent = threading.Lock(), []
+
+    def respond(body):
+        with lock:
+            i = len(sent)
+            sent.append(i)
+        name = files[i % len(files)]
+        code = (HERE / name).read_text() + f"\n# sample {i}\n"
+        content = f"```python\n{code}```\n"
+        return 200, {"id": f"r{i}", "object": "chat.completion", "model": "m",
+                     "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+                     "usage": {"prompt_tokens": 10, "completion_tokens": 10}}, {}
+
+    return ChatServer(respond)
+
+
+@pytest.mark.parametrize("user", USERS)
+def test_hostile_batch_on_fork_servers_ends_honestly(user):
+    """`loop run --k 1 --trials 0` (fork servers): job injection through /proc, the mirror attack, killing
+    the server, clean-up left to the next candidate, memory held in /dev/shm, / and System V segments,
+    forged handshakes and values that crash a decoder. The batch finishes `done`, every candidate graded,
+    no traceback, every verdict as its file says."""
+    server = _scripted(BATCH)
+    proj = world_project("k = 1\ntrials = 0\nconcurrency = 2\n[endpoint]\nmax_concurrency = 2\n")
+    try:
+        done = run_loop(user, proj, "run", "--task", "merge_intervals_py", "--samples", str(len(BATCH)),
+                        "--base-url", server.url, "--model", "m", "--json")
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Traceback" not in done.stdout + done.stderr
+    db = sqlite_utils.Database(proj / "runs.db")
+    assert [b["status"] for b in db["batches"].rows] == ["done"]
+    rows = list(db["candidates"].rows)
+    assert len(rows) == len(BATCH) and all(r["status"] == "graded" for r in rows), [r["status"] for r in rows]
+    wrong = []
+    for r in rows:
+        name = next(f for f in set(BATCH) if (HERE / f).read_text() in r["source"])
+        if r["verdict"] != expected(HERE / name)[0]:
+            wrong.append((name, r["verdict"], r["reason"], r["notes"]))
+    assert not wrong, wrong
+
+
+# (task, candidate file, k, trials): each graded by `loop grade` on fresh sandboxes per attempt.
+GRADES = [
+    ("merge_intervals_py", "fake_infra.py", 2, 0),
+    ("merge_intervals_py", "huge_values.py", 2, 0),
+    ("merge_intervals_py", "late_mutation.py", 1, 30),
+    ("merge_intervals_py", "good_sweep.py", 2, 30),
+    ("merge_intervals_cpp", "fake_infra.cpp", 2, 0),
+    ("merge_intervals_cpp", "asan_overread.cpp", 3, 20),
+    ("merge_intervals_cpp", "asan_probe.cpp", 2, 0),
+    ("humaneval_002", "he002_overflow.py", 2, 0),
+    ("humaneval_002", "he002_modf.py", 2, 0),
+    ("humaneval_038", "he038_str_eq.py", 2, 0),
+    ("humaneval_038", "he038_patch_runner.py", 2, 0),
+    ("humaneval_038", "he038_good.py", 2, 0),
+    ("humaneval_053", "he053_near_int.py", 2, 0),
+    ("humaneval_053", "he053_good.py", 2, 0),
+]
+
+
+@pytest.fixture(scope="module")
+def grade_project():
+    """The shipped merge_intervals tasks and three imported HumanEval problems, writable by any user."""
+    proj = world_dir("loop-adv-grades-")
+    os.chmod(proj, 0o777)
+    tasks = proj / "harness" / "tasks"
+    tasks.mkdir(parents=True)
+    for name in ("merge_intervals_py", "merge_intervals_cpp"):
+        shutil.copytree(ROOT / "harness" / "tasks" / name, tasks / name)
+    wanted = {"HumanEval/2", "HumanEval/38", "HumanEval/53"}
+    humaneval.import_humaneval(tasks, [p for p in humaneval.read_problems() if p["task_id"] in wanted])
+    (proj / "config.toml").write_text(f'[loop]\ndb = "{proj / "runs.db"}"\n')
+    for path in [proj, *proj.rglob("*")]:
+        os.chmod(path, 0o777 if path.is_dir() else 0o644)
+    return proj
+
+
+@pytest.mark.parametrize("user", USERS)
+@pytest.mark.parametrize("task,name,k,trials", GRADES, ids=[g[1] for g in GRADES])
+def test_hostile_and_other_style_candidates_graded_honestly(grade_project, user, task, name, k, trials):
+    """Faked infrastructure (Python and a C++ static constructor), values that crash a comparison
+    (10**400 where a float is expected), checks sharing the candidate's process (a str subclass equal to
+    everything, a patched check runner), float tolerance on ints, mutation after return, a deterministic
+    sanitizer finding and a sanitizer probe: each ends as its first line says, and correct code written
+    in another style than the reference passes."""
+    verdict, check = expected(HERE / name)
+    db = grade_project / f"runs-{user}-{name}.db"  # one each: a root-owned file is read-only to nobody
+    done = run_loop(user, grade_project, "grade", task, str(HERE / name), "--k", str(k), "--trials", str(trials),
+                    "--db", str(db), "--json", timeout=300)
+    assert "Traceback" not in done.stdout + done.stderr, done.stderr[-2000:]
+    g = json.loads(done.stdout.strip().splitlines()[-1])
+    assert done.returncode == (0 if verdict == "stable_pass" else 1), done.stderr[-2000:]
+    assert g["verdict"] == verdict and g["infra"] == 0, g
+    if check is not None:
+        assert [f["check"] for f in g["failures"]] == [check], g["failures"]
