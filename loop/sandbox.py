@@ -16,6 +16,7 @@ import selectors
 import shutil
 import signal
 import stat
+import struct
 import subprocess
 import sys
 import tempfile
@@ -155,8 +156,10 @@ def command(
     limits: Limits,
     env: dict[str, str],
     cwd: str = "/tmp",
+    seccomp: int | None = None,
 ) -> list[str]:
-    """The bwrap command line: read-only system, private size-capped /tmp, no network, no $HOME."""
+    """The bwrap command line: read-only system, private size-capped /tmp, no network, no $HOME;
+    `seccomp` is a descriptor holding the filter (see seccomp_fd)."""
     if not cfg.enabled:
         return _unsandboxed(argv, {**(ro or {}), **(rw or {})})
     # An absolute path: bwrap itself is started with the clean environment (no PATH of ours).
@@ -177,6 +180,8 @@ def command(
     args += ["--remount-ro", "/", "--unshare-all", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
     if _bwrap_can_disable_userns(args[0]):  # no nested user namespace: its own uncapped tmpfs mounts
         args += ["--unshare-user", "--disable-userns"]
+    if seccomp is not None:
+        args += ["--seccomp", str(seccomp)]
     args += ["--clearenv"]
     for k, v in env.items():
         args += ["--setenv", k, v]
@@ -192,6 +197,43 @@ def _bwrap_can_disable_userns(bwrap: str) -> bool:
     except (OSError, subprocess.SubprocessError):
         return False
     return "--disable-userns" in out.stdout + out.stderr
+
+
+# Memory no size cap covers, refused (ENOSYS) by a seccomp filter: System V shared memory and message
+# queues live as long as the sandbox's IPC namespace, however many processes attach and detach, and
+# memfd files are written without any mapping that RLIMIT_AS would count. So are foreign system-call
+# ABIs (i386, x32), through which the same calls could be reached under other numbers.
+_AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
+_REFUSED = {"x86_64": (29, 68, 319, 447), "aarch64": (194, 186, 279, 447)}  # shmget msgget memfd_create memfd_secret
+
+
+def seccomp_program(machine: str | None = None) -> bytes | None:
+    """The classic-BPF filter bubblewrap installs (`--seccomp FD`), or None on an architecture we do not know."""
+    machine = machine or os.uname().machine
+    if machine not in _AUDIT_ARCH:
+        return None
+    refused = _REFUSED[machine]
+    enosys = 0x00050000 | 38  # SECCOMP_RET_ERRNO | ENOSYS
+    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
+    n = len(refused)
+    prog = [(ld, 0, 0, 4),  # arch
+            (jeq, 0, n + 3, _AUDIT_ARCH[machine]),  # another ABI: refused
+            (ld, 0, 0, 0),  # syscall number
+            (jge, n + 1, 0, 0x40000000)]  # x32: refused
+    prog += [(jeq, n - i, 0, nr) for i, nr in enumerate(refused)]
+    prog += [(ret, 0, 0, 0x7FFF0000), (ret, 0, 0, enosys)]  # allow; refuse
+    return b"".join(struct.pack("HBBI", *ins) for ins in prog)
+
+
+def seccomp_fd(cfg: SandboxConfig) -> int | None:
+    """A pipe's read end holding the filter, to pass to bubblewrap (which reads it to the end)."""
+    prog = seccomp_program() if cfg.enabled else None
+    if prog is None:
+        return None
+    r, w = os.pipe()
+    os.write(w, prog)
+    os.close(w)
+    return r
 
 
 UID_POOL = 8192
@@ -303,18 +345,22 @@ def run(
     """Run one sandboxed command to completion (builds, sanitizer runs)."""
     _check_bwrap(cfg)
     r, w = os.pipe()
-    cmd = command(cfg, hello_first(argv, w, limits.nproc), ro=ro, rw=rw, limits=limits, env=env, cwd=cwd)
+    filt = seccomp_fd(cfg)
+    passed = [w] + ([filt] if filt is not None else [])
+    cmd = command(cfg, hello_first(argv, w, limits.nproc), ro=ro, rw=rw, limits=limits, env=env, cwd=cwd,
+                  seccomp=filt)
     start = time.monotonic()
     try:
         proc = subprocess.Popen(
             cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            pass_fds=[w], **_popen_kwargs(cfg, limits, address_space, env),
+            pass_fds=passed, **_popen_kwargs(cfg, limits, address_space, env),
         )
     except OSError as exc:
         os.close(r)
         raise SandboxUnavailable(f"cannot start the sandbox: {exc}") from exc
     finally:
-        os.close(w)
+        for fd in passed:
+            os.close(fd)
     out, err = _Output(limits.output_bytes), _Output(limits.output_bytes)
     fault = _pump(proc, {proc.stdout: out, proc.stderr: err}, start + limits.wall)
     os.set_blocking(r, False)
@@ -417,7 +463,10 @@ class Worker:
             jobs_r, jobs_w = os.pipe()
             passed.append(jobs_r)
         argv = [a.replace("{fd}", str(w)).replace("{jobs}", str(passed[-1])) for a in argv]
-        cmd = command(cfg, hello_first(argv, w, limits.nproc), ro=ro, limits=limits, env=env)
+        filt = seccomp_fd(cfg)
+        if filt is not None:
+            passed.append(filt)
+        cmd = command(cfg, hello_first(argv, w, limits.nproc), ro=ro, limits=limits, env=env, seccomp=filt)
         stdin = subprocess.DEVNULL if private_input else subprocess.PIPE
         stdio = subprocess.PIPE if capture else subprocess.DEVNULL
         try:

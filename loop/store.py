@@ -28,8 +28,8 @@ def _json(value: Any) -> str | None:
         return None
     try:
         return json.dumps(enc(value), ensure_ascii=False)
-    except TypeError:
-        return json.dumps(repr(value))
+    except (TypeError, ValueError, RecursionError):  # a candidate's value: stored as a label, never a crash
+        return json.dumps(f"<unstorable {type(value).__name__}>")
 
 
 class RunStore:

@@ -191,7 +191,7 @@ def test_check(t: Test, ok: bool, value, base_out: str | None, quarantined) -> C
     name = f"test:{t.name}"
     return Check(
         name, "test", passed,
-        "" if passed else f"expected {json_repr(enc(t.expected))}, got {json_repr(enc(value))}",
+        "" if passed else f"expected {show(t.expected)}, got {show(value)}",
         test_kind=t.kind, baseline=base_out, candidate=cand_out, transition=transition(base_out, cand_out),
         input=_one(t.args), expected=t.expected, actual=value, quarantined=name in quarantined,
     )
@@ -265,6 +265,14 @@ def _one(args: tuple):
     return args[0] if len(args) == 1 else list(args)
 
 
+def show(value) -> str:
+    """A value as JSON for a failure's detail; total, since candidates choose the values."""
+    try:
+        return json_repr(enc(value))
+    except (TypeError, ValueError, RecursionError):
+        return f"<unprintable {type(value).__name__}>"
+
+
 def same_value(got, expected) -> bool:
     """Does a candidate's value equal an expected one? Floats agree within 1e-6 (relative) only where
     the expected value is a float; total: a value that cannot be compared (10**400 against a float) differs."""
@@ -294,7 +302,7 @@ def golden_matches(task: Task, ok: bool, value, expected) -> tuple[bool, str]:
         got = task.canonical(value)
         if bool(got == want):
             return True, ""
-        return False, f"expected {json_repr(enc(want))}, got {json_repr(enc(got))}"
+        return False, f"expected {show(want)}, got {show(got)}"
     except Exception as exc:  # any value the candidate returns is data: a failure, never loop's crash
         return False, f"malformed output: {type(exc).__name__}: {str(exc)[:200]}"
 

@@ -60,7 +60,8 @@ def run_loop(user: str, proj: Path, *args: str, timeout: float = 600) -> subproc
 BATCH = ["good_loop.py", "inject_jobs.py", "wrong_no_merge.py", "wrong_no_merge.py", "good_sweep.py",
          "inject_mirror.py", "good_loop.py", "good_sweep.py", "kill_everyone.py", "good_loop.py",
          "tmp_many_files.py", "good_sweep.py", "tmp_deep_chain.py", "good_loop.py", "fill_shared_memory.py",
-         "good_sweep.py", "fake_infra.py", "good_loop.py", "huge_values.py", "wrong_no_merge.py", "good_sweep.py"]
+         "good_sweep.py", "fake_infra.py", "good_loop.py", "huge_values.py", "wrong_no_merge.py", "good_sweep.py",
+         "uncapped_memory.py", "good_loop.py"]
 
 
 def _scripted(files: list[str]) -> ChatServer:
@@ -114,6 +115,7 @@ GRADES = [
     ("merge_intervals_py", "huge_values.py", 2, 0),
     ("merge_intervals_py", "late_mutation.py", 1, 30),
     ("merge_intervals_py", "good_sweep.py", 2, 30),
+    ("merge_intervals_py", "uncapped_memory.py", 1, 10),
     ("merge_intervals_cpp", "fake_infra.cpp", 2, 0),
     ("merge_intervals_cpp", "asan_overread.cpp", 3, 20),
     ("merge_intervals_cpp", "asan_probe.cpp", 2, 0),
