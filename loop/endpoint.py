@@ -271,6 +271,9 @@ def _parse_completion(text: str) -> tuple[list[str], int | None, int | None, dic
         if not isinstance(content, str):
             raise _BadResponse(f"choice {pos} has no message content string")
         index = choice.get("index")
+        # A lone surrogate ("\ud800" in the JSON) is valid JSON but no UTF-8: it would fail hashing and
+        # storing the candidate, so it becomes U+FFFD here, at the boundary.
+        content = content.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
         indexed.append((index if isinstance(index, int) else pos, content))
     indexed.sort(key=lambda item: item[0])
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}

@@ -126,7 +126,7 @@ def call(fn, wire, seen=None):
     reply = {}
     try:
         args = dec(wire)
-        if seen is not None and args and len(seen) < 10000:
+        if seen is not None and args and len(seen) < 4096:
             seen.append((json.dumps(enc(args[0]), sort_keys=True), args[0]))
         value = fn(*args)
         reply["ok"] = enc(value)
@@ -181,8 +181,8 @@ class Proxy:
     """The candidate as a check sees it: a function whose arguments and results cross a pipe as plain data,
     so no subclass, custom __eq__ or patched module of the candidate's ever runs in the checking process."""
 
-    def __init__(self, rd, wr):
-        self._send, self._replies, self._n = sender(wr), lines(rd), 0
+    def __init__(self, replies, wr):
+        self._send, self._replies, self._n = sender(wr), replies, 0
 
     def request(self, wire):
         self._n += 1
@@ -217,7 +217,7 @@ def split(path, entry, source=None):
 
     The caller (trusted: a check runs here) keeps no channel the candidate holds but the two pipes
     between them, and is not dumpable, so the candidate can neither ptrace it nor open its /proc files."""
-    _nodump()
+    nodump()
     a_r, a_w = os.pipe()
     b_r, b_w = os.pipe()
     pid = os.fork()
@@ -247,19 +247,19 @@ def split(path, entry, source=None):
     except Exception:
         first = None
     if first == {"ready": 1}:
-        proxy = Proxy(b_r, a_w)
-        proxy._replies = replies
-        return proxy, None
+        return Proxy(replies, a_w), None
     if isinstance(first, dict) and isinstance(first.get("build_error"), str):
         return None, first["build_error"]
     raise Lost("the candidate wrote something else than its handshake")
 
 
-def _nodump():
+def nodump():
+    """PR_SET_DUMPABLE 0, checked: a process of the same uid can then neither ptrace this one nor open its
+    /proc/<pid>/fd, mem or environ. Inherited by fork: children are undumpable too."""
     import ctypes
     libc = ctypes.CDLL(None)
-    libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0
-    if libc.prctl(3, 0, 0, 0, 0) != 0:
+    libc.prctl(4, 0, 0, 0, 0)
+    if libc.prctl(3, 0, 0, 0, 0) != 0:  # PR_GET_DUMPABLE
         raise OSError("PR_SET_DUMPABLE did not hold")
 
 

@@ -9,12 +9,14 @@ candidate it forks a child that drops the server's protocol pipes, starts its ow
 rlimits to the task's, imports the candidate (staged by the server in a fresh job folder), runs the
 tests, reports on a pipe of its own and exits. Jobs are pipelined (DEPTH per server) so a server never waits for the parent.
 
-Isolation between candidates: a child's memory, globals and monkeypatches die with it (copy-on-write
-fork); after each child the server kills every other process left in the sandbox's PID namespace (daemons,
-grandchildren) and wipes /tmp, so nothing carries over to the next child; a child that kills, stops or
-floods the server, or outlives its wall clock, fails only its own grade: the parent restarts the server and
-carries on with the next candidate. Expected values stay in the parent, as for `loop grade` (check-form
-tests of imported tasks excepted, see harness/README.md).
+Isolation between candidates (SECURITY.md has the whole trust boundary): jobs reach the server on a pipe
+no process in the sandbox can open (not stdin: bwrap's pid 1 keeps that), the server and its children are
+undumpable, and each child reports on a pipe of its own. A child's memory, globals and monkeypatches die
+with it; after each child the server kills what it left running and deletes its few staged files, or, if
+the sandbox is not back to its clean state at once, quits so the parent starts a fresh one. A lost server
+costs the jobs in flight a retry; only a job whose server is lost twice while it runs fails (its own
+grade). Expected values stay in the parent, as for `loop grade` (check-form tests of imported tasks
+excepted: they run in the child, the candidate in a process of its own; see harness/README.md).
 """
 
 from __future__ import annotations
@@ -50,17 +52,6 @@ SWEEP = False
 FOLDER = "/tmp/job"
 NUL = os.open("/dev/null", os.O_RDONLY)
 
-def _nodump():
-    """PR_SET_DUMPABLE 0, checked: a child (same uid) can then neither ptrace the server nor open its
-    /proc/<pid>/fd, mem or environ. Children inherit it, so siblings cannot reach each other either."""
-    try:
-        import ctypes
-        libc = ctypes.CDLL(None)
-        libc.prctl(4, 0, 0, 0, 0)
-        return libc.prctl(3, 0, 0, 0, 0) == 0  # PR_GET_DUMPABLE
-    except Exception:
-        return False
-
 def _ancestors():
     out, pid = {os.getpid()}, os.getpid()
     while pid > 1:
@@ -90,8 +81,16 @@ def _reap():
         if pid == 0:
             break
 
+STATE = None  # _state() at start
 SWEEP_BUDGET = 1.0  # seconds; a mess that takes longer to clear costs a fresh sandbox instead
 STAGED = 64  # entries the job folder may hold and still be cleared in place
+
+
+def _state():
+    """What a process of the same uid can change about the server from outside, dumpable or not (prlimit,
+    setpriority, sched_setaffinity, sched_setscheduler), and every later child would inherit."""
+    limits = [resource.getrlimit(getattr(resource, n)) for n in dir(resource) if n.startswith("RLIMIT_")]
+    return limits, os.getpriority(os.PRIO_PROCESS, 0), os.sched_getaffinity(0), os.sched_getscheduler(0)
 
 
 def _sweep(keep):
@@ -103,6 +102,8 @@ def _sweep(keep):
 
     Unsandboxed (no PID namespace of our own) only the server's own job folder is cleared."""
     try:
+        if _state() != STATE:  # a child lowered the server's limits or priority: a fresh server
+            return False
         deadline = time.monotonic() + SWEEP_BUDGET
         if SWEEP:
             killed = set()
@@ -250,9 +251,12 @@ def _run(job):
             msg = json.loads(line) if line else None
         except Exception:  # deep nesting, 5000-digit ints, bad UTF-8: the candidate wrote it
             msg = None
-        if isinstance(msg, dict) and ("results" in msg or "build_error" in msg):
-            msg["output"] = output
-            return msg
+        if isinstance(msg, dict) and isinstance(msg.get("results"), list):
+            return {"results": msg["results"], "output": output}
+        if isinstance(msg, dict) and isinstance(msg.get("build_error"), str):
+            return {"build_error": msg["build_error"], "output": output}
+        if status is None:  # a line that is not a report: the child was killed above
+            _, status = os.waitpid(pid, 0)
         if os.WIFSIGNALED(status):
             sig = os.WTERMSIG(status)
             kind = {signal.SIGXCPU: "timeout", signal.SIGXFSZ: "resource", signal.SIGKILL: "resource"}.get(sig, "crash")
@@ -264,19 +268,18 @@ def _run(job):
 
 def main():
     out_fd, in_fd = int(sys.argv[1]), int(sys.argv[2])
-    global SWEEP, FOLDER
+    global SWEEP, FOLDER, STATE
     SWEEP = _in_sandbox()
     if not SWEEP:  # unsandboxed servers must not share a job folder in the host's /tmp
         import tempfile
         FOLDER = os.path.join(tempfile.mkdtemp(prefix="loop-forkserver-"), "job")
     keep = _ancestors()
+    STATE = _state()
 
-    def send(msg):
-        data = (json.dumps(msg) + "\n").encode()
-        while data:
-            data = data[os.write(out_fd, data):]
-
-    if not _nodump():
+    send = W.sender(out_fd)
+    try:
+        W.nodump()  # children inherit it: no /proc/<pid>/fd, mem or ptrace of the server or of each other
+    except Exception:
         send({"lost": "the fork server could not make itself undumpable (prctl)"})
         return
     if not _sweep(keep):
@@ -438,8 +441,8 @@ def _finish(item: _Item, reply: dict, cfg: SandboxConfig, duration: float) -> Gr
     cases = [(g, None) for g in task.goldens] + list(zip(tests, item.base or [None] * len(tests)))
     results = reply.get("results")
     try:
-        if results is None:
-            raise CandidateFault(reply["fault"], reply.get("detail", ""))
+        if results is None and "fault" in reply:
+            raise CandidateFault(str(reply["fault"]), str(reply.get("detail", "")))
         if not (isinstance(results, list) and len(results) == len(cases) and all(isinstance(m, dict) for m in results)):
             raise CandidateFault(V.CRASH, "the result channel was corrupted")  # the candidate wrote on it
         for (case, base_msg), msg in zip(cases, results):

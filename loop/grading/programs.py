@@ -53,7 +53,7 @@ class Program:
     def start(self, cfg: SandboxConfig, *, repeat: int, deadline: float | None = None) -> Worker:
         env = clean_env(repeat)
         limits = self.task.limits
-        if self.sanitized:
+        if self.task.language == "cpp":  # plain builds too: a candidate must not tell them apart by getenv
             env["ASAN_OPTIONS"] = "exitcode=86:detect_leaks=0:abort_on_error=0:hard_rss_limit_mb=%d" % limits.memory_mb
             env["UBSAN_OPTIONS"] = "exitcode=86:halt_on_error=1:print_stacktrace=1"
         kw = {"private_input": True}
@@ -135,8 +135,9 @@ def _build_python(task: Task, source: str, role: str, cfg: SandboxConfig) -> Pro
         return program
     finally:
         worker.close()
-    if "build_error" in msg:
-        program.build_error = msg["build_error"]
+    if msg != {"ready": 1}:  # its own error, or whatever else the candidate wrote before the handshake
+        error = msg.get("build_error")
+        program.build_error = error if isinstance(error, str) else "import failed: the candidate wrote on the result channel"
     return program
 
 

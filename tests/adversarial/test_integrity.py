@@ -40,6 +40,11 @@ def as_user(user: str) -> list[str]:
     return []
 
 
+def no_traceback(done: subprocess.CompletedProcess) -> bool:
+    """No traceback of loop's own (a candidate's build error may quote its own traceback on stdout)."""
+    return "Traceback" not in done.stderr and f'File "{ROOT / "loop"}' not in done.stdout
+
+
 def world_project(config: str) -> Path:
     """A project any user can write: config.toml, the shipped harness (read-only), runs.db beside them."""
     proj = world_dir("loop-adv-integrity-")
@@ -61,7 +66,9 @@ BATCH = ["good_loop.py", "inject_jobs.py", "wrong_no_merge.py", "wrong_no_merge.
          "inject_mirror.py", "good_loop.py", "good_sweep.py", "kill_everyone.py", "good_loop.py",
          "tmp_many_files.py", "good_sweep.py", "tmp_deep_chain.py", "good_loop.py", "fill_shared_memory.py",
          "good_sweep.py", "fake_infra.py", "good_loop.py", "huge_values.py", "wrong_no_merge.py", "good_sweep.py",
-         "uncapped_memory.py", "good_loop.py"]
+         "uncapped_memory.py", "good_loop.py", "forged_fields.py", "good_sweep.py", "null_results.py",
+         "good_loop.py", "innocent_big.py", "shrink_server_as.py", "innocent_big.py", "innocent_big.py",
+         "surrogate.py", "good_sweep.py"]
 
 
 def _scripted(files: list[str]) -> ChatServer:
@@ -73,7 +80,7 @@ def _scripted(files: list[str]) -> ChatServer:
             i = len(sent)
             sent.append(i)
         name = files[i % len(files)]
-        code = (HERE / name).read_text() + f"\n# sample {i}\n"
+        code = (HERE / name).read_text().replace("@@SURR@@", "\ud800") + f"\n# sample {i}\n"
         content = f"```python\n{code}```\n"
         return 200, {"id": f"r{i}", "object": "chat.completion", "model": "m",
                      "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
@@ -96,14 +103,14 @@ def test_hostile_batch_on_fork_servers_ends_honestly(user):
     finally:
         server.close()
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "Traceback" not in done.stdout + done.stderr
+    assert no_traceback(done)
     db = sqlite_utils.Database(proj / "runs.db")
     assert [b["status"] for b in db["batches"].rows] == ["done"]
     rows = list(db["candidates"].rows)
     assert len(rows) == len(BATCH) and all(r["status"] == "graded" for r in rows), [r["status"] for r in rows]
     wrong = []
     for r in rows:
-        name = next(f for f in set(BATCH) if (HERE / f).read_text() in r["source"])
+        name = next(f for f in set(BATCH) if (HERE / f).read_text().split("@@SURR@@")[-1] in r["source"])
         if r["verdict"] != expected(HERE / name)[0]:
             wrong.append((name, r["verdict"], r["reason"], r["notes"]))
     assert not wrong, wrong
@@ -113,12 +120,14 @@ def test_hostile_batch_on_fork_servers_ends_honestly(user):
 GRADES = [
     ("merge_intervals_py", "fake_infra.py", 2, 0),
     ("merge_intervals_py", "huge_values.py", 2, 0),
+    ("merge_intervals_py", "forged_fields.py", 2, 20),
     ("merge_intervals_py", "late_mutation.py", 1, 30),
     ("merge_intervals_py", "good_sweep.py", 2, 30),
     ("merge_intervals_py", "uncapped_memory.py", 1, 10),
     ("merge_intervals_cpp", "fake_infra.cpp", 2, 0),
     ("merge_intervals_cpp", "asan_overread.cpp", 3, 20),
     ("merge_intervals_cpp", "asan_probe.cpp", 2, 0),
+    ("merge_intervals_py", "build_error_dict.py", 1, 0),
     ("humaneval_002", "he002_overflow.py", 2, 0),
     ("humaneval_002", "he002_modf.py", 2, 0),
     ("humaneval_038", "he038_str_eq.py", 2, 0),
@@ -158,7 +167,7 @@ def test_hostile_and_other_style_candidates_graded_honestly(grade_project, user,
     db = grade_project / f"runs-{user}-{name}.db"  # one each: a root-owned file is read-only to nobody
     done = run_loop(user, grade_project, "grade", task, str(HERE / name), "--k", str(k), "--trials", str(trials),
                     "--db", str(db), "--json", timeout=300)
-    assert "Traceback" not in done.stdout + done.stderr, done.stderr[-2000:]
+    assert no_traceback(done), done.stderr[-2000:]
     g = json.loads(done.stdout.strip().splitlines()[-1])
     assert done.returncode == (0 if verdict == "stable_pass" else 1), done.stderr[-2000:]
     assert g["verdict"] == verdict and g["infra"] == 0, g
