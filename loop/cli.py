@@ -27,13 +27,18 @@ class _Exit(Exception):
 
 
 def handle_errors(fn):
-    """Turn LoopErrors into `error: <message>` and exit status 2."""
+    """Turn LoopErrors into `error: <message>` and exit status 2 (with --json, also {"error", "exit"} on stdout)."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except LoopError as exc:
-            click.echo(f"error: {exc}", err=True)
+        except (LoopError, click.UsageError) as exc:
+            message = exc.format_message() if isinstance(exc, click.UsageError) else str(exc)
+            if kwargs.get("as_json"):  # scripts reading stdout get an object, not nothing
+                click.echo(json.dumps({"error": message, "exit": V.EXIT_USAGE}))
+            if isinstance(exc, click.UsageError):
+                raise
+            click.echo(f"error: {message}", err=True)
             sys.exit(V.EXIT_USAGE)
     return wrapper
 
@@ -42,7 +47,25 @@ def load_config(ctx: click.Context):
     return config_mod.load(ctx.obj.get("config_path"))
 
 
-@click.group()
+class _Loop(click.Group):
+    """Keeps the command line as given, for the batch to record."""
+
+    def main(self, args=None, *a, **kw):
+        self.argv = list(sys.argv[1:] if args is None else args)
+        return super().main(args, *a, **kw)
+
+
+def command_line() -> str:
+    import shlex
+
+    return shlex.join(["loop", *getattr(cli, "argv", [])])
+
+
+def _warn(message: str) -> None:
+    click.echo(f"warning: {message}", err=True)
+
+
+@click.group(cls=_Loop)
 @click.option("--config", "config_path", type=click.Path(path_type=Path), default=None,
               help="config.toml to use (default: ./config.toml, or $LOOP_CONFIG).")
 @click.version_option(package_name="loop")
@@ -177,8 +200,8 @@ def grade_cmd(ctx, task, file, batch_id, suite, seed, trials, k, db, as_json, no
         if given:  # silently ignoring them would grade with settings the user did not ask for
             raise click.UsageError(f"{given[0]} cannot be combined with --batch: a batch is graded with the "
                                    "settings recorded when it was made (config.toml [loop] at `loop generate`)")
-        done = runner.run_batch(cfg, [], src=runner.default_source(cfg, runner.Source()), resume=batch_id, db=db,
-                                progress=Progress(not as_json))
+        done = runner.run_batch(cfg, [], src=runner.Source(), resume=batch_id, db=db, progress=Progress(not as_json),
+                                command=command_line(), warn=_warn)
         _print_batch(done, db or cfg.db_path, as_json)
         return
     if not task or not file:
@@ -295,7 +318,8 @@ def generate_cmd(ctx, task_names, samples, concurrency, base_url, model, record,
     """Ask the endpoint for candidates and store them (ungraded) as a batch."""
     cfg = load_config(ctx)
     src = _source(record, replay_path, base_url, model, concurrency)
-    done = runner.run_batch(cfg, list(task_names), src=src, samples=samples, db=db, grade_now=False)
+    done = runner.run_batch(cfg, list(task_names), src=src, samples=samples, db=db, grade_now=False,
+                            command=command_line(), warn=_warn)
     if as_json:
         click.echo(json.dumps({"batch_id": done.batch_id, "candidates": done.candidates,
                                "infra_unknown": done.infra_unknown, "no_code": done.no_code}))
@@ -324,9 +348,10 @@ def run_cmd(ctx, task_names, samples, concurrency, base_url, model, record, repl
     if mode == "synthesize":
         _synthesize(cfg, task_names, samples, concurrency, base_url, model, record, replay_path, db, as_json)
         return
-    src = runner.default_source(cfg, _source(record, replay_path, base_url, model, concurrency))
+    src = _source(record, replay_path, base_url, model, concurrency)
     done = runner.run_batch(cfg, list(task_names), src=src, samples=samples, k=k, trials=trials,
-                            rotate_seed=rotate_seed, resume=resume, db=db, progress=Progress(not as_json))
+                            rotate_seed=rotate_seed, resume=resume, db=db, progress=Progress(not as_json),
+                            command=command_line(), warn=_warn)
     _print_batch(done, db or cfg.db_path, as_json)
     # A finished batch exits 0: its failures are data (in runs.db and above), not a broken run.
 

@@ -115,7 +115,8 @@ class _Call:
     body: dict
     tokens: float
     attempts: int = 0
-    pending: RequestRecord | None = None
+    pending: RequestRecord | None = None  # the last attempt's record, written once its wait is known
+    ended: float = 0.0  # when the last attempt ended (clock)
 
 
 # --------------------------------------------------------------------------- wait-hint parsing
@@ -158,30 +159,42 @@ def _parse_http_date(value: str) -> datetime | None:
     return parsed
 
 
+_REQUEST_FIELDS = re.compile(r"\b(model|max_tokens|temperature|n)\b")
+
+
+def _after_seconds(value: str, h: httpx.Headers) -> float | None:
+    """A Retry-After value: seconds, or an HTTP date (relative to the response's Date)."""
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        when = _parse_http_date(value)
+        if when is None:
+            return None
+        now = _parse_http_date(h.get("date", "")) or datetime.now(timezone.utc)
+        return max(0.0, (when - now).total_seconds())
+    return seconds if math.isfinite(seconds) and seconds >= 0 else None
+
+
 def retry_hint(headers: httpx.Headers | dict[str, str]) -> float | None:
-    """Seconds the server asks us to wait before retrying, or None when it gives no usable hint."""
+    """Seconds the server asks us to wait before retrying, or None when it gives no usable hint.
+
+    `retry-after-ms` and `Retry-After` first, then the variants gateways send for the provider behind
+    them (LiteLLM: `llm_provider-retry-after`; any `*-retry-after` / `*-retry-after-ms`), then OpenAI's
+    `x-ratelimit-reset-*` for the limit that ran out."""
     h = headers if isinstance(headers, httpx.Headers) else httpx.Headers(headers)
-    ms = h.get("retry-after-ms")
-    if ms is not None:
+    names = [n.lower() for n in h.keys()]
+    for name in ["retry-after-ms", *sorted(n for n in names if n.endswith("-retry-after-ms"))]:
         try:
-            value = float(ms)
+            value = float(h[name]) / 1000.0 if name in h else -1.0
         except ValueError:
-            value = -1.0
+            continue
         if math.isfinite(value) and value >= 0:
-            return value / 1000.0
-    after = h.get("retry-after")
-    if after is not None:
-        after = after.strip()
-        try:
-            value = float(after)
-        except ValueError:
-            when = _parse_http_date(after)
-            if when is not None:
-                now = _parse_http_date(h.get("date", "")) or datetime.now(timezone.utc)
-                return max(0.0, (when - now).total_seconds())
-        else:
-            if math.isfinite(value) and value >= 0:
-                return value
+            return value
+    for name in ["retry-after", *sorted(n for n in names if n.endswith("-retry-after"))]:
+        value = _after_seconds(h[name], h) if name in h else None
+        if value is not None:
+            return value
     resets: list[float] = []
     for kind in ("requests", "tokens"):
         remaining = h.get(f"x-ratelimit-remaining-{kind}")
@@ -429,7 +442,6 @@ class Endpoint:
             stop=stop_after_attempt(settings.max_attempts) | _stop_wait_budget(settings.max_wait),
             wait=_wait_server_hint(wait_exponential_jitter(max=BACKOFF_MAX, jitter=BACKOFF_JITTER)),
             retry=retry_if_exception_type(_Retryable),
-            before_sleep=self._before_sleep,
             reraise=True,
         )
 
@@ -491,9 +503,6 @@ class Endpoint:
     async def _tenacity_sleep(self, seconds: float) -> None:
         await self._sleep(float(seconds))
 
-    def _before_sleep(self, retry_state: RetryCallState) -> None:
-        self._flush(retry_state.args[0], float(retry_state.upcoming_sleep))
-
     def _flush(self, call: _Call, wait: float) -> None:
         record, call.pending = call.pending, None
         if record is not None and self._on_request is not None:
@@ -510,6 +519,9 @@ class Endpoint:
             if self._token_limiter is not None:
                 await self._token_limiter.acquire(call.tokens)
             mark_sent = await self._pacer.acquire() if self._pacer is not None else None
+            # The previous attempt's record, with the time actually waited before this one goes out
+            # (backoff plus any queueing behind the limits), not the backoff that was planned.
+            self._flush(call, self._clock() - call.ended)
             started_at = _now_iso()
             start = self._clock()
             status: int | None = None
@@ -562,6 +574,7 @@ class Endpoint:
                 error, failure = self._classify(status, text, response.headers)
                 raise failure
             finally:
+                call.ended = self._clock()
                 call.pending = RequestRecord(
                     tag=call.tag,
                     attempt=call.attempts,
@@ -601,7 +614,9 @@ class Endpoint:
                 f"endpoint returned {label} for {self._url} (model {s.model!r}): check base_url and the model name"
             )
         if status in (400, 422):
-            return fatal, EndpointFatal(
-                f"endpoint returned {label}{said}; check the model name, max_tokens, n and temperature"
-            )
+            # A hint only where the body points at the request's own fields: gateways answer 400 for
+            # their own trouble too (LiteLLM: a bad key is `no_db_connection`).
+            about = _REQUEST_FIELDS.findall(f"{code or ''} {message or text}".lower())
+            hint = f"; check {', '.join(sorted(set(about)))}" if about else ""
+            return fatal, EndpointFatal(f"endpoint returned {label}{said}{hint}")
         return fatal, EndpointFatal(f"endpoint returned unexpected {label}{said}; check base_url")

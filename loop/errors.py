@@ -34,3 +34,7 @@ class EndpointFatal(LoopError):
 
 class QuarantineError(LoopError):
     """harness/quarantine.toml is malformed or holds an expired entry."""
+
+
+class ResumeError(LoopError):
+    """A batch cannot be resumed as asked (another model than the one it was made with)."""

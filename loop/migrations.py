@@ -141,3 +141,41 @@ def m004_synthesis_rates(db):
     from suites s left join synth_tests t on t.suite_id = s.id
     group by s.batch_id, s.model, s.task
     """)
+
+
+@migrations(name="005_pass_rates_ungraded")
+def m005_pass_rates_ungraded(db):
+    """pass_rates again, for batches with nothing graded yet (after `loop generate`, or stopped by the
+    endpoint): counts are 0, never NULL (a sum over NULL verdicts is NULL), and the Wilson bounds are
+    clamped to [0, 1] (floating-point error gave 3.8e-17 for 0 of n)."""
+    db.execute("drop view if exists pass_rates")
+    db.execute("""
+    create view pass_rates as
+    with counts as (
+      select c.batch_id, c.task, coalesce(c.model, b.model) as model, b.seed as seed,
+        count(*) as candidates,
+        coalesce(sum(c.verdict in ('stable_pass', 'stable_pass_varying', 'flaky', 'stable_fail')), 0) as decided,
+        coalesce(sum(c.verdict in ('stable_pass', 'stable_pass_varying')), 0) as passed,
+        coalesce(sum(c.verdict = 'stable_pass'), 0) as stable_pass,
+        coalesce(sum(c.verdict = 'stable_pass_varying'), 0) as stable_pass_varying,
+        coalesce(sum(c.verdict = 'flaky'), 0) as flaky,
+        coalesce(sum(c.verdict = 'stable_fail'), 0) as stable_fail,
+        coalesce(sum(c.verdict = 'inconclusive'), 0) as inconclusive,
+        coalesce(sum(c.verdict = 'infra_unknown'), 0) as infra_unknown,
+        sum(c.verdict is null) as ungraded
+      from candidates c join batches b on b.id = c.batch_id
+      group by c.batch_id, c.task, coalesce(c.model, b.model), b.seed
+    )
+    select *,
+      case when decided > 0 then 1.0 * passed / decided end as pass_rate,
+      case when decided > 0 then max(0.0,
+        ((1.0 * passed / decided) + 1.9208 / decided
+         - 1.96 * sqrt((1.0 * passed / decided) * (1 - 1.0 * passed / decided) / decided + 0.9604 / (decided * decided)))
+        / (1 + 3.8416 / decided)) end as wilson_low,
+      case when decided > 0 then min(1.0,
+        ((1.0 * passed / decided) + 1.9208 / decided
+         + 1.96 * sqrt((1.0 * passed / decided) * (1 - 1.0 * passed / decided) / decided + 0.9604 / (decided * decided)))
+        / (1 + 3.8416 / decided)) end as wilson_high,
+      1.0 * decided / candidates as coverage
+    from counts
+    """)

@@ -9,13 +9,13 @@ import asyncio
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 from loop import seeds, tasks
 from loop import verdicts as V
 from loop.config import Config
-from loop.errors import CandidateError, CassetteError, TaskError
+from loop.errors import CandidateError, CassetteError, ResumeError, TaskError
 from loop.grading.forkserver import ForkPool
 from loop.grading.grade import Options, check_polarity, grade, sha256
 from loop.grading.model import Grade
@@ -135,11 +135,13 @@ class Source:
     replay: Path | None = None
 
 
-def endpoint_settings(cfg: Config, src: Source):
+def endpoint_settings(cfg: Config, src: Source, recorded: dict | None = None):
+    """The settings a batch asks with: the flags, else what the batch recorded (on resume), else config.toml.
+    The key always comes from the environment, never from a record."""
     from loop.endpoint import EndpointSettings
 
     e = cfg.endpoint
-    return EndpointSettings(
+    settings = EndpointSettings(
         base_url=src.base_url or e.base_url, model=src.model or e.model, api_key=cfg.api_key,
         temperature=e.temperature, max_tokens=e.max_tokens, samples_per_request=1,
         connect_timeout=e.connect_timeout, read_timeout=e.read_timeout, max_attempts=e.max_attempts,
@@ -147,6 +149,39 @@ def endpoint_settings(cfg: Config, src: Source):
         requests_per_minute=e.requests_per_minute or None, tokens_per_minute=e.tokens_per_minute or None,
         key_hint=f"${e.api_key_env}" if e.api_key_env else None,
     )
+    if recorded:
+        keep = {f.name for f in fields(EndpointSettings)} - {"api_key", "key_hint", "base_url", "model"}
+        if src.concurrency:
+            keep.discard("max_concurrency")
+        settings = replace(settings, **{k: v for k, v in recorded.items() if k in keep})
+    return settings
+
+
+def effective_settings(cfg: Config, settings, src: Source, opts: Options, samples: int | None, workers: int) -> dict:
+    """What a batch records as its configuration: the settings it used, never the key."""
+    endpoint = {f.name: getattr(settings, f.name) for f in fields(settings) if f.name != "api_key"}
+    return {"config_file": str(cfg.path), "endpoint": endpoint,
+            "replay": str(src.replay) if src.replay else None, "record": str(src.record) if src.record else None,
+            "loop": {"k": opts.k, "trials": opts.trials, "suite": opts.suite, "seed": opts.seed, "samples": samples,
+                     "workers": workers}}
+
+
+def resumed_source(batch: dict, src: Source) -> tuple[Source, dict]:
+    """Where a resumed batch asks: the endpoint, model and request settings it recorded, unless a flag says
+    otherwise. Another base URL is allowed (the same model served elsewhere); another model is refused."""
+    try:
+        recorded = json.loads(batch["config"] or "{}")
+    except ValueError:
+        recorded = {}
+    endpoint = recorded.get("endpoint") if isinstance(recorded.get("endpoint"), dict) else {}
+    if src.model and batch["model"] and src.model != batch["model"]:
+        raise ResumeError(f"batch {batch['id']} was made with model {batch['model']!r}: resuming it with "
+                             f"--model {src.model!r} would credit {src.model!r}'s replies to {batch['model']!r}; "
+                             "start a new batch instead")
+    if src.base_url or src.replay or src.record:
+        return Source(src.base_url or batch["endpoint"], batch["model"], src.concurrency, src.record, src.replay), endpoint
+    replay = Path(recorded["replay"]) if recorded.get("replay") else None
+    return Source(None if replay else batch["endpoint"], batch["model"], src.concurrency, None, replay), endpoint
 
 
 def default_source(cfg: Config, src: Source) -> Source:
@@ -160,6 +195,12 @@ def default_source(cfg: Config, src: Source) -> Source:
             raise CassetteError(f"{cfg.path}: key 'endpoint.replay': cassette {path} not found")
         return Source(None, src.model, src.concurrency, None, path)
     return src
+
+
+def _local(url: str) -> bool:
+    from urllib.parse import urlsplit
+
+    return (urlsplit(url).hostname or "") in ("localhost", "127.0.0.1", "::1")
 
 
 def make_transport(src: Source):
@@ -211,7 +252,8 @@ def _grade_job(root: str, task_name: str, source: str | None, sandbox: SandboxCo
 def run_batch(cfg: Config, task_names: list[str], *, src: Source, samples: int | None = None, k: int | None = None,
               trials: int | None = None, rotate_seed: bool = False, resume: int | None = None, db: Path | None = None,
               grade_now: bool = True, progress: Callable[[dict], None] | None = None,
-              workers: int | None = None) -> BatchResult:
+              workers: int | None = None, command: str | None = None,
+              warn: Callable[[str], None] | None = None) -> BatchResult:
     """Generate candidates and grade each as it arrives (generation and grading overlap).
 
     Every reply and every grade is committed as soon as it exists; `resume` finishes a batch after a
@@ -225,9 +267,11 @@ def run_batch(cfg: Config, task_names: list[str], *, src: Source, samples: int |
             batch_id, seed = resume, batch["seed"]
             rows = store.candidates(batch_id)
             names = sorted({r["task"] for r in rows})
-            src = Source(src.base_url or batch["endpoint"], src.model or batch["model"], src.concurrency,
-                         src.record, src.replay)
+            src, recorded = resumed_source(batch, src)
+            if src.base_url and src.base_url != batch["endpoint"]:
+                store.note_resume(batch_id, src.base_url, command)
         else:
+            src, recorded = default_source(cfg, src), None
             names = task_names or cfg.loop.tasks or tasks.list_tasks(cfg.root)
             rows = None
             if rotate_seed or cfg.loop.seed_policy == "rotate":
@@ -236,16 +280,21 @@ def run_batch(cfg: Config, task_names: list[str], *, src: Source, samples: int |
             seed = seeds.current(cfg.root)
         quarantine = {n: frozenset(quarantined_checks(cfg, n)) for n in names}
         loaded = {n: prepare(cfg, n, sandbox) if grade_now else tasks.load(cfg.root, n) for n in names}
-        settings = endpoint_settings(cfg, src)
+        settings = endpoint_settings(cfg, src, recorded)
+        if warn is not None and not settings.api_key and not src.replay and not _local(settings.base_url):
+            hint = f"${cfg.endpoint.api_key_env} or $LOOP_API_KEY" if cfg.endpoint.api_key_env else "$LOOP_API_KEY"
+            warn(f"no API key in {hint}; sending requests to {settings.base_url} without Authorization")
         transport = make_transport(src)  # a missing or malformed cassette fails before anything is written
         opts = Options(suite=cfg.loop.suite, seed=seed, trials=cfg.loop.trials if trials is None else trials,
                        k=k or cfg.loop.k)
+        workers = workers or cfg.loop.concurrency or os.cpu_count() or 1
         if rows is None:
             samples = samples or cfg.loop.samples
             batch_id = store.start_batch("run" if grade_now else "generate", seed=seed, model=settings.model,
-                                         endpoint=settings.base_url, config=cfg.snapshot(), k=opts.k,
-                                         trials=opts.trials, suite=opts.suite, sandboxed=int(sandbox.enabled),
-                                         command="run" if grade_now else "generate")
+                                         endpoint=settings.base_url, k=opts.k, trials=opts.trials, suite=opts.suite,
+                                         config=effective_settings(cfg, settings, src, opts, samples, workers),
+                                         sandboxed=int(sandbox.enabled),
+                                         command=command or ("run" if grade_now else "generate"))
             for n in names:
                 for s in range(samples):
                     store.add_candidate(batch_id, n, s, source=None, status="pending", model=settings.model)
@@ -255,7 +304,7 @@ def run_batch(cfg: Config, task_names: list[str], *, src: Source, samples: int |
                            trials=batch["trials"] if batch["trials"] is not None else opts.trials,
                            k=batch["k"] or opts.k)
         pipeline = _Pipeline(cfg, store, batch_id, loaded, settings, transport, sandbox, opts, quarantine,
-                             grade_now, progress, workers or cfg.loop.concurrency or os.cpu_count() or 1)
+                             grade_now, progress, workers)
         try:
             pipeline.run(rows)
         except CassetteError:

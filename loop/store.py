@@ -63,6 +63,17 @@ class RunStore:
         with immediate(self.db):
             return self.db["batches"].insert(row).last_pk
 
+    def note_resume(self, batch_id: int, base_url: str, command: str | None) -> None:
+        """A batch resumed against another base URL: the endpoint it now asks, and when and how, in its config."""
+        with immediate(self.db):
+            row = self.db["batches"].get(batch_id)
+            try:
+                config = json.loads(row["config"] or "{}")
+            except ValueError:
+                config = {}
+            config.setdefault("resumes", []).append({"at": now(), "base_url": base_url, "command": command})
+            self.db["batches"].update(batch_id, {"endpoint": base_url, "config": json.dumps(config, sort_keys=True)})
+
     def finish_batch(self, batch_id: int, status: str = "done") -> None:
         with immediate(self.db):
             self.db["batches"].update(batch_id, {"finished_at": now(), "status": status})

@@ -131,14 +131,20 @@ class ScriptedServer:
 
 
 class Harness:
-    """Collects sleeps and RequestRecords for one Endpoint."""
+    """Collects sleeps and RequestRecords for one Endpoint. Sleeps return at once but move its clock on,
+    so a record's `wait` (measured, not planned) reads as if the sleep had happened."""
 
     def __init__(self) -> None:
         self.sleeps: list[float] = []
         self.records: list[RequestRecord] = []
+        self.slept = 0.0
 
     async def sleep(self, seconds: float) -> None:
         self.sleeps.append(seconds)
+        self.slept += seconds
+
+    def clock(self) -> float:
+        return time.monotonic() + self.slept
 
     def settings(self, base_url: str, **kw: object) -> EndpointSettings:
         defaults: dict = {"model": "m1", "api_key": KEY, "max_attempts": 6}
@@ -146,7 +152,7 @@ class Harness:
         return EndpointSettings(base_url=base_url, **defaults)
 
     def endpoint(self, settings: EndpointSettings, **kw: object) -> Endpoint:
-        return Endpoint(settings, sleep=self.sleep, on_request=self.records.append, **kw)
+        return Endpoint(settings, sleep=self.sleep, clock=self.clock, on_request=self.records.append, **kw)
 
     def run(self, settings: EndpointSettings, messages: list[dict] = MESSAGES, **kw: object):
         async def go():
@@ -179,7 +185,7 @@ def test_retry_after_seconds_then_success():
     assert server.hits == 2
     assert h.statuses == [429, 200]
     assert [r.error_class for r in h.records] == [RATE_LIMITED, None]
-    assert [r.wait for r in h.records] == [2.0, 0.0]
+    assert [r.wait for r in h.records] == pytest.approx([2.0, 0.0], abs=0.05)  # measured: the sleep and a little
     assert [r.attempt for r in h.records] == [1, 2]
     assert all(r.tag == "cand-1" for r in h.records)
     assert h.records[1].completion_tokens == 5
@@ -234,7 +240,7 @@ def test_server_error_until_attempts_run_out_uses_backoff():
     assert len(h.sleeps) == 3
     for k, wait in enumerate(h.sleeps):  # 1, 2, 4 seconds plus up to 1 s of jitter
         assert 2**k <= wait <= 2**k + 1
-    assert [r.wait for r in h.records] == h.sleeps + [0.0]
+    assert [r.wait for r in h.records] == pytest.approx(h.sleeps + [0.0], abs=0.05)
 
 
 @pytest.mark.parametrize("status", [408, 409, 500, 502, 504, 529])
