@@ -199,12 +199,17 @@ def _bwrap_can_disable_userns(bwrap: str) -> bool:
     return "--disable-userns" in out.stdout + out.stderr
 
 
-# Memory no size cap covers, refused (ENOSYS) by a seccomp filter: System V shared memory and message
-# queues live as long as the sandbox's IPC namespace, however many processes attach and detach, and
-# memfd files are written without any mapping that RLIMIT_AS would count. So are foreign system-call
-# ABIs (i386, x32), through which the same calls could be reached under other numbers.
+# State no size cap covers, refused (EPERM) by a seccomp filter: System V shared memory and message
+# queues and POSIX message queues outlive every process that used them (and POSIX queues count against
+# the uid, across sandboxes); memfd files are written without any mapping RLIMIT_AS would count; extended
+# attributes (a default ACL, or `user.*` values that pin kernel memory far past the tmpfs cap) on the
+# tmpfs roots would reach the next candidate on a fork server. So are foreign system-call ABIs (i386,
+# x32), through which the same calls could be reached under other numbers.
 _AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
-_REFUSED = {"x86_64": (29, 68, 319, 447), "aarch64": (194, 186, 279, 447)}  # shmget msgget memfd_create memfd_secret
+_REFUSED = {  # shmget msgget mq_open memfd_create memfd_secret setxattr lsetxattr fsetxattr setxattrat
+    "x86_64": (29, 68, 240, 319, 447, 188, 189, 190, 463),
+    "aarch64": (194, 186, 180, 279, 447, 5, 6, 7, 463),
+}
 
 
 def seccomp_program(machine: str | None = None) -> bytes | None:
@@ -213,7 +218,7 @@ def seccomp_program(machine: str | None = None) -> bytes | None:
     if machine not in _AUDIT_ARCH:
         return None
     refused = _REFUSED[machine]
-    enosys = 0x00050000 | 38  # SECCOMP_RET_ERRNO | ENOSYS
+    eperm = 0x00050000 | 1  # SECCOMP_RET_ERRNO | EPERM
     ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
     n = len(refused)
     prog = [(ld, 0, 0, 4),  # arch
@@ -221,7 +226,7 @@ def seccomp_program(machine: str | None = None) -> bytes | None:
             (ld, 0, 0, 0),  # syscall number
             (jge, n + 1, 0, 0x40000000)]  # x32: refused
     prog += [(jeq, n - i, 0, nr) for i, nr in enumerate(refused)]
-    prog += [(ret, 0, 0, 0x7FFF0000), (ret, 0, 0, enosys)]  # allow; refuse
+    prog += [(ret, 0, 0, 0x7FFF0000), (ret, 0, 0, eperm)]  # allow; refuse
     return b"".join(struct.pack("HBBI", *ins) for ins in prog)
 
 

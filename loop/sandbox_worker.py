@@ -223,13 +223,7 @@ def split(path, entry, source=None):
     pid = os.fork()
     if pid == 0:
         try:
-            keep = {0, 1, 2, a_r, b_w}
-            for fd in range(3, 1024):  # nothing of the caller's: not its result channel, not its jobs
-                if fd not in keep:
-                    try:
-                        os.close(fd)
-                    except OSError:
-                        pass
+            close_all_but(0, 1, 2, a_r, b_w)  # nothing of the caller's: not its result channel, not its jobs
             fn, error = load(path, entry, source)
             send = sender(b_w)
             if error is not None:
@@ -251,6 +245,18 @@ def split(path, entry, source=None):
     if isinstance(first, dict) and isinstance(first.get("build_error"), str):
         return None, first["build_error"]
     raise Lost("the candidate wrote something else than its handshake")
+
+
+def close_all_but(*keep):
+    """Close every descriptor this process holds except `keep`, whatever its number (loop's own pipes keep
+    their host numbers, which may lie above any bound a loop would guess)."""
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        if fd not in keep:
+            try:
+                os.close(fd)
+            except OSError:
+                pass  # the descriptor listdir itself used
 
 
 def nodump():

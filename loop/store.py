@@ -16,6 +16,7 @@ import sqlite_utils
 
 from loop.errors import StoreError
 from loop.migrations import immediate, migrate
+from loop.grading.model import text
 from loop.sandbox_worker import enc
 
 
@@ -27,7 +28,7 @@ def _json(value: Any) -> str | None:
     if value is None:
         return None
     try:
-        return json.dumps(enc(value), ensure_ascii=False)
+        return text(json.dumps(enc(value), ensure_ascii=False))
     except (TypeError, ValueError, RecursionError):  # a candidate's value: stored as a label, never a crash
         return json.dumps(f"<unstorable {type(value).__name__}>")
 

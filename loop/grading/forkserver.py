@@ -88,9 +88,12 @@ STAGED = 64  # entries the job folder may hold and still be cleared in place
 
 def _state():
     """What a process of the same uid can change about the server from outside, dumpable or not (prlimit,
-    setpriority, sched_setaffinity, sched_setscheduler), and every later child would inherit."""
+    setpriority, sched_setaffinity, sched_setscheduler), and every later child would inherit; and the modes
+    of the writable roots (a candidate owns them and may chmod them)."""
     limits = [resource.getrlimit(getattr(resource, n)) for n in dir(resource) if n.startswith("RLIMIT_")]
-    return limits, os.getpriority(os.PRIO_PROCESS, 0), os.sched_getaffinity(0), os.sched_getscheduler(0)
+    roots = [(st.st_mode, st.st_uid) for st in map(os.stat, ("/tmp", "/dev/shm") if SWEEP else ())]
+    return (limits, os.getpriority(os.PRIO_PROCESS, 0), os.sched_getaffinity(0), os.sched_getscheduler(0),
+            roots)
 
 
 def _sweep(keep):
@@ -151,9 +154,8 @@ def _child(job, w, log, path):
     os.dup2(NUL, 0)
     os.dup2(log, 1)
     os.dup2(log, 2)
-    # Nothing but stdio and its own result pipe: not the job channel, not the server's result channel.
-    os.closerange(3, w)
-    os.closerange(w + 1, 1 << 16)
+    W.close_all_but(0, 1, 2, w)  # not the job channel, not the server's result channel
+    random.seed()  # each candidate's checks draw their own random inputs, as in a fresh process
     cpu = int(job["timeout"]) + 1
     for res, value in ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_AS, job["memory_mb"] << 20),
                        (resource.RLIMIT_FSIZE, job["fsize_mb"] << 20)):

@@ -9,6 +9,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
+def text(value):
+    """A str fit for SQLite and a terminal: lone surrogates (a candidate may return, raise or print
+    "\ud800") become U+FFFD. Anything else is returned as it is."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return value
+
+
 class HarnessError(Exception):
     """The harness itself failed (a trusted program misbehaved): the attempt is infra_unknown."""
 
@@ -32,6 +40,9 @@ class Check:
     quarantined: bool = False
     excluded: bool = False  # an unstable baseline fixture: reported, not graded against
 
+    def __post_init__(self) -> None:
+        self.detail = text(self.detail)
+
     @property
     def decides(self) -> bool:
         return not (self.quarantined or self.excluded)
@@ -49,6 +60,9 @@ class Attempt:
     env: dict
     checks: list[Check] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        self.reason = text(self.reason)
+
 
 @dataclass
 class Grade:
@@ -63,6 +77,9 @@ class Grade:
     attempts: list[Attempt]
     checks: list[Check]  # grade-level view: build/no_change, per-test transitions, first failures
     notes: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.notes = [text(n) for n in self.notes]
 
     @property
     def passes(self) -> int:

@@ -68,7 +68,8 @@ BATCH = ["good_loop.py", "inject_jobs.py", "wrong_no_merge.py", "wrong_no_merge.
          "good_sweep.py", "fake_infra.py", "good_loop.py", "huge_values.py", "wrong_no_merge.py", "good_sweep.py",
          "uncapped_memory.py", "good_loop.py", "forged_fields.py", "good_sweep.py", "null_results.py",
          "good_loop.py", "innocent_big.py", "shrink_server_as.py", "innocent_big.py", "innocent_big.py",
-         "surrogate.py", "good_sweep.py"]
+         "surrogate.py", "good_sweep.py", "innocent_tmp.py", "lock_writable_roots.py", "innocent_tmp.py",
+         "message_queues.py", "innocent_tmp.py", "surrogate_values.py", "good_loop.py"]
 
 
 def _scripted(files: list[str]) -> ChatServer:
@@ -121,6 +122,7 @@ GRADES = [
     ("merge_intervals_py", "fake_infra.py", 2, 0),
     ("merge_intervals_py", "huge_values.py", 2, 0),
     ("merge_intervals_py", "forged_fields.py", 2, 20),
+    ("merge_intervals_py", "surrogate_values.py", 2, 10),
     ("merge_intervals_py", "late_mutation.py", 1, 30),
     ("merge_intervals_py", "good_sweep.py", 2, 30),
     ("merge_intervals_py", "uncapped_memory.py", 1, 10),
@@ -173,3 +175,16 @@ def test_hostile_and_other_style_candidates_graded_honestly(grade_project, user,
     assert g["verdict"] == verdict and g["infra"] == 0, g
     if check is not None:
         assert [f["check"] for f in g["failures"]] == [check], g["failures"]
+
+
+@pytest.mark.parametrize("user", USERS)
+def test_one_fork_server_keeps_every_candidate_from_the_state_its_predecessor_left(user):
+    """The batch above on a single fork server, so every candidate meets the sandbox the one before left."""
+    files = [str(HERE / f) for f in BATCH]
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/tmp"}
+    done = subprocess.run([*as_user(user), sys.executable, str(Path(__file__).parent / "_forkbatch.py"),
+                           "merge_intervals_py", *files], capture_output=True, text=True, timeout=600, env=env)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    got = json.loads(done.stdout)
+    wrong = [(f, v) for f, v in zip(BATCH, got) if v[0] != expected(HERE / f)[0]]
+    assert not wrong, wrong
