@@ -121,36 +121,37 @@ def load(path, entry, source=None):
 
 
 def call(fn, wire, seen=None):
-    """One plain call: the reply fields. `seen` keeps each first argument and its encoding before the
-    call, for the final look at the caller's data (a thread may change it after the call returned)."""
+    """One plain call: the reply fields. `seen` keeps each first argument with its encoding when the call
+    returned, for the final look at the caller's data (a thread may change it after the call returned)."""
     reply = {}
     try:
         args = dec(wire)
-        if seen is not None and args and len(seen) < 4096:
-            seen.append((json.dumps(enc(args[0]), sort_keys=True), args[0]))
         value = fn(*args)
         reply["ok"] = enc(value)
         reply["after"] = enc(args[0]) if args else None
+        if seen is not None and args and len(seen) < 4096:
+            seen.append((reply["after"], args[0]))
     except BaseException as exc:  # the candidate's failure, reported, never fatal to the worker
         reply.update(_classify(exc))
     return reply
 
 
 def final_look(seen):
-    """After the last call: give the candidate's threads a moment, then report arguments changed since."""
+    """After the last call: give the candidate's threads a moment, then report arguments changed since
+    their call returned (a change during the call shows in that call's `after`)."""
     import _thread
     import time
     deadline = time.monotonic() + 0.1
     while _thread._count() and time.monotonic() < deadline:
         time.sleep(0.005)
     changed = []
-    for before, arg in seen:
+    for then, arg in seen:
         try:
-            now = json.dumps(enc(arg), sort_keys=True)
+            now = enc(arg)
         except BaseException as exc:
             now = "<" + type(exc).__name__ + ">"
-        if now != before:
-            changed.append([before[:300], now[:300]])
+        if now != then:
+            changed.append([json.dumps(then)[:300], json.dumps(now)[:300]])
             if len(changed) >= 3:
                 break
     return {"changed": changed}
