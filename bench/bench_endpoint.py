@@ -2,7 +2,11 @@
 
 A local server answers 429 above N requests in any sliding 1 s window; the client should reach >= 0.95 of it with zero 429s.
 
-Run: .venv/bin/python bench/bench_endpoint.py [--rpm 600] [--requests 250] [--latency 0.05] [--concurrency 8]
+Then, with no limit configured, the adaptive limiter (loop/ratelimit.py) against a server allowing 5
+requests/s, with and without x-ratelimit headers, from one and from two processes on one key (goals: use
+>= 0.9 of the limit, <= 5% 429s, every sample served).
+
+Run: .venv/bin/python bench/bench_endpoint.py [--rpm 600] [--requests 250] [--latency 0.05] [--concurrency 8] [--adaptive-only]
 """
 
 from __future__ import annotations
@@ -31,9 +35,12 @@ BODY = json.dumps(
 
 
 class RateLimitedServer:
-    """Accepts at most `per_second` requests in any sliding 1 s window; answers 429 above it."""
+    """Accepts at most `per_second` requests in any sliding 1 s window; answers 429 (Retry-After: 1) above
+    it. With `headers`, every reply says OpenAI's x-ratelimit-limit/remaining/reset-requests. `per_second`
+    may be changed while it runs (a limit that drops mid-batch)."""
 
-    def __init__(self, per_second: int, latency: float) -> None:
+    def __init__(self, per_second: int, latency: float, headers: bool = False) -> None:
+        self.per_second = per_second
         self.accepted: collections.deque[float] = collections.deque()
         self.ok = 0
         self.refused = 0
@@ -62,17 +69,23 @@ class RateLimitedServer:
                 with outer.lock:
                     while outer.accepted and outer.accepted[0] <= now - 1.0:
                         outer.accepted.popleft()
-                    allowed = len(outer.accepted) < per_second
+                    allowed = len(outer.accepted) < outer.per_second
                     if allowed:
                         outer.accepted.append(now)
                         outer.ok += 1
                     else:
                         outer.refused += 1
+                    limits = {}
+                    if headers:  # reset: when the window is whole again (the newest request leaves it)
+                        reset = max(0.0, outer.accepted[-1] + 1.0 - now) if outer.accepted else 0.0
+                        limits = {"x-ratelimit-limit-requests": str(outer.per_second),
+                                  "x-ratelimit-remaining-requests": str(outer.per_second - len(outer.accepted)),
+                                  "x-ratelimit-reset-requests": f"{int(reset * 1000)}ms"}
                 if allowed:
                     time.sleep(latency)
-                    status, data, extra = 200, BODY, {}
+                    status, data, extra = 200, BODY, limits
                 else:
-                    status, data, extra = 429, b'{"error": {"message": "rate limited"}}', {"Retry-After": "1"}
+                    status, data, extra = 429, b'{"error": {"message": "rate limited"}}', {"Retry-After": "1", **limits}
                 self.send_response_only(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
@@ -93,9 +106,9 @@ class RateLimitedServer:
         return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
 
 
-def serve(conn: multiprocessing.connection.Connection, per_second: int, latency: float) -> None:
+def serve(conn: multiprocessing.connection.Connection, per_second: int, latency: float, headers: bool = False) -> None:
     """Child process: run the server (out of the client's GIL, like a real one) until told to stop."""
-    server = RateLimitedServer(per_second, latency)
+    server = RateLimitedServer(per_second, latency, headers)
     server.thread.start()
     # A production server is warm: pay this fresh process's first-request costs (thread start, lazy
     # imports, ~40 ms) here, or the first counted request lands late and bunches with the next ones.
@@ -110,7 +123,7 @@ async def run(args: argparse.Namespace, base_url: str) -> tuple[int, float, list
     records: list[RequestRecord] = []
     settings = EndpointSettings(
         base_url=base_url, model="bench", api_key="bench-key", max_tokens=16,
-        requests_per_minute=args.rpm, max_concurrency=args.concurrency, read_timeout=10.0,
+        requests_per_minute=args.rpm, max_concurrency=args.concurrency, read_timeout=10.0, adaptive=False,
     )
     messages = [{"role": "user", "content": "ping"}]
     async with Endpoint(settings, on_request=records.append) as endpoint:
@@ -120,13 +133,72 @@ async def run(args: argparse.Namespace, base_url: str) -> tuple[int, float, list
     return sum(isinstance(r, Completion) for r in results), elapsed, records
 
 
+def adaptive_client(base_url: str, state: str, n: int, concurrency: int, out) -> None:
+    """One `loop` process without a configured limit: n samples through the adaptive limiter."""
+    async def go():
+        settings = EndpointSettings(base_url=base_url, model="bench", api_key="bench-key", max_tokens=16,
+                                    max_concurrency=concurrency, read_timeout=10.0, limit_state=state)
+        records: list[RequestRecord] = []
+        async with Endpoint(settings, on_request=records.append) as endpoint:
+            start = time.time()
+            results = await asyncio.gather(*(endpoint.complete([{"role": "user", "content": "ping"}], tag=i)
+                                             for i in range(n)))
+            return sum(isinstance(r, Completion) for r in results), start, time.time(), \
+                [r.status_code for r in records]
+
+    try:
+        out.send(asyncio.run(go()))
+    except BaseException as exc:  # never leave the parent waiting
+        out.send((0, time.time(), time.time(), [repr(exc)]))
+
+
+def adaptive(per_second: int, samples: int, processes: int, headers: bool, concurrency: int = 4) -> dict:
+    """Serve `samples` (split over `processes` client processes on one key) from a server allowing
+    `per_second`, with no limit configured: the figures of the adaptive limiter."""
+    import tempfile
+
+    parent, child = multiprocessing.Pipe()
+    server = multiprocessing.Process(target=serve, args=(child, per_second, 0.02, headers), daemon=True)
+    server.start()
+    base_url = parent.recv()
+    state = str(Path(tempfile.mkdtemp(prefix="loop-bench-limit-")) / "limits.db")
+    pipes, clients = [], []
+    for i in range(processes):
+        r, w = multiprocessing.Pipe()
+        share = samples // processes + (1 if i < samples % processes else 0)
+        clients.append(multiprocessing.Process(target=adaptive_client, args=(base_url, state, share, concurrency, w)))
+        pipes.append(r)
+    for c in clients:
+        c.start()
+    results = [p.recv() for p in pipes]
+    for c in clients:
+        c.join(10)
+    parent.send("stop")
+    parent.recv()
+    server.join(5)
+    served = sum(r[0] for r in results)
+    elapsed = max(r[2] for r in results) - min(r[1] for r in results)
+    statuses = [s for r in results for s in r[3]]
+    return {"served": served, "samples": samples, "elapsed": elapsed,
+            "use": served / elapsed / per_second, "share_429": statuses.count(429) / max(1, len(statuses))}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rpm", type=int, default=600, help="server limit and client requests_per_minute")
     parser.add_argument("--requests", type=int, default=250, help="requests to send (~25 s at 600 rpm)")
     parser.add_argument("--latency", type=float, default=0.05, help="server latency per request, seconds")
     parser.add_argument("--concurrency", type=int, default=8, help="client max_concurrency")
+    parser.add_argument("--adaptive-only", action="store_true", help="only the adaptive-limiter scenarios")
     args = parser.parse_args()
+    for headers in (True, False):
+        for processes in (1, 2):
+            f = adaptive(5, 120, processes, headers)
+            print(f"adaptive, no limit configured, server 5 req/s {'with' if headers else 'without'} x-ratelimit "
+                  f"headers, {processes} process(es): use {f['use']:.2f} of the limit, "
+                  f"{100 * f['share_429']:.1f}% 429s, {f['served']}/{f['samples']} served in {f['elapsed']:.1f}s")
+    if args.adaptive_only:
+        return
 
     parent, child = multiprocessing.Pipe()
     process = multiprocessing.Process(target=serve, args=(child, args.rpm // 60, args.latency), daemon=True)

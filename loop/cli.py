@@ -421,11 +421,14 @@ def report_cmd(ctx, batch, task, fmt, output, pass_k, db):
         rows = report.pass_rates(path, batch=batch, task=task, k=pass_k)
         text = {"table": report.render_table, "json": report.render_json, "csv": report.render_csv}[fmt](rows)
         synth = report.synthesis_rates(path, batch=batch, task=task)
+        requests = report.request_rates(path, batch=batch)
+        if fmt == "table" and requests:
+            text += "\n\nRequests (429s and the adaptive limiter)\n" + report.render_requests_table(requests)
         if synth and fmt == "table":
             text += "\n\nTest synthesis (suites judged against baseline and reference)\n"
             text += report.render_synthesis_table(synth)
         elif fmt == "json":
-            text = json.dumps({"pass_rates": json.loads(text), "synthesis": synth}, indent=2)
+            text = json.dumps({"pass_rates": json.loads(text), "synthesis": synth, "requests": requests}, indent=2)
     if output:
         output.write_text(text, encoding="utf-8")
         click.echo(f"wrote {output}")

@@ -50,6 +50,8 @@ class EndpointSection:
     tokens_per_minute: float = 0.0
     replay: str = ""
     record: str = ""
+    adaptive: bool = True
+    limit_state: str = ""
 
 
 SECTIONS = {"loop": LoopSection, "sandbox": SandboxSection, "endpoint": EndpointSection}

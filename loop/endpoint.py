@@ -17,6 +17,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -26,6 +27,7 @@ from tenacity.stop import stop_base
 from tenacity.wait import wait_base, wait_exponential_jitter
 
 from loop.errors import EndpointFatal
+from loop.ratelimit import AdaptiveLimit, default_path, limit_key
 from loop.verdicts import BAD_RESPONSE, CONNECTION, ENDPOINT_TIMEOUT, RATE_LIMITED, SERVER_ERROR
 
 RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
@@ -55,6 +57,8 @@ class EndpointSettings:
     requests_per_minute: float | None = None
     tokens_per_minute: float | None = None
     key_hint: str | None = None  # where the key comes from, e.g. "$OPENAI_API_KEY"; used in messages only
+    adaptive: bool = True  # learn the rate (loop.ratelimit) when requests_per_minute is not given
+    limit_state: str = ""  # the shared state's SQLite file ("" = the user's cache; "memory" = this process)
 
 
 @dataclass(frozen=True)
@@ -91,6 +95,8 @@ class RequestRecord:
     wait: float
     prompt_tokens: int | None
     completion_tokens: int | None
+    limiter_wait: float = 0.0  # seconds this attempt waited in the adaptive limiter before it was sent
+    rate_estimate: float | None = None  # the adaptive limiter's rate (requests/s) when it was sent
 
 
 class _Retryable(Exception):
@@ -437,6 +443,11 @@ class Endpoint:
         self._pacer = _Pacer(60.0 / (rpm * RATE_HEADROOM)) if rpm else None
         tpm = settings.tokens_per_minute
         self._token_limiter = AsyncLimiter(tpm, 60.0) if tpm else None
+        self._adaptive = None
+        if settings.adaptive and not rpm:  # an explicit limit wins
+            path = None if settings.limit_state == "memory" else Path(settings.limit_state or default_path())
+            self._adaptive = AdaptiveLimit(limit_key(settings.base_url, settings.api_key), path,
+                                           parse_duration=parse_duration)
         self._retrying = AsyncRetrying(
             sleep=self._tenacity_sleep,
             stop=stop_after_attempt(settings.max_attempts) | _stop_wait_budget(settings.max_wait),
@@ -464,6 +475,8 @@ class Endpoint:
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
+        if self._adaptive is not None:
+            self._adaptive.close()
         client, self._client = self._client, None
         if client is not None:
             await client.aclose()
@@ -519,6 +532,7 @@ class Endpoint:
             if self._token_limiter is not None:
                 await self._token_limiter.acquire(call.tokens)
             mark_sent = await self._pacer.acquire() if self._pacer is not None else None
+            limiter_wait, sent = await self._adaptive.acquire(call.tokens) if self._adaptive is not None else (0.0, 0.0)
             # The previous attempt's record, with the time actually waited before this one goes out
             # (backoff plus any queueing behind the limits), not the backoff that was planned.
             self._flush(call, self._clock() - call.ended)
@@ -574,6 +588,9 @@ class Endpoint:
                 error, failure = self._classify(status, text, response.headers)
                 raise failure
             finally:
+                if self._adaptive is not None and status is not None:
+                    hint = retry_hint(response.headers) if status == 429 else None
+                    self._adaptive.observe(sent, status, response.headers, hint)
                 call.ended = self._clock()
                 call.pending = RequestRecord(
                     tag=call.tag,
@@ -585,6 +602,8 @@ class Endpoint:
                     wait=0.0,
                     prompt_tokens=usage[0],
                     completion_tokens=usage[1],
+                    limiter_wait=limiter_wait,
+                    rate_estimate=self._adaptive.estimate if self._adaptive is not None else None,
                 )
 
     def _classify(self, status: int, text: str, headers: httpx.Headers) -> tuple[str, Exception]:

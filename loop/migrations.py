@@ -179,3 +179,21 @@ def m005_pass_rates_ungraded(db):
       1.0 * decided / candidates as coverage
     from counts
     """)
+
+
+@migrations(name="006_adaptive_limit")
+def m006_adaptive_limit(db):
+    """Per request: the wait in the adaptive limiter and its rate estimate; per batch: the share of 429s."""
+    for column in ("limiter_wait", "rate_estimate"):
+        if column not in db["requests"].columns_dict:
+            db["requests"].add_column(column, float)
+    db.execute("""
+    create view request_rates as
+    select batch_id, count(*) as requests,
+      coalesce(sum(status_code = 429), 0) as rate_limited,
+      1.0 * coalesce(sum(status_code = 429), 0) / count(*) as share_429,
+      coalesce(sum(limiter_wait), 0.0) as limiter_wait,
+      (select r2.rate_estimate from requests r2 where r2.batch_id = r.batch_id and r2.rate_estimate is not null
+       order by r2.id desc limit 1) as rate_estimate
+    from requests r group by batch_id
+    """)

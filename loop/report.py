@@ -166,6 +166,21 @@ def _svg_chart(rows: list[dict]) -> str:
     return "\n".join(el + ["</svg>"])
 
 
+def request_rates(db: Path, *, batch: int | None = None) -> list[dict]:
+    """Per batch: requests sent, how many were answered 429 and their share, time spent in the limiter."""
+    RunStore(db).close()
+    where, params = ("where batch_id = ?", [batch]) if batch is not None else ("", [])
+    return list(sqlite_utils.Database(db).query(f"select * from request_rates {where} order by batch_id", params))
+
+
+def render_requests_table(rows: list[dict]) -> str:
+    head = ["batch", "requests", "429s", "429 share", "limiter wait (s)", "rate estimate (req/s)"]
+    body = [[str(r["batch_id"]), str(r["requests"]), str(r["rate_limited"]), _fmt(r["share_429"]),
+             _fmt(r["limiter_wait"]), _fmt(r["rate_estimate"])] for r in rows]
+    widths = [max(len(x) for x in col) for col in zip(head, *body)]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip() for cells in [head, *body])
+
+
 def synthesis_rates(db: Path, *, batch: int | None = None, task: str | None = None) -> list[dict]:
     RunStore(db).close()
     where = " and ".join(w for w, v in (("batch_id = ?", batch), ("task = ?", task)) if v is not None)

@@ -148,9 +148,12 @@ def endpoint_settings(cfg: Config, src: Source, recorded: dict | None = None):
         max_wait=e.max_wait, max_concurrency=src.concurrency or e.max_concurrency,
         requests_per_minute=e.requests_per_minute or None, tokens_per_minute=e.tokens_per_minute or None,
         key_hint=f"${e.api_key_env}" if e.api_key_env else None,
+        adaptive=e.adaptive and src.replay is None,  # a cassette has no limit to learn
+        limit_state=str(cfg.resolve(e.limit_state)) if e.limit_state not in ("", "memory") else e.limit_state,
     )
     if recorded:
-        keep = {f.name for f in fields(EndpointSettings)} - {"api_key", "key_hint", "base_url", "model"}
+        keep = {f.name for f in fields(EndpointSettings)} - {"api_key", "key_hint", "base_url", "model", "adaptive",
+                                                            "limit_state"}
         if src.concurrency:
             keep.discard("max_concurrency")
         settings = replace(settings, **{k: v for k, v in recorded.items() if k in keep})

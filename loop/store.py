@@ -171,7 +171,8 @@ class RunStore:
         row = {"batch_id": batch_id, "candidate_id": candidate_id, "task": task, "sample": sample,
                "attempt": record.attempt, "started_at": record.started_at, "latency": record.latency,
                "status_code": record.status_code, "error_class": record.error_class, "wait": record.wait,
-               "prompt_tokens": record.prompt_tokens, "completion_tokens": record.completion_tokens}
+               "prompt_tokens": record.prompt_tokens, "completion_tokens": record.completion_tokens,
+               "limiter_wait": record.limiter_wait, "rate_estimate": record.rate_estimate}
         with immediate(self.db):
             self.db["requests"].insert(row)
 

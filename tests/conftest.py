@@ -54,6 +54,13 @@ class ChatServer:
         self.httpd.shutdown()
 
 
+@pytest.fixture(autouse=True)
+def _private_limit_state(tmp_path, monkeypatch):
+    """The adaptive limiter's shared state (loop/ratelimit.py) lives in the user's cache, keyed by endpoint
+    and key: give each test its own, so one test's 429s never pause another (subprocesses inherit it)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
 @pytest.fixture
 def db(tmp_path) -> Path:
     return tmp_path / "runs.db"

@@ -147,7 +147,7 @@ class Harness:
         return time.monotonic() + self.slept
 
     def settings(self, base_url: str, **kw: object) -> EndpointSettings:
-        defaults: dict = {"model": "m1", "api_key": KEY, "max_attempts": 6}
+        defaults: dict = {"model": "m1", "api_key": KEY, "max_attempts": 6, "adaptive": False}  # test_ratelimit.py has it
         defaults.update(kw)
         return EndpointSettings(base_url=base_url, **defaults)
 

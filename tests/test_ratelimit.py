@@ -1,0 +1,155 @@
+"""Issue 21: the adaptive limiter (loop/ratelimit.py) on its own with a fake clock, then the real client
+against a server on 127.0.0.1 allowing N requests/s: with headers, without, a limit that drops mid-batch,
+two processes on one key."""
+
+import asyncio
+import multiprocessing
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from loop.endpoint import Completion, Endpoint, EndpointSettings, parse_duration
+from loop.ratelimit import HEADROOM, QUIET, AdaptiveLimit, limit_key
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from bench_endpoint import RateLimitedServer, adaptive_client  # noqa: E402
+
+
+class Clock:
+    def __init__(self):
+        self.now = 1000.0
+        self.slept = []
+
+    def __call__(self):
+        return self.now
+
+    async def sleep(self, seconds):
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+def limiter(clock, path=None):
+    return AdaptiveLimit("k", path, clock=clock, sleep=clock.sleep, parse_duration=parse_duration)
+
+
+def test_headers_give_the_rate_and_a_429_pauses_everyone():
+    clock = Clock()
+    lim = limiter(clock)
+    assert lim.estimate is None  # nothing known: no pacing yet
+    lim.observe(clock.now - 1, 200, {"x-ratelimit-limit-requests": "5", "x-ratelimit-remaining-requests": "4",
+                                     "x-ratelimit-reset-requests": "1s"}, None)
+    assert lim.estimate == pytest.approx(HEADROOM * 5)
+    waits = [asyncio.run(lim.acquire())[0] for _ in range(3)]
+    assert waits[0] == 0 and waits[1] == pytest.approx(1 / (HEADROOM * 5))  # evenly spaced
+    lim.observe(clock.now, 429, {}, 2.0)
+    assert asyncio.run(lim.acquire())[0] >= 2.0 - 1e-9  # the next sender, whoever it is, waits it out
+
+
+def test_token_headers_space_requests_by_their_tokens():
+    clock = Clock()
+    lim = limiter(clock)
+    lim.observe(clock.now - 10, 200, {"x-ratelimit-limit-tokens": "1000", "x-ratelimit-reset-tokens": "1s",
+                                      "x-ratelimit-limit-requests": "100", "x-ratelimit-reset-requests": "1s"}, None)
+    asyncio.run(lim.acquire(500))
+    waited, _ = asyncio.run(lim.acquire(500))
+    assert waited == pytest.approx(500 / (HEADROOM * 1000))  # half the token budget per request, not 1/95 s
+
+
+def test_without_headers_a_429_cuts_to_what_was_admitted_then_probes_up():
+    clock = Clock()
+    lim = limiter(clock)
+    for _ in range(7):  # seven requests sent in the second before a refused one, all answered 200
+        clock.now += 0.1
+        lim.observe(clock.now, 200, {}, None)
+    clock.now += 0.05
+    lim.observe(clock.now, 429, {}, 1.0)
+    lim.observe(clock.now - 0.5, 429, {}, 1.0)  # sent before the cut: one of the same burst, no second cut
+    assert lim.estimate is None  # measured once the pause is over, when every answer is in
+    waited, _ = asyncio.run(lim.acquire())
+    assert waited == pytest.approx(1.0) and lim.estimate == pytest.approx(HEADROOM * 7)
+    clock.now += QUIET + 1
+    lim.observe(clock.now, 200, {}, None)
+    assert lim.estimate > HEADROOM * 7
+
+
+def test_two_processes_share_one_state_file_keyed_without_the_key(tmp_path):
+    clock = Clock()
+    path = tmp_path / "limits.db"
+    a, b = limiter(clock, path), limiter(clock, path)
+    a.observe(clock.now, 429, {}, 3.0)
+    assert asyncio.run(b.acquire())[0] == pytest.approx(3.0)
+    assert "sk-secret" not in path.read_bytes().decode(errors="replace")
+    assert limit_key("http://x/v1", "sk-secret") != limit_key("http://x/v1", "sk-other")
+    assert "sk-secret" not in limit_key("http://x/v1", "sk-secret")
+
+
+def run_batch(base_url: str, n: int, state: str, concurrency: int = 4):
+    records = []
+
+    async def go():
+        settings = EndpointSettings(base_url=base_url, model="m", api_key="k", max_concurrency=concurrency,
+                                    read_timeout=10.0, limit_state=state)
+        async with Endpoint(settings, on_request=records.append) as ep:
+            return await asyncio.gather(*(ep.complete([{"role": "user", "content": "x"}], tag=i) for i in range(n)))
+
+    start = time.monotonic()
+    results = asyncio.run(go())
+    return results, records, time.monotonic() - start
+
+
+@pytest.mark.parametrize("headers", [True, False])
+def test_a_batch_reaches_an_unknown_limit_and_serves_every_sample(tmp_path, headers):
+    server = RateLimitedServer(5, 0.01, headers)
+    server.thread.start()
+    try:
+        results, records, took = run_batch(server.base_url, 30, str(tmp_path / "limits.db"))
+    finally:
+        server.httpd.shutdown()
+    assert all(isinstance(r, Completion) for r in results)
+    statuses = [r.status_code for r in records]
+    assert statuses.count(429) / len(statuses) <= 0.15, statuses
+    assert took < 30 / 5 / 0.6  # at least 0.6 of the limit over a short batch
+    assert any(r.limiter_wait > 0 for r in records) and records[-1].rate_estimate is not None
+
+
+def test_a_limit_that_drops_mid_batch_costs_no_sample(tmp_path):
+    server = RateLimitedServer(10, 0.01, False)
+    server.thread.start()
+    try:
+        def drop():
+            time.sleep(1.5)
+            server.per_second = 3
+
+        import threading
+
+        threading.Thread(target=drop, daemon=True).start()
+        results, records, _ = run_batch(server.base_url, 30, str(tmp_path / "limits.db"))
+    finally:
+        server.httpd.shutdown()
+    assert all(isinstance(r, Completion) for r in results)
+    assert records[-1].rate_estimate < 4  # it followed the limit down
+
+
+def test_two_processes_on_one_key_stay_under_one_limit(tmp_path):
+    server = RateLimitedServer(5, 0.01, False)
+    server.thread.start()
+    state = str(tmp_path / "limits.db")
+    try:
+        pipes, procs = [], []
+        for _ in range(2):
+            r, w = multiprocessing.Pipe()
+            p = multiprocessing.get_context("fork").Process(target=adaptive_client,
+                                                             args=(server.base_url, state, 20, 4, w))
+            p.start()
+            pipes.append(r)
+            procs.append(p)
+        results = [p.recv() for p in pipes]
+        for p in procs:
+            p.join(10)
+    finally:
+        server.httpd.shutdown()
+    assert [r[0] for r in results] == [20, 20]
+    statuses = [s for r in results for s in r[3]]
+    assert statuses.count(429) / len(statuses) <= 0.15, statuses
