@@ -153,3 +153,40 @@ def test_two_processes_on_one_key_stay_under_one_limit(tmp_path):
     assert [r[0] for r in results] == [20, 20]
     statuses = [s for r in results for s in r[3]]
     assert statuses.count(429) / len(statuses) <= 0.15, statuses
+
+
+def test_report_shows_the_share_of_429s_and_the_request_log_the_limiter(tmp_path):
+    """`loop generate` with no limit configured against a 5 req/s server without headers, then `loop report`."""
+    import json
+    import os
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    server = RateLimitedServer(5, 0.01, False)
+    server.thread.start()
+    db = tmp_path / "runs.db"
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(f'[loop]\ndb = "{db}"\n[endpoint]\nmax_concurrency = 4\n')
+    (tmp_path / "harness").symlink_to(root / "harness")
+    loop = [sys.executable, "-m", "loop", "--config", str(cfg)]
+    env = {**os.environ, "OPENAI_API_KEY": "k"}
+    try:
+        made = subprocess.run([*loop, "generate", "--task", "merge_intervals_py", "--samples", "15",
+                               "--base-url", server.base_url, "--model", "m", "--json"],
+                              capture_output=True, text=True, timeout=120, env=env)
+    finally:
+        server.httpd.shutdown()
+    assert made.returncode == 0, made.stderr
+    batch = json.loads(made.stdout)["batch_id"]
+    shown = json.loads(subprocess.run([*loop, "report", "--batch", str(batch), "--format", "json"],
+                                      capture_output=True, text=True, timeout=60, env=env).stdout)
+    (row,) = shown["requests"]
+    assert row["requests"] == 15 + row["rate_limited"] and row["rate_limited"] == server.refused
+    assert row["share_429"] == row["rate_limited"] / row["requests"] and row["rate_estimate"] is not None
+    table = subprocess.run([*loop, "report", "--batch", str(batch)], capture_output=True, text=True, timeout=60,
+                           env=env).stdout
+    assert "Requests (429s and the adaptive limiter)" in table
+    import sqlite_utils
+
+    waits = [r["limiter_wait"] for r in sqlite_utils.Database(db)["requests"].rows]
+    assert len(waits) == row["requests"] and any(w > 0 for w in waits)
