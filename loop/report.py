@@ -10,7 +10,7 @@ import csv
 import html
 import io
 import json
-from math import comb
+from math import comb, sqrt
 from pathlib import Path
 
 import sqlite_utils
@@ -164,6 +164,120 @@ def _svg_chart(rows: list[dict]) -> str:
                   f"{html.escape(r['task'])} seed {r['seed']}: {r['pass_rate']:.2f}</title></circle>")
         el.append(f"<text x='{x}' y='{h - 8}' font-size='9' text-anchor='middle'>b{r['batch_id']} s{str(r['seed'])[:6]}</text>")
     return "\n".join(el + ["</svg>"])
+
+
+Z = 1.959964  # 95%
+
+
+def wilson(passed: int, n: int) -> tuple[float, float] | None:
+    """Wilson score interval of passed/n at 95%, clamped to [0, 1]; None when n == 0."""
+    if n == 0:
+        return None
+    p = passed / n
+    centre = (p + Z * Z / (2 * n)) / (1 + Z * Z / n)
+    half = Z * sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / (1 + Z * Z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def newcombe(x1: int, n1: int, x2: int, n2: int) -> tuple[float, float, float] | None:
+    """p1 - p2 with Newcombe's hybrid score interval (method 10, no continuity correction), as fractions:
+    8/10 vs 3/10 gives (0.5, 0.0665, 0.7398). None when either side has nothing decided."""
+    if n1 == 0 or n2 == 0:
+        return None
+    p1, p2 = x1 / n1, x2 / n2
+    (l1, u1), (l2, u2) = wilson(x1, n1), wilson(x2, n2)
+    d = p1 - p2
+    return d, d - sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2), d + sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
+
+
+COMPARE_COLUMNS = ["task", "a_passed", "a_decided", "a_rate", "a_coverage", "b_passed", "b_decided", "b_rate",
+                   "b_coverage", "difference", "low", "high", "verdict"]
+
+
+def compare(db: Path, a: int, b: int, *, min_coverage: float = 0.9) -> list[dict]:
+    """Batch a against batch b, per task and overall: both rates, the difference a - b with its 95%
+    interval, coverage, and a plain verdict. Tasks on one side only are listed, not dropped."""
+    sides = {}
+    for batch in (a, b):
+        per_task = {}
+        for r in pass_rates(db, batch=batch):
+            t = per_task.setdefault(r["task"], {"passed": 0, "decided": 0, "candidates": 0})
+            for key in t:
+                t[key] += r[key] or 0
+        sides[batch] = per_task
+    names = sorted(set(sides[a]) | set(sides[b]))
+    total = {side: {"passed": 0, "decided": 0, "candidates": 0} for side in (a, b)}
+    rows = []
+    for name in names + ["(all tasks)"]:
+        counts = {}
+        for side in (a, b):
+            c = total[side] if name == "(all tasks)" else sides[side].get(name)
+            if c is not None and name != "(all tasks)":
+                for key in c:
+                    total[side][key] += c[key]
+            counts[side] = c
+        rows.append(_compare_row(name, counts[a], counts[b], min_coverage))
+    return rows
+
+
+def _compare_row(task: str, a: dict | None, b: dict | None, min_coverage: float) -> dict:
+    row = {"task": task}
+    for tag, c in (("a", a), ("b", b)):
+        row[f"{tag}_passed"] = c["passed"] if c else None
+        row[f"{tag}_decided"] = c["decided"] if c else None
+        row[f"{tag}_rate"] = c["passed"] / c["decided"] if c and c["decided"] else None
+        row[f"{tag}_coverage"] = c["decided"] / c["candidates"] if c and c["candidates"] else None
+    if a is None or b is None:
+        row.update(difference=None, low=None, high=None, verdict=f"only in batch {'a' if b is None else 'b'}")
+        return row
+    diff = newcombe(a["passed"], a["decided"], b["passed"], b["decided"])
+    d, lo, hi = diff if diff else (None, None, None)
+    row.update(difference=d, low=lo, high=hi)
+    if diff is None:
+        row["verdict"] = "nothing decided"
+    else:
+        row["verdict"] = "better" if lo > 0 else "worse" if hi < 0 else "no detectable difference"
+    low_cov = [tag for tag in ("a", "b") if (row[f"{tag}_coverage"] or 0) < min_coverage]
+    if low_cov:
+        row["verdict"] += f" (coverage below {min_coverage:g} in {' and '.join(low_cov)})"
+    return row
+
+
+def _compare_cells(r: dict) -> list[str]:
+    def side(tag):
+        rate = r[f"{tag}_rate"]
+        return "-" if r[f"{tag}_decided"] is None else f"{r[f'{tag}_passed']}/{r[f'{tag}_decided']} ({_fmt(rate)})"
+
+    ci = "-" if r["difference"] is None else f"{r['difference']:+.4f} [{r['low']:.4f}, {r['high']:.4f}]"
+    return [side("a"), side("b"), ci, f"{_fmt(r['a_coverage'])} / {_fmt(r['b_coverage'])}", r["verdict"]]
+
+
+def render_compare_table(rows: list[dict], a: int, b: int) -> str:
+    head = ["task", f"batch {a}", f"batch {b}", "difference [95% CI]", "coverage a / b", "verdict"]
+
+    body = [[r["task"], *_compare_cells(r)] for r in rows]
+    widths = [max(len(x) for x in col) for col in zip(head, *body)]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip() for cells in [head, *body])
+
+
+def render_compare_html(rows: list[dict], a: int, b: int) -> str:
+    """The comparison as one self-contained page (no scripts, no network)."""
+    head = ["task", f"batch {a}", f"batch {b}", "difference [95% CI]", "coverage a / b", "verdict"]
+    cells = [[html.escape(str(r["task"])), *(html.escape(c) for c in _compare_cells(r))] for r in rows]
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in cells)
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>loop: batch {a} vs {b}</title>"
+            f"<style>{CSS}</style></head><body><h1>Batch {a} against batch {b}</h1><table id='compare'><tr>"
+            + "".join(f"<th>{html.escape(h)}</th>" for h in head) + f"</tr>{body}</table>"
+            "<p>difference = rate a - rate b, with Newcombe's hybrid score 95% interval.</p>"
+            "</body></html>")
+
+
+def render_compare_csv(rows: list[dict]) -> str:
+    out = io.StringIO()
+    w = csv.DictWriter(out, fieldnames=COMPARE_COLUMNS)
+    w.writeheader()
+    w.writerows(rows)
+    return out.getvalue()
 
 
 def request_rates(db: Path, *, batch: int | None = None) -> list[dict]:

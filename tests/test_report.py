@@ -1,0 +1,72 @@
+"""`loop report --compare A B`: two batches built so the expected difference and interval are known by
+hand (8/10 vs 3/10: 0.5 with Newcombe's hybrid score interval [0.0665, 0.7398])."""
+
+import csv
+import io
+import json
+
+import pytest
+import sqlite_utils
+from click.testing import CliRunner
+
+from loop.cli import cli
+from loop.report import newcombe
+from loop.store import RunStore
+
+
+def batch(store: RunStore, verdicts: dict[str, list[str]]) -> int:
+    b = store.start_batch("grade", seed=1)
+    sample = 0
+    for task, vs in verdicts.items():
+        for v in vs:
+            cid = store.add_candidate(b, task, sample, source="x", status="graded")
+            store.db["candidates"].update(cid, {"verdict": v})
+            sample += 1
+    return b
+
+
+def report(db, *args):
+    result = CliRunner().invoke(cli, ["report", "--db", str(db), *map(str, args)], catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+def test_newcombe_matches_the_hand_computed_interval():
+    d, lo, hi = newcombe(8, 10, 3, 10)
+    assert d == pytest.approx(0.5) and lo == pytest.approx(0.0665, abs=1e-4) and hi == pytest.approx(0.7398, abs=1e-4)
+    assert newcombe(3, 10, 8, 10) == pytest.approx((-0.5, -0.7398, -0.0665), abs=1e-4)
+    assert newcombe(1, 0, 1, 2) is None
+
+
+def test_compare_two_batches_per_task_overall_and_one_sided_tasks(tmp_path):
+    db = tmp_path / "runs.db"
+    store = RunStore(db)
+    a = batch(store, {"t": ["stable_pass"] * 8 + ["stable_fail"] * 2, "only_a": ["stable_pass"],
+                      "u": ["stable_pass"] * 2 + ["infra_unknown"] * 2})
+    b = batch(store, {"t": ["stable_pass"] * 3 + ["stable_fail"] * 7, "u": ["stable_pass", "stable_fail"]})
+    store.close()
+    code, out = report(db, "--compare", a, b, "--format", "json")
+    assert code == 0
+    rows = {r["task"]: r for r in json.loads(out)["rows"]}
+    t = rows["t"]
+    assert (t["a_passed"], t["a_decided"], t["b_passed"], t["b_decided"]) == (8, 10, 3, 10)
+    assert t["difference"] == pytest.approx(0.5) and t["low"] == pytest.approx(0.0665, abs=1e-4)
+    assert t["high"] == pytest.approx(0.7398, abs=1e-4) and t["verdict"] == "better"
+    assert rows["only_a"]["verdict"] == "only in batch a" and rows["only_a"]["difference"] is None
+    assert rows["u"]["a_coverage"] == 0.5 and "coverage below 0.9 in a" in rows["u"]["verdict"]
+    assert rows["u"]["verdict"].startswith("no detectable difference")
+    overall = rows["(all tasks)"]
+    assert (overall["a_passed"], overall["a_decided"], overall["b_passed"], overall["b_decided"]) == (11, 13, 4, 12)
+    code, table = report(db, "--compare", a, b)
+    assert code == 0 and "+0.5000 [0.0665, 0.7398]" in table and "only in batch a" in table
+    code, text = report(db, "--compare", a, b, "--format", "csv")
+    assert {r["task"] for r in csv.DictReader(io.StringIO(text))} == {"t", "u", "only_a", "(all tasks)"}
+    code, page = report(db, "--compare", b, a, "--format", "html")
+    assert code == 0 and "<table id='compare'>" in page and "worse" in page and "http" not in page
+
+
+def test_compare_with_a_missing_batch_is_a_one_line_error(tmp_path):
+    db = tmp_path / "runs.db"
+    RunStore(db).close()
+    result = CliRunner().invoke(cli, ["report", "--db", str(db), "--compare", "1", "2"])
+    assert result.exit_code == 2 and "no batch 1" in result.output
+    assert sqlite_utils.Database(db)["batches"].count == 0
