@@ -202,7 +202,7 @@ def grade_cmd(ctx, task, file, batch_id, suite, seed, trials, k, db, as_json, no
                                    "settings recorded when it was made (config.toml [loop] at `loop generate`)")
         done = runner.run_batch(cfg, [], src=runner.Source(), resume=batch_id, db=db, progress=Progress(not as_json),
                                 command=command_line(), warn=_warn)
-        _print_batch(done, db or cfg.db_path, as_json)
+        _print_batch(done, db or cfg.db_path, as_json, cfg.loop.min_coverage)
         return
     if not task or not file:
         raise click.UsageError("give TASK and FILE, or --batch BATCH_ID")
@@ -336,10 +336,12 @@ def generate_cmd(ctx, task_names, samples, concurrency, base_url, model, record,
 @click.option("--rotate-seed", is_flag=True, help="Rotate the seed before the batch.")
 @click.option("--resume", type=int, default=None, metavar="BATCH_ID", help="Finish a crashed batch.")
 @click.option("--mode", type=click.Choice(["repair", "synthesize"]), default="repair")
+@click.option("--min-coverage", type=click.FloatRange(0, 1), default=None,
+              help="Exit 3 when the batch decides less than this share of its candidates (loop.min_coverage, 0.8).")
 @click.pass_context
 @handle_errors
 def run_cmd(ctx, task_names, samples, concurrency, base_url, model, record, replay_path, db, as_json, k,
-            trials, rotate_seed, resume, mode):
+            trials, rotate_seed, resume, mode, min_coverage):
     """Generate candidates and grade each as it arrives; print verdicts per task and the pass rate.
 
     Without flags the shipped config.toml replays the curated demo cassette: no API key needed.
@@ -352,8 +354,9 @@ def run_cmd(ctx, task_names, samples, concurrency, base_url, model, record, repl
     done = runner.run_batch(cfg, list(task_names), src=src, samples=samples, k=k, trials=trials,
                             rotate_seed=rotate_seed, resume=resume, db=db, progress=Progress(not as_json),
                             command=command_line(), warn=_warn)
-    _print_batch(done, db or cfg.db_path, as_json)
-    # A finished batch exits 0: its failures are data (in runs.db and above), not a broken run.
+    _print_batch(done, db or cfg.db_path, as_json, cfg.loop.min_coverage if min_coverage is None else min_coverage)
+    # A finished batch exits 0: its failures are data (in runs.db and above), not a broken run; one that
+    # decided less than loop.min_coverage of its candidates exits 3.
 
 
 def _synthesize(cfg, task_names, samples, concurrency, base_url, model, record, replay_path, db, as_json) -> None:
@@ -381,7 +384,9 @@ def _synthesize(cfg, task_names, samples, concurrency, base_url, model, record, 
                    f"{summary.reproduces_bug} of {summary.tests} tests reproduce the bug")
 
 
-def _print_batch(done, db: Path, as_json: bool) -> None:
+def _print_batch(done, db: Path, as_json: bool, min_coverage: float = 0.0) -> None:
+    """The batch's rates; exit 3 when it decided too few of its candidates to say anything (an unreachable
+    endpoint must not leave CI green on nothing)."""
     from loop import report
 
     rows = report.pass_rates(db, batch=done.batch_id)
@@ -392,12 +397,30 @@ def _print_batch(done, db: Path, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps({"batch_id": done.batch_id, "candidates": done.candidates, "verdicts": done.verdicts,
                                "batch": total, "rates": rows}))
+        _coverage_gate(done, db, total["coverage"], min_coverage)
         return
     click.echo(report.render_table(rows))
     rate = "-" if total["pass_rate"] is None else f"{total['pass_rate']:.2f}"
     click.echo(f"batch {done.batch_id}: pass rate {rate} over {decided} decided of {done.candidates} candidates "
                f"(coverage {total['coverage']:.2f}); verdicts: "
                + ", ".join(f"{k} {v}" for k, v in sorted(done.verdicts.items())))
+    _coverage_gate(done, db, total["coverage"], min_coverage)
+
+
+def _coverage_gate(done, db: Path, coverage: float | None, min_coverage: float) -> None:
+    if coverage is None or coverage >= min_coverage:
+        return
+    store = RunStore(db)
+    try:
+        why = store.db.execute(
+            "select reason, count(*) n from candidates where batch_id = ? and verdict in ('infra_unknown', "
+            "'inconclusive') group by reason order by n desc limit 1", [done.batch_id]).fetchone()
+    finally:
+        store.close()
+    reason = f"; main infra reason: {why[0]} ({why[1]} candidates)" if why else ""
+    click.echo(f"error: batch {done.batch_id} decided too little: coverage {coverage:.2f} is below "
+               f"loop.min_coverage {min_coverage:g}{reason}", err=True)
+    sys.exit(V.EXIT_INCONCLUSIVE)
 
 
 @cli.command("report")

@@ -23,6 +23,7 @@ class LoopSection:
     samples: int = 3
     seed_policy: str = "fixed"  # fixed | rotate
     concurrency: int = 0  # grading workers; 0 = one per core
+    min_coverage: float = 0.8  # a graded batch deciding fewer of its candidates exits 3
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,8 @@ def load(path: Path | None = None, root: Path | None = None, env: dict | None = 
         raise ConfigError(f"{path}: key 'loop.seed_policy' must be 'fixed' or 'rotate', got {loop.seed_policy!r}")
     if loop.suite not in ("smoke", "full"):
         raise ConfigError(f"{path}: key 'loop.suite' must be 'smoke' or 'full', got {loop.suite!r}")
+    if not 0 <= loop.min_coverage <= 1:
+        raise ConfigError(f"{path}: key 'loop.min_coverage' must be between 0 and 1, not {loop.min_coverage}")
     if loop.concurrency < 0:
         raise ConfigError(f"{path}: key 'loop.concurrency' must be 0 (one per core) or more")
     for key in ("k", "samples"):

@@ -588,9 +588,9 @@ class Endpoint:
                 error, failure = self._classify(status, text, response.headers)
                 raise failure
             finally:
-                if self._adaptive is not None and status is not None:
-                    hint = retry_hint(response.headers) if status == 429 else None
-                    self._adaptive.observe(sent, status, response.headers, hint)
+                if self._adaptive is not None:  # an answer, or none (that too ends a probe's lease)
+                    headers = response.headers if status is not None else None
+                    self._adaptive.observe(sent, status, headers, retry_hint(headers) if status == 429 else None)
                 call.ended = self._clock()
                 call.pending = RequestRecord(
                     tag=call.tag,

@@ -70,3 +70,29 @@ def test_compare_with_a_missing_batch_is_a_one_line_error(tmp_path):
     result = CliRunner().invoke(cli, ["report", "--db", str(db), "--compare", "1", "2"])
     assert result.exit_code == 2 and "no batch 1" in result.output
     assert sqlite_utils.Database(db)["batches"].count == 0
+
+
+def test_a_batch_that_decided_too_little_exits_3_naming_coverage_and_reason(tmp_path):
+    """Every request refused (nothing listens): coverage 0, exit 3 with one line; --min-coverage 0 lets it pass."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again: connections are refused
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(f'[loop]\ndb = "{tmp_path / "runs.db"}"\nk = 1\ntrials = 0\n[endpoint]\nmax_attempts = 1\n')
+    (tmp_path / "harness").symlink_to(root / "harness")
+    args = [sys.executable, "-m", "loop", "--config", str(cfg), "run", "--task", "merge_intervals_py", "--samples",
+            "2", "--base-url", f"http://127.0.0.1:{port}/v1", "--model", "m"]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=120, env={**os.environ, "OPENAI_API_KEY": "k"})
+    assert done.returncode == 3, done.stderr
+    line = [l for l in done.stderr.splitlines() if l.startswith("error:")]
+    assert len(line) == 1 and "coverage 0.00" in line[0] and "0.8" in line[0] and "connection" in line[0]
+    lenient = subprocess.run(args + ["--min-coverage", "0"], capture_output=True, text=True, timeout=120,
+                             env={**os.environ, "OPENAI_API_KEY": "k"})
+    assert lenient.returncode == 0, lenient.stderr
