@@ -460,13 +460,18 @@ def report_cmd(ctx, batch, task, fmt, output, pass_k, compare, min_coverage, db)
         text = {"table": report.render_table, "json": report.render_json, "csv": report.render_csv}[fmt](rows)
         synth = report.synthesis_rates(path, batch=batch, task=task)
         requests = report.request_rates(path, batch=batch)
+        batches, costs = report.batch_rates(path, batch=batch), report.task_costs(path, batch=batch)
+        if fmt == "table" and batches:
+            text += "\n\nTokens and cost (endpoint.prompt_price / completion_price per million tokens)\n"
+            text += report.render_costs_table(batches, costs)
         if fmt == "table" and requests:
             text += "\n\nRequests (429s and the adaptive limiter)\n" + report.render_requests_table(requests)
         if synth and fmt == "table":
             text += "\n\nTest synthesis (suites judged against baseline and reference)\n"
             text += report.render_synthesis_table(synth)
         elif fmt == "json":
-            text = json.dumps({"pass_rates": json.loads(text), "synthesis": synth, "requests": requests}, indent=2)
+            text = json.dumps({"pass_rates": json.loads(text), "synthesis": synth, "requests": requests,
+                               "batches": batches, "costs": costs}, indent=2)
     if output:
         output.write_text(text, encoding="utf-8")
         click.echo(f"wrote {output}")

@@ -53,6 +53,8 @@ class EndpointSection:
     record: str = ""
     adaptive: bool = True
     limit_state: str = ""
+    prompt_price: float = 0.0  # per million prompt tokens, in the currency of your invoice
+    completion_price: float = 0.0  # per million completion tokens
 
 
 SECTIONS = {"loop": LoopSection, "sandbox": SandboxSection, "endpoint": EndpointSection}

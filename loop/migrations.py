@@ -197,3 +197,47 @@ def m006_adaptive_limit(db):
        order by r2.id desc limit 1) as rate_estimate
     from requests r group by batch_id
     """)
+
+
+@migrations(name="007_batch_rates_and_cost")
+def m007_batch_rates_and_cost(db):
+    """Tokens and cost per batch and task (prices per million tokens, as the batch recorded them in
+    `config.prices`), and batch_rates: one row per batch with its overall rate, interval, coverage and cost."""
+    db.execute("""
+    create view usage as
+    select r.batch_id, r.task,
+      coalesce(sum(r.prompt_tokens), 0) as prompt_tokens,
+      coalesce(sum(r.completion_tokens), 0) as completion_tokens,
+      (coalesce(sum(r.prompt_tokens), 0) * coalesce(json_extract(b.config, '$.prices.prompt'), 0)
+       + coalesce(sum(r.completion_tokens), 0) * coalesce(json_extract(b.config, '$.prices.completion'), 0))
+       / 1000000.0 as cost
+    from requests r join batches b on b.id = r.batch_id
+    group by r.batch_id, r.task
+    """)
+    db.execute("""
+    create view batch_rates as
+    with c as (
+      select batch_id, sum(candidates) as candidates, sum(decided) as decided, sum(passed) as passed
+      from pass_rates group by batch_id
+    ), u as (
+      select batch_id, sum(prompt_tokens) as prompt_tokens, sum(completion_tokens) as completion_tokens,
+        sum(cost) as cost
+      from usage group by batch_id
+    )
+    select b.id as batch_id, b.kind, b.model, b.seed, b.status, c.candidates, c.decided, c.passed,
+      case when c.decided > 0 then 1.0 * c.passed / c.decided end as pass_rate,
+      case when c.decided > 0 then max(0.0,
+        ((1.0 * c.passed / c.decided) + 1.9208 / c.decided
+         - 1.96 * sqrt((1.0 * c.passed / c.decided) * (1 - 1.0 * c.passed / c.decided) / c.decided
+                       + 0.9604 / (c.decided * c.decided))) / (1 + 3.8416 / c.decided)) end as wilson_low,
+      case when c.decided > 0 then min(1.0,
+        ((1.0 * c.passed / c.decided) + 1.9208 / c.decided
+         + 1.96 * sqrt((1.0 * c.passed / c.decided) * (1 - 1.0 * c.passed / c.decided) / c.decided
+                       + 0.9604 / (c.decided * c.decided))) / (1 + 3.8416 / c.decided)) end as wilson_high,
+      case when c.candidates > 0 then 1.0 * c.decided / c.candidates end as coverage,
+      coalesce(u.prompt_tokens, 0) as prompt_tokens, coalesce(u.completion_tokens, 0) as completion_tokens,
+      coalesce(u.cost, 0.0) as cost,
+      case when c.decided > 0 then coalesce(u.cost, 0.0) / c.decided end as cost_per_decided,
+      case when c.passed > 0 then coalesce(u.cost, 0.0) / c.passed end as cost_per_pass
+    from batches b left join c on c.batch_id = b.id left join u on u.batch_id = b.id
+    """)

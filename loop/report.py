@@ -280,6 +280,43 @@ def render_compare_csv(rows: list[dict]) -> str:
     return out.getvalue()
 
 
+def batch_rates(db: Path, *, batch: int | None = None) -> list[dict]:
+    """One row per batch: overall rate, Wilson interval, coverage, tokens and cost (view batch_rates)."""
+    RunStore(db).close()
+    where, params = ("where batch_id = ?", [batch]) if batch is not None else ("", [])
+    return list(sqlite_utils.Database(db).query(f"select * from batch_rates {where} order by batch_id", params))
+
+
+def task_costs(db: Path, *, batch: int | None = None) -> list[dict]:
+    """Per batch and task: tokens and cost, with cost per decided and per passing candidate."""
+    RunStore(db).close()
+    where, params = ("where p.batch_id = ?", [batch]) if batch is not None else ("", [])
+    return list(sqlite_utils.Database(db).query(
+        "select p.batch_id, p.task, coalesce(sum(u.prompt_tokens), 0) as prompt_tokens, "
+        "coalesce(sum(u.completion_tokens), 0) as completion_tokens, coalesce(sum(u.cost), 0.0) as cost, "
+        "sum(p.decided) as decided, sum(p.passed) as passed from pass_rates p "
+        f"left join usage u on u.batch_id = p.batch_id and u.task = p.task {where} "
+        "group by p.batch_id, p.task order by p.batch_id, p.task", params))
+
+
+def render_costs_table(batches: list[dict], tasks: list[dict]) -> str:
+    head = ["batch", "task", "prompt tokens", "completion tokens", "cost", "cost / decided", "cost / pass"]
+
+    def money(v):
+        return "-" if v is None else f"{v:.4f}"
+
+    body = []
+    for b in batches:
+        for t in (t for t in tasks if t["batch_id"] == b["batch_id"]):
+            body.append([str(t["batch_id"]), t["task"], str(t["prompt_tokens"]), str(t["completion_tokens"]),
+                         money(t["cost"]), money(t["cost"] / t["decided"] if t["decided"] else None),
+                         money(t["cost"] / t["passed"] if t["passed"] else None)])
+        body.append([str(b["batch_id"]), "(batch)", str(b["prompt_tokens"]), str(b["completion_tokens"]),
+                     money(b["cost"]), money(b["cost_per_decided"]), money(b["cost_per_pass"])])
+    widths = [max(len(x) for x in col) for col in zip(head, *body)]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip() for cells in [head, *body])
+
+
 def request_rates(db: Path, *, batch: int | None = None) -> list[dict]:
     """Per batch: requests sent, how many were answered 429 and their share, time spent in the limiter."""
     RunStore(db).close()

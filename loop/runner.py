@@ -163,7 +163,8 @@ def endpoint_settings(cfg: Config, src: Source, recorded: dict | None = None):
 def effective_settings(cfg: Config, settings, src: Source, opts: Options, samples: int | None, workers: int) -> dict:
     """What a batch records as its configuration: the settings it used, never the key."""
     endpoint = {f.name: getattr(settings, f.name) for f in fields(settings) if f.name != "api_key"}
-    return {"config_file": str(cfg.path), "endpoint": endpoint,
+    prices = {"prompt": cfg.endpoint.prompt_price, "completion": cfg.endpoint.completion_price}
+    return {"config_file": str(cfg.path), "endpoint": endpoint, "prices": prices,
             "replay": str(src.replay) if src.replay else None, "record": str(src.record) if src.record else None,
             "loop": {"k": opts.k, "trials": opts.trials, "suite": opts.suite, "seed": opts.seed, "samples": samples,
                      "workers": workers}}

@@ -96,3 +96,42 @@ def test_a_batch_that_decided_too_little_exits_3_naming_coverage_and_reason(tmp_
     lenient = subprocess.run(args + ["--min-coverage", "0"], capture_output=True, text=True, timeout=120,
                              env={**os.environ, "OPENAI_API_KEY": "k"})
     assert lenient.returncode == 0, lenient.stderr
+
+
+def test_cost_follows_the_tokens_the_endpoint_reported(tmp_path):
+    """4 samples, each answered with 1000 prompt and 500 completion tokens, at 2 and 10 per million."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from conftest import EXAMPLES, ChatServer
+
+    root = Path(__file__).resolve().parent.parent
+    code = (EXAMPLES / "merge_intervals_py" / "correct_repair.py").read_text()
+    server = ChatServer(lambda body: (200, {"choices": [{"index": 0, "message": {
+        "role": "assistant", "content": f"```python\n{code}```"}}], "usage": {"prompt_tokens": 1000,
+                                                                           "completion_tokens": 500}}, {}))
+    db = tmp_path / "runs.db"
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(f'[loop]\ndb = "{db}"\nk = 1\ntrials = 0\n[endpoint]\nprompt_price = 2.0\n'
+                   'completion_price = 10.0\n')
+    (tmp_path / "harness").symlink_to(root / "harness")
+    loop = [sys.executable, "-m", "loop", "--config", str(cfg)]
+    try:
+        done = subprocess.run([*loop, "run", "--task", "merge_intervals_py", "--samples", "4", "--base-url",
+                               server.url, "--model", "m"], capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "OPENAI_API_KEY": "k"})
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr
+    shown = json.loads(subprocess.run([*loop, "report", "--format", "json"], capture_output=True, text=True,
+                                      timeout=60).stdout)
+    (b,) = shown["batches"]
+    assert (b["prompt_tokens"], b["completion_tokens"]) == (4000, 2000)
+    assert b["cost"] == pytest.approx(4 * (1000 * 2 + 500 * 10) / 1e6)
+    assert b["cost_per_decided"] == pytest.approx(0.007) and b["cost_per_pass"] == pytest.approx(0.007)
+    (t,) = shown["costs"]
+    assert t["task"] == "merge_intervals_py" and t["cost"] == pytest.approx(0.028)
+    table = subprocess.run([*loop, "report"], capture_output=True, text=True, timeout=60).stdout
+    assert "0.0280" in table and "(batch)" in table
