@@ -429,13 +429,15 @@ def _coverage_gate(done, db: Path, coverage: float | None, min_coverage: float) 
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "html"]), default="table")
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=None, help="Write to this file.")
 @click.option("--pass-k", type=click.IntRange(min=1), default=5, help="k of pass@k.")
-@click.option("--compare", nargs=2, type=int, default=None, metavar="BATCH_A BATCH_B",
-              help="Batch A against batch B per task: rates, the difference with Newcombe's 95% interval, a verdict.")
+@click.option("--compare", nargs=2, default=None, metavar="A B",
+              help="A against B per task: rates, the difference with Newcombe's 95% interval, a verdict.")
+@click.option("--by", "by", type=click.Choice(["batch", "model", "seed"]), default="batch",
+              help="What A and B name: batch ids (default), or models or seeds across all batches.")
 @click.option("--min-coverage", type=click.FloatRange(0, 1), default=0.9, help="Coverage a comparison flags below.")
 @click.option("--db", type=click.Path(path_type=Path), default=None)
 @click.pass_context
 @handle_errors
-def report_cmd(ctx, batch, task, fmt, output, pass_k, compare, min_coverage, db):
+def report_cmd(ctx, batch, task, fmt, output, pass_k, compare, by, min_coverage, db):
     """Pass rates per batch, task, model and seed, with Wilson 95% intervals, coverage and pass@k."""
     from loop import report
 
@@ -443,16 +445,21 @@ def report_cmd(ctx, batch, task, fmt, output, pass_k, compare, min_coverage, db)
     path = db or cfg.db_path
     if compare:
         a, b = compare
-        store = RunStore(path)
-        try:
-            for batch_id in compare:
-                store.batch(batch_id)  # a missing batch is a one-line error, not an empty table
-        finally:
-            store.close()
-        rows = report.compare(path, a, b, min_coverage=min_coverage)
-        text = {"table": lambda r: report.render_compare_table(r, a, b), "csv": report.render_compare_csv,
-                "json": lambda r: json.dumps({"a": a, "b": b, "rows": r}, indent=2),
-                "html": lambda r: report.render_compare_html(r, a, b)}[fmt](rows)
+        if by == "batch":
+            if not (a.isdigit() and b.isdigit()):
+                raise click.UsageError(f"--compare takes two batch ids (or use --by model|seed): {a!r} {b!r}")
+            store = RunStore(path)
+            try:
+                for batch_id in compare:
+                    store.batch(int(batch_id))  # a missing batch is a one-line error, not an empty table
+            finally:
+                store.close()
+        rows = report.compare(path, a, b, by=by, min_coverage=min_coverage)
+        if len(rows) == 1:  # the overall row alone: neither side has a candidate
+            raise LoopError(f"{path}: no candidates for {by} {a!r} or {by} {b!r}")
+        text = {"table": lambda r: report.render_compare_table(r, a, b, by), "csv": report.render_compare_csv,
+                "json": lambda r: json.dumps({"by": by, "a": a, "b": b, "rows": r}, indent=2),
+                "html": lambda r: report.render_compare_html(r, a, b, by)}[fmt](rows)
     elif fmt == "html":
         text = report.render_html(path, batch=batch, task=task)
     else:

@@ -194,17 +194,22 @@ COMPARE_COLUMNS = ["task", "a_passed", "a_decided", "a_rate", "a_coverage", "b_p
                    "b_coverage", "difference", "low", "high", "verdict"]
 
 
-def compare(db: Path, a: int, b: int, *, min_coverage: float = 0.9) -> list[dict]:
-    """Batch a against batch b, per task and overall: both rates, the difference a - b with its 95%
-    interval, coverage, and a plain verdict. Tasks on one side only are listed, not dropped."""
+def compare(db: Path, a, b, *, by: str = "batch", min_coverage: float = 0.9) -> list[dict]:
+    """Side a against side b, per task and overall: both rates, the difference a - b with its 95%
+    interval, coverage, and a plain verdict. A side is a batch id, or with `by` = "model" or "seed" every
+    batch of that model or seed (counts added up). Tasks on one side only are listed, not dropped."""
+    column = {"batch": "batch_id", "model": "model", "seed": "seed"}[by]
+    rows_all = pass_rates(db)
     sides = {}
-    for batch in (a, b):
+    for side in (a, b):
         per_task = {}
-        for r in pass_rates(db, batch=batch):
+        for r in rows_all:
+            if str(r[column]) != str(side):
+                continue
             t = per_task.setdefault(r["task"], {"passed": 0, "decided": 0, "candidates": 0})
             for key in t:
                 t[key] += r[key] or 0
-        sides[batch] = per_task
+        sides[side] = per_task
     names = sorted(set(sides[a]) | set(sides[b]))
     total = {side: {"passed": 0, "decided": 0, "candidates": 0} for side in (a, b)}
     rows = []
@@ -252,21 +257,21 @@ def _compare_cells(r: dict) -> list[str]:
     return [side("a"), side("b"), ci, f"{_fmt(r['a_coverage'])} / {_fmt(r['b_coverage'])}", r["verdict"]]
 
 
-def render_compare_table(rows: list[dict], a: int, b: int) -> str:
-    head = ["task", f"batch {a}", f"batch {b}", "difference [95% CI]", "coverage a / b", "verdict"]
+def render_compare_table(rows: list[dict], a, b, by: str = "batch") -> str:
+    head = ["task", f"{by} {a}", f"{by} {b}", "difference [95% CI]", "coverage a / b", "verdict"]
 
     body = [[r["task"], *_compare_cells(r)] for r in rows]
     widths = [max(len(x) for x in col) for col in zip(head, *body)]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip() for cells in [head, *body])
 
 
-def render_compare_html(rows: list[dict], a: int, b: int) -> str:
+def render_compare_html(rows: list[dict], a, b, by: str = "batch") -> str:
     """The comparison as one self-contained page (no scripts, no network)."""
-    head = ["task", f"batch {a}", f"batch {b}", "difference [95% CI]", "coverage a / b", "verdict"]
+    head = ["task", f"{by} {a}", f"{by} {b}", "difference [95% CI]", "coverage a / b", "verdict"]
     cells = [[html.escape(str(r["task"])), *(html.escape(c) for c in _compare_cells(r))] for r in rows]
     body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in cells)
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>loop: batch {a} vs {b}</title>"
-            f"<style>{CSS}</style></head><body><h1>Batch {a} against batch {b}</h1><table id='compare'><tr>"
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(f'loop: {by} {a} vs {b}')}</title>"
+            f"<style>{CSS}</style></head><body><h1>{html.escape(f'{by} {a} against {by} {b}')}</h1><table id='compare'><tr>"
             + "".join(f"<th>{html.escape(h)}</th>" for h in head) + f"</tr>{body}</table>"
             "<p>difference = rate a - rate b, with Newcombe's hybrid score 95% interval.</p>"
             "</body></html>")

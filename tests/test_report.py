@@ -14,8 +14,8 @@ from loop.report import newcombe
 from loop.store import RunStore
 
 
-def batch(store: RunStore, verdicts: dict[str, list[str]]) -> int:
-    b = store.start_batch("grade", seed=1)
+def batch(store: RunStore, verdicts: dict[str, list[str]], model: str | None = None, seed: int = 1) -> int:
+    b = store.start_batch("grade", seed=seed, model=model)
     sample = 0
     for task, vs in verdicts.items():
         for v in vs:
@@ -135,3 +135,22 @@ def test_cost_follows_the_tokens_the_endpoint_reported(tmp_path):
     assert t["task"] == "merge_intervals_py" and t["cost"] == pytest.approx(0.028)
     table = subprocess.run([*loop, "report"], capture_output=True, text=True, timeout=60).stdout
     assert "0.0280" in table and "(batch)" in table
+
+
+def test_compare_by_model_adds_up_every_batch_of_each_model(tmp_path):
+    db = tmp_path / "runs.db"
+    store = RunStore(db)
+    batch(store, {"t": ["stable_pass"] * 4 + ["stable_fail"]}, model="big", seed=1)
+    batch(store, {"t": ["stable_pass"] * 4 + ["stable_fail"]}, model="big", seed=2)
+    batch(store, {"t": ["stable_pass"] * 3 + ["stable_fail"] * 7}, model="small", seed=1)
+    store.close()
+    code, out = report(db, "--compare", "big", "small", "--by", "model", "--format", "json")
+    assert code == 0
+    t = {r["task"]: r for r in json.loads(out)["rows"]}["t"]
+    assert (t["a_passed"], t["a_decided"], t["b_passed"], t["b_decided"]) == (8, 10, 3, 10)
+    assert t["low"] == pytest.approx(0.0665, abs=1e-4) and t["verdict"] == "better"
+    code, out = report(db, "--compare", "1", "2", "--by", "seed", "--format", "json")
+    t = {r["task"]: r for r in json.loads(out)["rows"]}["t"]
+    assert (t["a_passed"], t["a_decided"], t["b_passed"], t["b_decided"]) == (7, 15, 4, 5)
+    result = CliRunner().invoke(cli, ["report", "--db", str(db), "--compare", "big", "nobody", "--by", "seed"])
+    assert result.exit_code == 2 and "no candidates" in result.output
