@@ -56,6 +56,12 @@ def _fmt(v) -> str:
     return f"{v:.2f}" if isinstance(v, float) else str(v)
 
 
+def columns(head: list[str], body: list[list[str]]) -> str:
+    """Plain-text table: each column as wide as its widest cell, two spaces between columns."""
+    widths = [max(len(x) for x in col) for col in zip(head, *body)]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip() for cells in [head, *body])
+
+
 def render_table(rows: list[dict]) -> str:
     head = ["batch", "task", "model", "seed", "n", "decided", "pass", "varying", "flaky", "fail", "inconcl", "infra",
             "rate [95% CI]", "coverage", "pass@1", "pass@k"]
@@ -66,9 +72,7 @@ def render_table(rows: list[dict]) -> str:
                      str(r["decided"]), str(r["stable_pass"]), str(r["stable_pass_varying"]), str(r["flaky"]),
                      str(r["stable_fail"]), str(r["inconclusive"]), str(r["infra_unknown"]), ci,
                      _fmt(r["coverage"]), _fmt(r["pass@1"]), _fmt(r["pass@k"]) + (f" (k={r['k']})" if r["pass@k"] is not None else "")])
-    widths = [max(len(x) for x in col) for col in zip(head, *body)]
-    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
-    return "\n".join([line(head), *(line(b) for b in body)])
+    return columns(head, body)
 
 
 def render_csv(rows: list[dict]) -> str:
@@ -200,29 +204,21 @@ def compare(db: Path, a, b, *, by: str = "batch", min_coverage: float = 0.9) -> 
     batch of that model or seed (counts added up). Tasks on one side only are listed, not dropped."""
     column = {"batch": "batch_id", "model": "model", "seed": "seed"}[by]
     rows_all = pass_rates(db)
-    sides = {}
-    for side in (a, b):
-        per_task = {}
-        for r in rows_all:
-            if str(r[column]) != str(side):
-                continue
-            t = per_task.setdefault(r["task"], {"passed": 0, "decided": 0, "candidates": 0})
-            for key in t:
+    sides = []
+    for side in (a, b):  # by position: comparing a batch with itself must not add it up twice
+        per_task: dict[str, dict] = {}
+        for r in (r for r in rows_all if str(r[column]) == str(side)):
+            t = per_task.setdefault(r["task"], dict.fromkeys(_COUNTS, 0))
+            for key in _COUNTS:
                 t[key] += r[key] or 0
-        sides[side] = per_task
-    names = sorted(set(sides[a]) | set(sides[b]))
-    total = {side: {"passed": 0, "decided": 0, "candidates": 0} for side in (a, b)}
-    rows = []
-    for name in names + ["(all tasks)"]:
-        counts = {}
-        for side in (a, b):
-            c = total[side] if name == "(all tasks)" else sides[side].get(name)
-            if c is not None and name != "(all tasks)":
-                for key in c:
-                    total[side][key] += c[key]
-            counts[side] = c
-        rows.append(_compare_row(name, counts[a], counts[b], min_coverage))
-    return rows
+        sides.append(per_task)
+    totals = [{key: sum(t[key] for t in side.values()) for key in _COUNTS} for side in sides]
+    rows = [_compare_row(name, sides[0].get(name), sides[1].get(name), min_coverage)
+            for name in sorted(set(sides[0]) | set(sides[1]))]
+    return rows + [_compare_row("(all tasks)", *totals, min_coverage)]
+
+
+_COUNTS = ("passed", "decided", "candidates")
 
 
 def _compare_row(task: str, a: dict | None, b: dict | None, min_coverage: float) -> dict:
@@ -261,8 +257,7 @@ def render_compare_table(rows: list[dict], a, b, by: str = "batch") -> str:
     head = ["task", f"{by} {a}", f"{by} {b}", "difference [95% CI]", "coverage a / b", "verdict"]
 
     body = [[r["task"], *_compare_cells(r)] for r in rows]
-    widths = [max(len(x) for x in col) for col in zip(head, *body)]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip() for cells in [head, *body])
+    return columns(head, body)
 
 
 def render_compare_html(rows: list[dict], a, b, by: str = "batch") -> str:
@@ -318,8 +313,7 @@ def render_costs_table(batches: list[dict], tasks: list[dict]) -> str:
                          money(t["cost"] / t["passed"] if t["passed"] else None)])
         body.append([str(b["batch_id"]), "(batch)", str(b["prompt_tokens"]), str(b["completion_tokens"]),
                      money(b["cost"]), money(b["cost_per_decided"]), money(b["cost_per_pass"])])
-    widths = [max(len(x) for x in col) for col in zip(head, *body)]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip() for cells in [head, *body])
+    return columns(head, body)
 
 
 def request_rates(db: Path, *, batch: int | None = None) -> list[dict]:
@@ -333,8 +327,7 @@ def render_requests_table(rows: list[dict]) -> str:
     head = ["batch", "requests", "429s", "429 share", "limiter wait (s)", "rate estimate (req/s)"]
     body = [[str(r["batch_id"]), str(r["requests"]), str(r["rate_limited"]), _fmt(r["share_429"]),
              _fmt(r["limiter_wait"]), _fmt(r["rate_estimate"])] for r in rows]
-    widths = [max(len(x) for x in col) for col in zip(head, *body)]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip() for cells in [head, *body])
+    return columns(head, body)
 
 
 def synthesis_rates(db: Path, *, batch: int | None = None, task: str | None = None) -> list[dict]:
@@ -350,5 +343,4 @@ def render_synthesis_table(rows: list[dict]) -> str:
     body = [[str(r["batch_id"]), str(r["model"]), r["task"], str(r["suites"]), str(r["accepted"]),
              _fmt(r["accepted_share"]), str(r["tests"]), str(r["reproducing"] or 0), _fmt(r["reproducing_share"])]
             for r in rows]
-    widths = [max(len(x) for x in col) for col in zip(head, *body)]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip() for cells in [head, *body])
+    return columns(head, body)

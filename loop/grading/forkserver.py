@@ -39,7 +39,7 @@ from loop.sandbox import CandidateFault, Limits, SandboxConfig, SandboxUnavailab
 from loop.tasks import Task, Test
 
 SERVER_SOURCE = r'''
-import json, os, select, signal, sys, time, resource, types
+import json, os, select, signal, sys, time, resource
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sandbox_worker as W
 # Paid once per server, not once per candidate: what HumanEval-style code imports most. Kept small on
