@@ -153,7 +153,7 @@ def grade_json(g, candidate_id=None) -> dict:
         "seed": g.seed, "suite": g.suite, "sandboxed": g.sandboxed,
         "attempts": [{"repeat": a.repeat, "status": a.status, "reason": a.reason, "digest": a.digest,
                       "exit_code": a.exit_code, "duration": a.duration} for a in g.attempts],
-        "failures": g.failures(), "transitions": g.transitions(), "notes": g.notes,
+        "failures": g.failures(), "transitions": g.transitions(), "inputs": g.inputs, "notes": g.notes,
     }
 
 
@@ -166,6 +166,10 @@ def print_grade(g, candidate_id=None) -> None:
     t = g.transitions()
     click.echo(f"  fail-to-pass: {t['fail_to_pass']['repaired']} repaired, {t['fail_to_pass']['still_broken']} still broken;"
                f"  pass-to-pass: {t['pass_to_pass']['preserved']} preserved, {t['pass_to_pass']['regressed']} regressed")
+    if g.inputs:
+        n = g.inputs
+        click.echo(f"  fuzz inputs: {n['generated']} generated, {n['kept']} kept; discarded: {n['contract']} outside "
+                   f"the contract, {n['reference_error']} the reference rejected, {n['reference_timeout']} too slow for it")
     for f in g.failures():
         click.echo(f"  FAIL {f['check']}: {f['detail'].strip().splitlines()[0][:200] if f['detail'].strip() else ''}")
     for note in g.notes:
@@ -473,12 +477,16 @@ def report_cmd(ctx, batch, task, fmt, output, pass_k, compare, by, min_coverage,
             text += report.render_costs_table(batches, costs)
         if fmt == "table" and requests:
             text += "\n\nRequests (429s and the adaptive limiter)\n" + report.render_requests_table(requests)
+        inputs = report.fuzz_inputs(path, batch=batch, task=task)
+        if fmt == "table" and inputs:
+            text += "\n\nFuzz inputs (differential fuzzing: kept, and discarded by reason; none silently)\n"
+            text += report.render_inputs_table(inputs)
         if synth and fmt == "table":
             text += "\n\nTest synthesis (suites judged against baseline and reference)\n"
             text += report.render_synthesis_table(synth)
         elif fmt == "json":
             text = json.dumps({"pass_rates": json.loads(text), "synthesis": synth, "requests": requests,
-                               "batches": batches, "costs": costs}, indent=2)
+                               "batches": batches, "costs": costs, "fuzz_inputs": inputs}, indent=2)
     if output:
         output.write_text(text, encoding="utf-8")
         click.echo(f"wrote {output}")

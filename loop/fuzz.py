@@ -1,4 +1,5 @@
-"""Differential fuzzing (EvalPlus-style): seeded, type-aware mutation of known-good inputs.
+"""Differential fuzzing (EvalPlus-style): inputs from a contract-driven generator and seeded, type-aware
+mutations of known-good inputs, kept only where the problem's input contract admits them.
 
 An oracle built from this module (see `loop.humaneval`) declares `ARGS = True` (an input is a list of
 positional arguments, called as fn(*x)) and `DISCARD_REFERENCE_FAILURES = True`: the grader first runs
@@ -26,7 +27,7 @@ MAX_SIZE = 40            # trial size ramps to this; mutation steps grow with it
 TIME_FLOOR = 5.0         # seconds the candidate always gets for the fuzzed batch
 TIME_FACTOR = 20.0       # ... or this many times the reference's time on the same inputs, if larger
 REFERENCE_LIMIT = 1.0    # seconds the reference may spend on one input before it is discarded
-REFERENCE_BUDGET = 20.0  # seconds of reference time per grade for filtering; later inputs are discarded
+REFERENCE_BUDGET = 20.0  # no longer used (each slow input costs only itself); kept so older task folders load
 REL_TOL = 1e-6
 ABS_TOL = 1e-6
 
@@ -244,11 +245,16 @@ def mutate(v: Any, rng: random.Random, p: _Pools, depth: int = 0) -> Any:
     return v
 
 
-def generator(seeds: list[list]) -> Callable[[random.Random, int], list]:
-    """generate(rng, size): a seed argument list after 1 + size//10 type-aware mutations."""
+def generator(seeds: list[list], own: Callable[[random.Random, int], list] | None = None,
+              share: float = 0.5) -> Callable[[random.Random, int], list]:
+    """generate(rng, size): a seed argument list after 1 + size//10 type-aware mutations; with an `own`
+    generator (written from the input contract), that one makes `share` of the inputs. Mutations may leave
+    the contract: pair this with `admits`, which makes the runner draw again."""
     pools = _Pools(seeds)
 
     def generate(rng: random.Random, size: int) -> list:
+        if own is not None and (not seeds or rng.random() < share):
+            return list(own(rng, size))
         x = list(rng.choice(seeds))
         if rng.random() < 0.05 or not x:
             return x
@@ -260,15 +266,23 @@ def generator(seeds: list[list]) -> Callable[[random.Random, int], list]:
     return generate
 
 
-def validate_args(seeds: list[list]) -> Callable[[Any], str | None]:
+def validate_args(seeds: list[list], contract: Callable[..., str | None] | None = None) -> Callable[[Any], str | None]:
+    """None for an argument list of a seen arity that the input contract (if any) admits, else why not.
+    A contract that raises on an input rejects it: an input nobody can vouch for is never used."""
     arities = {len(s) for s in seeds}
 
     def validate_input(x: Any) -> str | None:
         if not isinstance(x, list):
             return "input is not an argument list"
-        if len(x) not in arities:
+        if arities and len(x) not in arities:
             return f"input has {len(x)} arguments, the seeds have {sorted(arities)}"
-        return None
+        if contract is None:
+            return None
+        try:
+            why = contract(*x)
+        except Exception as exc:  # noqa: BLE001 - a contract is trusted, but a mutation may surprise it
+            return f"outside the input contract ({type(exc).__name__})"
+        return None if why is None else f"outside the input contract: {why}"
 
     return validate_input
 
@@ -321,14 +335,27 @@ def _short(x: Any, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def equivalent_to(equivalent: Callable[[list, Any, Any], bool] | None, args: list, got: Any, want: Any) -> bool:
+    """A problem's own output equivalence (several right answers), made total: raising means no."""
+    if equivalent is None:
+        return False
+    try:
+        return equivalent(list(args), got, want) is True
+    except Exception:  # noqa: BLE001 - got is the candidate's value: whatever breaks the check is a miss
+        return False
+
+
 def agrees_with_reference(name: str = "agrees_with_reference", rel_tol: float = REL_TOL,
-                          abs_tol: float = ABS_TOL) -> Relation:
-    """The candidate returns what the reference returns. The reference is asked first, so an input it
-    rejects (ReferenceFailed, discarded by DISCARD_REFERENCE_FAILURES) never reaches the candidate."""
+                          abs_tol: float = ABS_TOL, equivalent: Callable[[list, Any, Any], bool] | None = None) -> Relation:
+    """The candidate returns what the reference returns (or, with `equivalent`, an answer the problem
+    accepts as just as right). The reference is asked first, so an input it rejects (ReferenceFailed,
+    discarded by DISCARD_REFERENCE_FAILURES) never reaches the candidate."""
 
     def check(x: Any, ctx: Context) -> str | None:
         want = ctx.ref(x).value
         got = ctx.call(x).value
-        return None if equal(got, want, rel_tol, abs_tol) else f"got {_short(got)}, expected {_short(want)}"
+        if equal(got, want, rel_tol, abs_tol) or equivalent_to(equivalent, x, got, want):
+            return None
+        return f"got {_short(got)}, expected {_short(want)}"
 
     return Relation(name, check)

@@ -241,3 +241,23 @@ def m007_batch_rates_and_cost(db):
       case when c.passed > 0 then coalesce(u.cost, 0.0) / c.passed end as cost_per_pass
     from batches b left join c on c.batch_id = b.id left join u on u.batch_id = b.id
     """)
+
+
+INPUT_COUNTS = ("generated", "kept", "contract", "reference_error", "reference_timeout")
+
+
+@migrations(name="008_fuzz_inputs")
+def m008_fuzz_inputs(db):
+    """Per candidate: what happened to differential fuzzing's generated inputs (kept, or discarded as
+    outside the input contract, rejected by the reference, too slow for it); view fuzz_inputs per task."""
+    for name in INPUT_COUNTS:
+        if f"inputs_{name}" not in db["candidates"].columns_dict:
+            db["candidates"].add_column(f"inputs_{name}", int)
+    db.execute("""
+    create view fuzz_inputs as
+    select batch_id, task, count(inputs_generated) as grades,
+      sum(inputs_generated) as generated, sum(inputs_kept) as kept, sum(inputs_contract) as contract,
+      sum(inputs_reference_error) as reference_error, sum(inputs_reference_timeout) as reference_timeout,
+      1.0 * (sum(inputs_generated) - sum(inputs_kept)) / count(inputs_generated) as discarded_per_grade
+    from candidates where inputs_generated is not null group by batch_id, task
+    """)

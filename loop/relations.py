@@ -806,12 +806,18 @@ def _max_size(oracle: Any, max_size: int | None) -> int:
     return max_size if max_size is not None else getattr(oracle, "MAX_SIZE", DEFAULT_MAX_SIZE)
 
 
-_TRIAL_CACHE: dict[tuple, Any] = {}
+_TRIAL_CACHE: dict[tuple, tuple[Any, int]] = {}
+GENERATE_TRIES = 20  # proposals per trial an input contract may reject before the trial has no input
+NO_INPUT = object()  # a trial whose every proposal broke the input contract
 
 
 def trial_input(oracle: Any, seed: int, trial: int, max_size: int | None = None) -> Any:
-    """The input of one trial: a function of (seed, trial, max_size) only, so every repeat of a grade
-    shares one generated copy (treat it as read-only)."""
+    """The input of one trial (NO_INPUT when the contract rejected every proposal): a function of (seed,
+    trial, max_size) only, so every repeat of a grade shares one generated copy (treat it as read-only)."""
+    return _trial(oracle, seed, trial, max_size)[0]
+
+
+def _trial(oracle: Any, seed: int, trial: int, max_size: int | None) -> tuple[Any, int]:
     key = (oracle, oracle.generate, seed, trial, max_size)
     if key not in _TRIAL_CACHE:
         if len(_TRIAL_CACHE) > 20000:
@@ -820,14 +826,27 @@ def trial_input(oracle: Any, seed: int, trial: int, max_size: int | None = None)
     return _TRIAL_CACHE[key]
 
 
-def _generate(oracle: Any, seed: int, trial: int, max_size: int | None) -> Any:
-    x = oracle.generate(random.Random(f"{seed}:{trial}"), trial_size(trial, _max_size(oracle, max_size)))
+def _generate(oracle: Any, seed: int, trial: int, max_size: int | None) -> tuple[Any, int]:
+    """(input, proposals the oracle's input contract rejected). An oracle with `admits(x) -> None | why`
+    may propose inputs outside its contract (mutations of known inputs): they are drawn again from the
+    same rng, counted, and never used. validate_input, by contrast, guards against a broken generator."""
+    rng = random.Random(f"{seed}:{trial}")
+    size = trial_size(trial, _max_size(oracle, max_size))
+    admits = getattr(oracle, "admits", None)
+    rejected = 0
+    while True:
+        x = oracle.generate(rng, size)
+        if admits is None or admits(x) is None:
+            break
+        rejected += 1
+        if rejected == GENERATE_TRIES:
+            return NO_INPUT, rejected
     validate = getattr(oracle, "validate_input", None)
     if validate is not None:
         bad = validate(x)
         if bad is not None:
             raise ValueError(f"generator made an invalid input (seed {seed}, trial {trial}): {bad}")
-    return x
+    return x, rejected
 
 
 # What a relation may raise on a candidate's odd output (10**400 against a float, a str where a number
@@ -837,7 +856,12 @@ VALUE_ERRORS = (ArithmeticError, TypeError, ValueError, LookupError, AttributeEr
 
 def generated_inputs(oracle: Any, *, seed: int, trials: int = 200, max_size: int | None = None) -> list[Any]:
     """Every trial's input for a seed, as run_relations sees them."""
-    return [trial_input(oracle, seed, t, max_size) for t in range(trials)]
+    return [x for t in range(trials) if (x := trial_input(oracle, seed, t, max_size)) is not NO_INPUT]
+
+
+def contract_rejections(oracle: Any, *, seed: int, trials: int = 200, max_size: int | None = None) -> int:
+    """How many generated proposals the oracle's input contract discarded over those trials."""
+    return sum(_trial(oracle, seed, t, max_size)[1] for t in range(trials))
 
 
 def _evaluate(relation: Relation, x: Any, ctx: Context, discard: bool = False) -> str | None:
@@ -875,6 +899,8 @@ def run_relations(oracle: Any, call: Call, ref: Call, *, seed: int, trials: int 
         if len(failures) == len(relations):
             break
         x = trial_input(oracle, seed, trial, max_size)
+        if x is NO_INPUT:
+            continue
         for relation in relations:
             if relation.name in failures:
                 continue

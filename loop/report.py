@@ -323,6 +323,24 @@ def request_rates(db: Path, *, batch: int | None = None) -> list[dict]:
     return list(sqlite_utils.Database(db).query(f"select * from request_rates {where} order by batch_id", params))
 
 
+def fuzz_inputs(db: Path, *, batch: int | None = None, task: str | None = None) -> list[dict]:
+    """Per batch and task: differential fuzzing's generated inputs, kept and discarded by reason."""
+    RunStore(db).close()
+    where = " and ".join(w for w, v in (("batch_id = ?", batch), ("task = ?", task)) if v is not None)
+    params = [v for v in (batch, task) if v is not None]
+    sql = "select * from fuzz_inputs" + (f" where {where}" if where else "") + " order by batch_id, task"
+    return list(sqlite_utils.Database(db).query(sql, params))
+
+
+def render_inputs_table(rows: list[dict]) -> str:
+    head = ["batch", "task", "grades", "generated", "kept", "outside contract", "reference raised",
+            "reference too slow", "discarded / grade"]
+    body = [[str(r["batch_id"]), r["task"], str(r["grades"]), str(r["generated"]), str(r["kept"]),
+             str(r["contract"]), str(r["reference_error"]), str(r["reference_timeout"]),
+             _fmt(r["discarded_per_grade"])] for r in rows]
+    return columns(head, body)
+
+
 def render_requests_table(rows: list[dict]) -> str:
     head = ["batch", "requests", "429s", "429 share", "limiter wait (s)", "rate estimate (req/s)"]
     body = [[str(r["batch_id"]), str(r["requests"]), str(r["rate_limited"]), _fmt(r["share_429"]),

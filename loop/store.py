@@ -15,7 +15,7 @@ from typing import Any
 import sqlite_utils
 
 from loop.errors import StoreError
-from loop.migrations import immediate, migrate
+from loop.migrations import INPUT_COUNTS, immediate, migrate
 from loop.grading.model import text
 from loop.sandbox_worker import enc
 
@@ -119,7 +119,8 @@ class RunStore:
         """Give a duplicate source the verdict of the identical candidate graded before it."""
         row = self.candidate(original)
         cols = {k: row[k] for k in ("verdict", "resolved", "suite", "seed", "k", "passes", "fails", "infra",
-                                     "digests", "sandboxed", "reason", "notes")}
+                                     "digests", "sandboxed", "reason", "notes",
+                                     *(f"inputs_{n}" for n in INPUT_COUNTS))}
         with immediate(self.db):
             self.db["candidates"].update(duplicate, {**cols, "status": "graded", "duplicate_of": original,
                                                       "graded_at": now()})
@@ -142,6 +143,7 @@ class RunStore:
             "digests": grade.digests, "duplicate_of": duplicate_of, "sandboxed": int(grade.sandboxed),
             "notes": json.dumps(grade.notes) if grade.notes else None, "graded_at": now(),
             "reason": grade.failures()[0]["check"] if grade.failures() else None,
+            **{f"inputs_{n}": (grade.inputs or {}).get(n) for n in INPUT_COUNTS},
         }
         with immediate(self.db):
             self.db.execute("delete from checks where candidate_id = ?", [candidate_id])

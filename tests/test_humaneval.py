@@ -145,6 +145,86 @@ def test_inputs_the_reference_rejects_are_discarded_not_failures(tmp_path):
     assert g.verdict == V.STABLE_FAIL, g.failures()
     (fail,) = g.failures()
     assert fail["check"] == "relation:agrees_with_reference" and "minimal input [7]" in fail["detail"]
+    n = g.inputs  # nothing dropped silently: negatives raised, n > 40 hung, each counted
+    assert n["reference_error"] > 0 and n["reference_timeout"] > 0 and n["contract"] == 0
+    assert n["generated"] == n["kept"] + n["reference_error"] + n["reference_timeout"]
+
+
+_CONTRACT = """\
+def contract(xs):
+    if type(xs) is not list or not xs or any(type(x) is not int or x <= 0 for x in xs):
+        return "xs must be a non-empty list of positive ints"
+    if not any(x % 2 == 0 for x in xs):
+        return "xs must hold an even number"
+    return None
+
+
+def generate(rng, size):
+    xs = [rng.choice([1, 3, 5, 7]) for _ in range(rng.randint(0, 3 * size))]
+    xs.insert(rng.randint(0, len(xs)), 2 * rng.randint(1, 50))
+    return [xs]
+"""
+_EVEN = {"task_id": "Local/2", "entry_point": "first_even",
+         "prompt": "def first_even(xs):\n    \"\"\"The index of the first even number in xs, a non-empty list of "
+                   "positive ints holding at least one even number.\"\"\"\n",
+         "canonical_solution": "    for i, x in enumerate(xs):\n        if x % 2 == 0:\n            return i\n    return -1\n",
+         "test": "def check(candidate):\n    assert candidate([1, 2]) == 1\n    assert candidate([4]) == 0\n"
+                 "    assert candidate([3, 5, 8, 2]) == 2\n"}
+_CAREFUL = ("    if not xs or any(type(x) is not int or x <= 0 for x in xs):\n        raise ValueError(xs)\n"
+            "    return [x % 2 for x in xs].index(0)\n")  # raises ValueError when no number is even, too
+_SHORTSIGHTED = "    return next((i for i, x in enumerate(xs[:6]) if x % 2 == 0), 0)\n"
+
+
+def _even_task(tmp_path, monkeypatch, with_contract: bool):
+    import types
+
+    mod = types.ModuleType("contract")
+    exec(_CONTRACT, mod.__dict__)
+    monkeypatch.setattr(humaneval, "_contract", lambda task_id: (_CONTRACT, mod) if with_contract else None)
+    proj = _project(tmp_path)
+    humaneval.import_humaneval(tasks.tasks_root(proj), [_EVEN])
+    return tasks.load(proj, "humaneval_002")
+
+
+def test_the_input_contract_keeps_careful_code_from_false_fails(tmp_path, monkeypatch):
+    """Without a contract, mutated inputs the docstring rules out (negatives, empty, no even number) fail a
+    correct candidate that raises on them; with it they are discarded and counted, and a wrong candidate is
+    still caught, with a minimal counterexample inside the contract."""
+    task = _even_task(tmp_path / "bare", monkeypatch, with_contract=False)
+    assert grade(task, task.contract + _CAREFUL, SANDBOX, Options(k=1, trials=200)).verdict == V.STABLE_FAIL
+    task = _even_task(tmp_path / "contract", monkeypatch, with_contract=True)
+    mod = task.oracle
+    g = grade(task, task.contract + _CAREFUL, SANDBOX, Options(k=2, trials=200))
+    assert g.verdict == V.STABLE_PASS, g.failures()
+    n = g.inputs
+    assert n["contract"] > 0 and n["kept"] > 150
+    assert n["generated"] == n["kept"] + n["contract"] + n["reference_error"] + n["reference_timeout"]
+    for seed in (1, 2, 3):
+        g = grade(task, task.contract + _SHORTSIGHTED, SANDBOX, Options(k=1, trials=200, seed=seed))
+        assert g.verdict == V.STABLE_FAIL, g.failures()
+        (fail,) = [c for c in g.checks if c.check == "relation:agrees_with_reference"]
+        assert mod.contract(*fail.minimal) is None and len(fail.minimal[0]) == 7, fail.minimal
+
+
+def test_an_output_equivalence_accepts_every_right_answer(tmp_path, monkeypatch):
+    """A problem with several right answers (any index of an even number) accepts each of them in named
+    tests and in fuzzing; a wrong index is still a failure, and a value that breaks the check is a miss."""
+    source = _CONTRACT + ("\n\ndef equivalent(args, got, want):\n"
+                          "    return type(got) is int and 0 <= got < len(args[0]) and args[0][got] % 2 == 0\n")
+    import types
+
+    mod = types.ModuleType("contract")
+    exec(source, mod.__dict__)
+    monkeypatch.setattr(humaneval, "_contract", lambda task_id: (source, mod))
+    proj = _project(tmp_path)
+    humaneval.import_humaneval(tasks.tasks_root(proj), [_EVEN])
+    task = tasks.load(proj, "humaneval_002")
+    last = "    return max(i for i, x in enumerate(xs) if x % 2 == 0)\n"
+    assert grade(task, task.contract + last, SANDBOX, Options(k=1, trials=200)).verdict == V.STABLE_PASS
+    odd = "    return max(i for i, x in enumerate(xs) if x % 2 == 0) if len(xs) < 9 else len(xs)\n"
+    g = grade(task, task.contract + odd, SANDBOX, Options(k=1, trials=200))
+    assert g.verdict == V.STABLE_FAIL and g.failures()[0]["check"] == "relation:agrees_with_reference"
+    assert not fuzz.equivalent_to(mod.equivalent, [[2]], [0], 0)  # raises inside (list < int): a miss
 
 
 def test_time_limit_scales_with_the_reference():

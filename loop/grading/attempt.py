@@ -16,9 +16,11 @@ from typing import Any
 
 from loop import verdicts as V
 from loop.grading.model import Attempt, Check, HarnessError
+from loop.fuzz import equivalent_to
 from loop.grading.programs import Program, wire_args
 from loop.relations import (
-    CandidateRaised, ReferenceFailed, Returned, derived_inputs, generated_inputs, json_repr, run_relations,
+    CandidateRaised, ReferenceFailed, Returned, contract_rejections, derived_inputs, generated_inputs, json_repr,
+    run_relations,
 )
 from loop.sandbox import CandidateFault, SandboxConfig, SandboxUnavailable, Worker, clean_env
 from loop.sandbox_worker import dec, enc
@@ -45,6 +47,7 @@ class Plan:
     relation_inputs: list = field(default_factory=list)  # repeat 0's, sampled by the sanitizer gate
     ref_cache: dict = field(default_factory=dict)
     ref_times: dict = field(default_factory=dict)  # json_repr(x) -> the reference's measured seconds
+    inputs: dict | None = None  # what happened to the generated inputs (repeat 0; the same for every repeat)
 
 
 def digest(values: list, stdout: bytes, stderr: bytes) -> str:
@@ -131,13 +134,17 @@ def run_attempt(plan: Plan, repeat: int) -> Attempt:
                     base_out = test_outcome(t, base.call(t.args))
                 except CandidateFault:
                     base_out = V.FAIL
-            checks.append(test_check(t, ok, value, base_out, plan.quarantined))
+            checks.append(test_check(task, t, ok, value, base_out, plan.quarantined))
         inputs: list = []
         if plan.trials > 0 and task.oracle is not None and plan.reference is not None:
             ref = Side(plan.reference, plan.cfg, repeat)
             sides.append(ref)
             prefetched = {}
             trial_inputs = generated_inputs(task.oracle, seed=plan.seed, trials=plan.trials)
+            if repeat == 0:  # generated = kept + every discard, by reason
+                rejected = contract_rejections(task.oracle, seed=plan.seed, trials=plan.trials)
+                plan.inputs = {"generated": len(trial_inputs) + rejected, "kept": len(trial_inputs),
+                               "contract": rejected, "reference_error": 0, "reference_timeout": 0}
             if _discards(task.oracle):
                 trial_inputs = _accepted(plan, ref, trial_inputs, cand)
             _prefetch(task.oracle, cand, receive, trial_inputs, prefetched)
@@ -184,9 +191,11 @@ def test_outcome(t: Test, msg: dict) -> str:
     return V.PASS if ok and same_value(value, t.expected) else V.FAIL
 
 
-def test_check(t: Test, ok: bool, value, base_out: str | None, quarantined) -> Check:
-    """A named test's check: the candidate's outcome, the baseline's, and the transition between them."""
-    passed = ok and same_value(value, t.expected)
+def test_check(task: Task, t: Test, ok: bool, value, base_out: str | None, quarantined) -> Check:
+    """A named test's check: the candidate's outcome, the baseline's, and the transition between them.
+    A task whose oracle has an output equivalence (ties: several right answers) accepts any of them."""
+    passed = ok and (same_value(value, t.expected)
+                     or equivalent_to(getattr(task.oracle, "equivalent", None), list(t.args), value, t.expected))
     cand_out = V.PASS if passed else V.FAIL
     name = f"test:{t.name}"
     return Check(
@@ -207,10 +216,10 @@ def _discards(oracle) -> bool:
 
 
 class _Rejected:
-    """plan.ref_cache marker: the reference rejected this input (raised or ran out of time)."""
+    """plan.ref_cache marker: the reference rejected this input (raised, or ran out of time)."""
 
-    def __init__(self, why: str):
-        self.why = why
+    def __init__(self, why: str, reason: str):
+        self.why, self.reason = why, reason  # reason: reference_error | reference_timeout
 
 
 def _ref_call(plan: Plan, ref: "Side", x) -> Returned | _Rejected:
@@ -221,27 +230,33 @@ def _ref_call(plan: Plan, ref: "Side", x) -> Returned | _Rejected:
     oracle = plan.task.oracle
     limit = getattr(oracle, "REFERENCE_LIMIT", 1.0)
     started = time.monotonic()
+    reason = "reference_error"
     try:
         ok, value = outcome(ref.call(_call_args(oracle, x), limit=limit))
     except CandidateFault as fault:
         ok, value = False, str(fault)
+        if fault.check == V.TIMEOUT:
+            reason = "reference_timeout"
     plan.ref_times[key] = time.monotonic() - started
-    plan.ref_cache[key] = Returned(value, None) if ok else _Rejected(value)
+    plan.ref_cache[key] = Returned(value, None) if ok else _Rejected(value, reason)
     return plan.ref_cache[key]
 
 
 def _accepted(plan: Plan, ref: "Side", inputs: list, cand: Worker) -> list:
-    """Keep the inputs the reference accepts within its limit (and its per-grade budget), then give the
-    candidate max(TIME_FLOOR, TIME_FACTOR x the reference's time on them) for the batch."""
+    """Keep the inputs the reference accepts within its per-input limit (a slow input costs only itself),
+    count every discarded one by reason, then give the candidate max(TIME_FLOOR, TIME_FACTOR x the
+    reference's time on the kept ones) for the batch."""
     oracle = plan.task.oracle
-    budget = getattr(oracle, "REFERENCE_BUDGET", 20.0)
     kept = []
+    counts = {"reference_error": 0, "reference_timeout": 0}
     for x in inputs:
-        key = json_repr(x)
-        if key not in plan.ref_cache and sum(plan.ref_times.values()) > budget:
-            plan.ref_cache[key] = _Rejected("the reference's filtering budget is spent")
-        if isinstance(_ref_call(plan, ref, x), Returned):
+        hit = _ref_call(plan, ref, x)
+        if isinstance(hit, Returned):
             kept.append(x)
+        else:
+            counts[hit.reason] += 1
+    if plan.inputs is not None:
+        plan.inputs.update(kept=len(kept), **counts)
     spent = sum(plan.ref_times.get(json_repr(x), 0.0) for x in kept)
     need = max(getattr(oracle, "TIME_FLOOR", 5.0), getattr(oracle, "TIME_FACTOR", 20.0) * spent)
     cand.deadline = max(cand.deadline, time.monotonic() + need)

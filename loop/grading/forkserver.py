@@ -454,7 +454,7 @@ def _finish(item: _Item, reply: dict, cfg: SandboxConfig, duration: float) -> Gr
             values.append(msg.get("ok", {"raised": msg.get("raised")}))
             if isinstance(case, Test):
                 base_out = test_outcome(case, base_msg) if base_msg is not None else None
-                checks.append(test_check(case, ok, value, base_out, q))
+                checks.append(test_check(task, case, ok, value, base_out, q))
             else:
                 checks.append(golden_check(task, case, ok, value, q))
     except CandidateFault as fault:

@@ -92,7 +92,9 @@ def grade(task: Task, source: str | None, cfg: SandboxConfig, opts: Options,
     triage.settle(attempts)
     if sanitized is not None and any(a.status == V.PASS for a in attempts):
         _gate(plan, attempts)  # only where it can change the verdict: some attempt passed
-    return conclude(task, source, opts, cfg, attempts)
+    graded = conclude(task, source, opts, cfg, attempts)
+    graded.inputs = plan.inputs
+    return graded
 
 
 def _gate(plan: Plan, attempts: list[Attempt]) -> None:

@@ -77,6 +77,8 @@ class Grade:
     attempts: list[Attempt]
     checks: list[Check]  # grade-level view: build/no_change, per-test transitions, first failures
     notes: list[str] = field(default_factory=list)
+    # Differential fuzzing's input accounting: generated = kept + contract + reference_error + reference_timeout
+    inputs: dict | None = None
 
     def __post_init__(self) -> None:
         self.notes = [text(n) for n in self.notes]
