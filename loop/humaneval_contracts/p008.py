@@ -1,0 +1,16 @@
+"""HumanEval/8 sum_product: numbers is a list of int (may be empty)."""
+
+from loop import gen
+
+
+def contract(numbers):
+    if not isinstance(numbers, list) or not all(type(x) is int for x in numbers):
+        return "numbers must be a list of int"
+    return None
+
+
+def generate(rng, size):
+    r = rng.random()
+    if r < 0.5:
+        return [[rng.randint(-5, 9) for _ in range(gen.length(rng, size))]]
+    return [gen.int_list(rng, size)]

@@ -1,0 +1,20 @@
+"""HumanEval/36 fizz_buzz: n is an int >= 0 (the integers counted are 0..n-1; negative n is a matter of taste)."""
+
+from loop import gen
+
+
+def contract(n):
+    if type(n) is not int:
+        return "n must be an int"
+    if n < 0:
+        return "n must not be negative"
+    return None
+
+
+def generate(rng, size):
+    r = rng.random()
+    if r < 0.4:
+        return [rng.randint(0, 200)]
+    if r < 0.6:
+        return [rng.choice((77, 78, 79, 143, 170, 171, 700, 770, 771, 777, 778, 1000, 7000))]
+    return [gen.integer(rng, size, 0, 100000)]

@@ -1,0 +1,35 @@
+"""HumanEval/153 Strongest_Extension: class_name is printable ASCII; extensions a non-empty list of such words."""
+
+# class_name is a str of printable ASCII, extensions a non-empty list of non-empty str of printable ASCII
+# (duplicates allowed); ties go to the first.
+
+import string
+
+from loop import gen
+
+_PRINTABLE = set(string.printable) - set(string.whitespace)
+_EXT = string.ascii_letters + string.digits + "_-."
+
+
+def contract(class_name, extensions):
+    if not isinstance(class_name, str) or not set(class_name) <= _PRINTABLE:
+        return "class_name must be a str of printable ASCII"
+    if not isinstance(extensions, list) or not extensions:
+        return "extensions must be a non-empty list"
+    for e in extensions:
+        if not isinstance(e, str) or not e or not set(e) <= _PRINTABLE:
+            return "each extension must be a non-empty str of printable ASCII"
+    return None
+
+
+def generate(rng, size):
+    name = gen.text(rng, size, rng.choice((string.ascii_letters, _EXT)), 1)
+    n = gen.length(rng, size, 1)
+    exts = []
+    for _ in range(n):
+        if exts and rng.random() < 0.15:
+            exts.append(rng.choice(exts))
+        else:
+            alpha = rng.choice(("aA", "abAB", string.ascii_letters, _EXT, string.digits + "_-"))
+            exts.append(gen.text(rng, size, alpha, 1, rng.choice((4, 12, 3 * size))))
+    return [name, exts]
