@@ -14,6 +14,7 @@ from loop import fuzz, humaneval, tasks
 from loop import verdicts as V
 from loop.grading.forkserver import ForkPool, ForkServer, grade_batch
 from loop.grading.grade import Options, check_polarity, grade
+from loop.relations import generated_inputs
 from loop.sandbox import SandboxConfig
 from loop.tasks import CheckSource
 
@@ -78,9 +79,12 @@ def test_split_into_named_tests(project, problems):
     assert "random.randint" in rest[0].args[0] and "assert candidate(0, 1)" not in rest[0].args[0]
     assert add.baseline is None and add.reference.startswith(problems[53]["prompt"])
     assert add.contract == problems[53]["prompt"]
-    # a check with nothing splittable is one whole test; no literal calls, no fuzzing oracle
+    # a check with nothing splittable is one whole test; no literal calls to mutate, so every fuzzed input
+    # comes from the contract's own generator
     decode = tasks.load(project, "humaneval_038")
-    assert [t.name for t in decode.tests] == ["check"] and decode.oracle is None
+    assert [t.name for t in decode.tests] == ["check"] and decode.oracle.SEEDS == []
+    inputs = generated_inputs(decode.oracle, seed=3, trials=50)
+    assert len(inputs) == 50 and all(decode.oracle.contract(*x) is None for x in inputs)
     assert tasks.load(project, "humaneval_000").oracle.ARGS is True
 
 
