@@ -37,7 +37,10 @@ def load(contracts: bool) -> dict[str, tasks.Task]:
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)
             humaneval.import_humaneval(tasks.tasks_root(root))
-            return {name: tasks.load(root, name) for name in tasks.list_tasks(root)}
+            loaded = {name: tasks.load(root, name) for name in tasks.list_tasks(root)}
+            for task in loaded.values():
+                task.oracle  # noqa: B018 - load relations.py before the folder goes
+            return loaded
     finally:
         humaneval._contract = plain
 

@@ -119,6 +119,8 @@ def kill_rates(args, cfg: SandboxConfig, contracts: bool) -> dict:
             root = Path(tmp)
             humaneval.import_humaneval(tasks.tasks_root(root))
             tasks_ = [tasks.load(root, name) for name in tasks.list_tasks(root)]
+            for task in tasks_:
+                task.oracle  # noqa: B018 - load relations.py before the folder goes
     finally:
         humaneval._contract = plain
     items = []

@@ -13,10 +13,9 @@ from pathlib import Path
 import click
 
 from loop import config as config_mod
-from loop import runner, seeds, tasks
+from loop import kinds, runner, seeds, tasks
 from loop import verdicts as V
 from loop.errors import LoopError
-from loop.grading.grade import check_polarity
 from loop.grading.triage import load_quarantine
 from loop.store import RunStore
 
@@ -115,7 +114,8 @@ def tasks_check(ctx, names, no_sandbox):
     _warn_unsandboxed(sandbox)
     bad = 0
     for name in names or tasks.list_tasks(cfg.root):
-        problems = check_polarity(tasks.load(cfg.root, name), sandbox)
+        task = tasks.load(cfg.root, name)
+        problems = kinds.get(task.kind).polarity(task, sandbox)
         for p in problems:
             click.echo(f"FAIL {p}")
         if not problems:

@@ -12,12 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
-from loop import seeds, tasks
+from loop import kinds, seeds, tasks
 from loop import verdicts as V
 from loop.config import Config
 from loop.errors import CandidateError, CassetteError, ResumeError, TaskError
 from loop.grading.forkserver import ForkPool
-from loop.grading.grade import Options, check_polarity, grade, sha256
+from loop.grading.grade import Options, grade, sha256
 from loop.grading.model import Grade
 from loop.grading.triage import load_quarantine
 from loop.sandbox import SandboxConfig, SandboxUnavailable
@@ -63,7 +63,7 @@ def prepare(cfg: Config, name: str, sandbox: SandboxConfig) -> tasks.Task:
     key = (str(task.path), task.baseline, task.reference, repr(task.tests), sandbox)
     if key not in _POLARITY_OK:
         try:
-            problems = check_polarity(task, sandbox)
+            problems = kinds.get(task.kind).polarity(task, sandbox)
         except SandboxUnavailable:
             return task
         if problems:

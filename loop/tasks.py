@@ -24,7 +24,7 @@ LANGUAGES = ("python", "cpp")
 TASK_KEYS = {
     "name", "language", "entry_point", "candidate_file", "description", "bug_report",
     "contract", "baseline", "reference", "tests", "goldens", "golden_format", "driver",
-    "limits", "build", "suite", "example",
+    "limits", "build", "suite", "example", "kind",
 }
 
 
@@ -72,6 +72,7 @@ class Task:
     default_suite: str = "full"
     example: str | None = None
     oracle_path: Path | None = field(default=None, compare=False, repr=False)
+    kind: str = "function"  # the TaskKind that loads and grades it (loop.kinds)
 
     @functools.cached_property
     def oracle(self) -> ModuleType | None:
@@ -120,11 +121,27 @@ def _read(folder: Path, rel: str | None, what: str, required: bool = True) -> st
 
 
 def load_folder(folder: Path) -> Task:
+    """Read task.toml and let the task's kind (`kind`, default "function") load the rest."""
+    from loop import kinds
+
     meta_path = folder / "task.toml"
     try:
         meta = tomllib.loads(meta_path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise TaskError(f"{meta_path}: not valid TOML ({exc})") from None
+    kind = meta.get("kind", kinds.DEFAULT)
+    if not isinstance(kind, str):
+        raise TaskError(f"{meta_path}: key 'kind' must be a string")
+    if not isinstance(meta.get("name"), str):
+        raise TaskError(f"{meta_path}: key 'name' must be a string")
+    if meta["name"] != folder.name:
+        raise TaskError(f"{meta_path}: name '{meta['name']}' does not match the folder '{folder.name}'")
+    return kinds.get(kind).load(folder, meta)
+
+
+def load_function(folder: Path, meta: dict) -> Task:
+    """A `function` task: call a Python or C++ function with arguments and compare the values."""
+    meta_path = folder / "task.toml"
     unknown = set(meta) - TASK_KEYS
     if unknown:
         raise TaskError(f"{meta_path}: unknown key '{sorted(unknown)[0]}'")
@@ -133,8 +150,6 @@ def load_folder(folder: Path) -> Task:
             raise TaskError(f"{meta_path}: key '{key}' must be a string")
     if meta["language"] not in LANGUAGES:
         raise TaskError(f"{meta_path}: language '{meta['language']}' is not one of {', '.join(LANGUAGES)}")
-    if meta["name"] != folder.name:
-        raise TaskError(f"{meta_path}: name '{meta['name']}' does not match the folder '{folder.name}'")
     lim = meta.get("limits", {})
     try:
         limits = Limits(**{k: lim[k] for k in lim})

@@ -59,6 +59,15 @@ def precheck(task: Task, source: str | None, opts: Options, cfg: SandboxConfig) 
 
 def grade(task: Task, source: str | None, cfg: SandboxConfig, opts: Options,
           quarantined: set[str] = frozenset()) -> Grade:
+    """Grade one candidate the way its task's kind grades (loop.kinds)."""
+    from loop import kinds
+
+    return kinds.get(task.kind).grade(task, source, cfg, opts, frozenset(quarantined))
+
+
+def grade_function(task: Task, source: str | None, cfg: SandboxConfig, opts: Options,
+                   quarantined: set[str] = frozenset()) -> Grade:
+    """The function kind's grade: build, then k attempts in fresh sandboxes, the sanitizer gate, the verdict."""
     decided = precheck(task, source, opts, cfg)
     if decided is not None:
         return decided

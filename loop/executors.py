@@ -1,0 +1,167 @@
+"""Executors: where grades run. `submit(ref, source, opts, quarantined) -> Future[Grade]`.
+
+The runner asks `for_batch` for one and never branches on language, k or trials itself. A task travels
+as a `TaskRef` (name and content digest, plus the folder this machine loads it from), so an executor on
+another machine can fetch the task by name and refuse a copy whose digest differs. Shipped:
+
+- `LocalExecutor`: a process pool; each worker loads a task once and grades with the task's kind;
+- `ForkExecutor`: fork servers for Python function tasks graded at k=1 without relations (the screen);
+- `InlineExecutor`: grades in the caller's thread (tests, debugging; the smallest executor);
+- `Routed`: the first executor that accepts a grade gets it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from loop import tasks
+from loop.errors import TaskError
+from loop.grading.grade import Options, grade
+from loop.grading.model import Grade
+from loop.sandbox import SandboxConfig
+
+
+@dataclass(frozen=True)
+class TaskRef:
+    name: str
+    digest: str  # sha256 over the folder's files (relative path and bytes), see task_digest
+    root: str    # the project root this machine loads the task from
+
+
+def task_digest(folder: Path) -> str:
+    h = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        h.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def ref_for(root: Path, task: tasks.Task) -> TaskRef:
+    return TaskRef(task.name, task_digest(task.path), str(root))
+
+
+def load_ref(ref: TaskRef) -> tasks.Task:
+    """The task a ref names, verified: a folder changed since the ref was made is an error, not a grade
+    against other tests."""
+    task = tasks.load(Path(ref.root), ref.name)
+    if task_digest(task.path) != ref.digest:
+        raise TaskError(f"task '{ref.name}' changed on disk since the batch started (digest mismatch)")
+    return task
+
+
+class Executor(Protocol):
+    def accepts(self, task: tasks.Task, opts: Options) -> bool: ...
+
+    def submit(self, ref: TaskRef, source: str | None, opts: Options, quarantined: frozenset = frozenset()) -> Future: ...
+
+    def close(self, cancel: bool = False) -> None: ...
+
+
+_CACHE: dict[TaskRef, tasks.Task] = {}
+
+
+def _loaded(ref: TaskRef) -> tasks.Task:
+    if ref not in _CACHE:
+        _CACHE[ref] = load_ref(ref)
+    return _CACHE[ref]
+
+
+def grade_ref(ref: TaskRef, source: str | None, cfg: SandboxConfig, opts: Options, quarantined: frozenset) -> Grade:
+    """One grade where the executor runs it: the task loaded once per process, graded by its kind."""
+    return grade(_loaded(ref), source, cfg, opts, quarantined)
+
+
+def _die_with_parent() -> None:
+    """Grading workers (and through --die-with-parent, their sandboxes) die when loop is killed."""
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+class LocalExecutor:
+    def __init__(self, cfg: SandboxConfig, workers: int):
+        self.cfg = cfg
+        self.pool = ProcessPoolExecutor(max_workers=workers, initializer=_die_with_parent)
+
+    def accepts(self, task: tasks.Task, opts: Options) -> bool:
+        return True
+
+    def submit(self, ref: TaskRef, source: str | None, opts: Options, quarantined: frozenset = frozenset()) -> Future:
+        return self.pool.submit(grade_ref, ref, source, self.cfg, opts, frozenset(quarantined))
+
+    def close(self, cancel: bool = False) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=cancel)
+
+
+class InlineExecutor:
+    def __init__(self, cfg: SandboxConfig):
+        self.cfg = cfg
+
+    def accepts(self, task: tasks.Task, opts: Options) -> bool:
+        return True
+
+    def submit(self, ref: TaskRef, source: str | None, opts: Options, quarantined: frozenset = frozenset()) -> Future:
+        fut: Future = Future()
+        try:
+            fut.set_result(grade_ref(ref, source, self.cfg, opts, frozenset(quarantined)))
+        except Exception as exc:  # noqa: BLE001 - delivered through the future, as a pool would
+            fut.set_exception(exc)
+        return fut
+
+    def close(self, cancel: bool = False) -> None:
+        pass
+
+
+class ForkExecutor:
+    """Fork servers: the same verdicts as a grade at k=1 without relations, a fork per candidate instead of
+    a sandbox start (loop/grading/forkserver.py)."""
+
+    def __init__(self, cfg: SandboxConfig, workers: int):
+        from loop.grading.forkserver import ForkPool
+
+        self.pool = ForkPool(cfg, workers)
+
+    def accepts(self, task: tasks.Task, opts: Options) -> bool:
+        return task.kind == "function" and task.language == "python" and opts.k == 1 and not opts.trials
+
+    def submit(self, ref: TaskRef, source: str | None, opts: Options, quarantined: frozenset = frozenset()) -> Future:
+        return self.pool.submit(_loaded(ref), source, opts, quarantined)
+
+    def close(self, cancel: bool = False) -> None:
+        self.pool.close(cancel=cancel)
+
+
+class Routed:
+    """Each grade goes to the first executor that accepts it; the last should accept everything."""
+
+    def __init__(self, executors: list, loaded: dict[str, tasks.Task]):
+        self.executors, self.loaded = executors, loaded
+
+    def accepts(self, task: tasks.Task, opts: Options) -> bool:
+        return any(e.accepts(task, opts) for e in self.executors)
+
+    def submit(self, ref: TaskRef, source: str | None, opts: Options, quarantined: frozenset = frozenset()) -> Future:
+        task = self.loaded[ref.name]
+        chosen = next(e for e in self.executors if e.accepts(task, opts))
+        return chosen.submit(ref, source, opts, quarantined)
+
+    def close(self, cancel: bool = False) -> None:
+        for e in self.executors:
+            e.close(cancel=cancel)
+
+
+def for_batch(cfg: SandboxConfig, opts: Options, loaded: dict[str, tasks.Task], workers: int) -> Routed:
+    """The executor a batch grades with: fork servers where they apply, a process pool for the rest."""
+    executors: list = []
+    fork = any(t.kind == "function" and t.language == "python" for t in loaded.values()) and opts.k == 1 and not opts.trials
+    if fork:
+        executors.append(ForkExecutor(cfg, workers))
+    executors.append(LocalExecutor(cfg, workers))
+    return Routed(executors, loaded)
