@@ -34,7 +34,7 @@ from loop import verdicts as V
 from loop.grading.attempt import digest, golden_check, outcome, test_check, test_outcome
 from loop.grading.grade import Options, conclude, precheck, static_grade
 from loop.grading.model import Attempt, Check, Grade
-from loop.grading.programs import WORKER_SOURCE, _scratch, wire_args
+from loop.grading.programs import _scratch, stage_worker, wire_args
 from loop.sandbox import CandidateFault, Limits, SandboxConfig, SandboxUnavailable, Worker, clean_env, stage
 from loop.tasks import Task, Test
 
@@ -318,7 +318,7 @@ class ForkServer:
         self.cfg = cfg
         self.folder = _scratch("loop-forkserver-")
         stage(self.folder, "server.py", SERVER_SOURCE)
-        stage(self.folder, "sandbox_worker.py", WORKER_SOURCE.read_bytes())
+        stage_worker(self.folder, "sandbox_worker.py")  # imported by that name, with the codec beside it
         # The server's own rlimits are the ceiling; each child lowers them to its task's.
         self.limits = Limits(wall=wall, memory_mb=memory_mb, nproc=256, output_bytes=1 << 20, tmpfs_mb=256)
         self.worker: Worker | None = None
