@@ -93,12 +93,11 @@ class ForkServer:
             self.worker = self._start()
         if not self.inflight:
             self.worker.deadline = time.monotonic() + job["timeout"] + MARGIN
-        self.worker._sent += 1
-        self.inflight.append((self.worker._sent, job, tag, tries))
         try:
-            self.worker._write(self.worker._encode(self.worker._sent, job))
-        except CandidateFault:
-            pass  # the server is gone; receive() reports it against the oldest job in flight
+            rid = self.worker.send(job)
+        except CandidateFault:  # the server is gone; receive() reports it against the oldest job in flight
+            rid = -1  # no reply's id
+        self.inflight.append((rid, job, tag, tries))
 
     def receive(self) -> tuple[dict | None, object, list]:
         """(reply, tag, lost): the reply to the oldest job in flight and its tag, or (None, None, lost)
@@ -111,10 +110,8 @@ class ForkServer:
         if self.worker.dead is None:  # this job started at the latest when the previous reply came
             self.worker.deadline = time.monotonic() + job["timeout"] + MARGIN
         try:
-            if self.worker.dead:
-                raise self.worker.dead
             while True:
-                msg = self.worker._next_message()
+                msg = self.worker.receive()  # raises at once if the server is already dead
                 if msg.get("id") == rid:
                     self.inflight.popleft()
                     return msg, tag, []
