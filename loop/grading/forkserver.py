@@ -55,7 +55,6 @@ class ForkServer:
         # The server's own rlimits are the ceiling; each child lowers them to its task's.
         self.limits = Limits(wall=wall, memory_mb=memory_mb, nproc=256, output_bytes=1 << 20, tmpfs_mb=256)
         self.worker: Worker | None = None
-        self.starts = 0
         self.inflight: deque = deque()  # (id, job, tag, tries), oldest first
 
     def _start(self) -> Worker:
@@ -70,7 +69,6 @@ class ForkServer:
         if "ready" not in msg:
             worker.close()
             raise SandboxUnavailable(f"fork server did not start: {msg}")
-        self.starts += 1
         return worker
 
     def run(self, job: dict) -> dict:
