@@ -2,6 +2,8 @@
 
 The one place candidate, baseline and reference code is started; grading asks it for a
 `Worker` (a long-lived process answering calls over a private pipe) or a one-shot `run`.
+Longer than most modules on purpose: it is the trust boundary (bwrap arguments, seccomp, rlimits,
+uids, pipes and output caps), kept in one file so that it is read and reviewed as one.
 """
 
 from __future__ import annotations
