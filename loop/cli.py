@@ -20,11 +20,6 @@ from loop.grading.triage import load_quarantine
 from loop.store import RunStore
 
 
-class _Exit(Exception):
-    def __init__(self, code: int):
-        self.code = code
-
-
 def handle_errors(fn):
     """Turn LoopErrors into `error: <message>` and exit status 2 (with --json, also {"error", "exit"} on stdout)."""
     @functools.wraps(fn)

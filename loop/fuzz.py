@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from loop.relations import Context, Relation, generic_shrink, json_repr
-from loop.sandbox_worker import dec
+from loop.codec import dec
 
 MAX_SIZE = 40            # trial size ramps to this; mutation steps grow with it
 TIME_FLOOR = 5.0         # seconds the candidate always gets for the fuzzed batch

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from loop.errors import LoopError
-from loop.sandbox_worker import enc
+from loop.codec import enc
 
 PREFIX = "humaneval_"
 FILES = ("task.toml", "contract.py", "reference.py", "tests.json", "relations.py")

@@ -2,6 +2,8 @@
 
 The one place candidate, baseline and reference code is started; grading asks it for a
 `Worker` (a long-lived process answering calls over a private pipe) or a one-shot `run`.
+Longer than most modules on purpose: it is the trust boundary (bwrap arguments, seccomp, rlimits,
+uids, pipes and output caps), kept in one file so that it is read and reviewed as one.
 """
 
 from __future__ import annotations
@@ -511,7 +513,7 @@ class Worker:
 
     def ready(self) -> dict:
         """The worker's report after loading the code: {"ready": 1} or {"build_error": ...}."""
-        return self._next_message()
+        return self.receive()
 
     def call(self, args) -> dict:
         """Send one call (already wire-encoded args) and wait for its reply."""
@@ -519,17 +521,35 @@ class Worker:
 
     def call_many(self, batch: list) -> list[dict]:
         """Pipeline several calls: one round trip instead of one per call."""
+        first = self._send_all(batch)
+        replies: dict[int, dict] = {}
+        while len(replies) < len(batch):
+            msg = self.receive()
+            if isinstance(msg.get("id"), int) and first <= msg["id"] <= self._sent:
+                replies[msg["id"]] = msg
+        return [replies[first + i] for i in range(len(batch))]
+
+    def send(self, args) -> int:
+        """Send one request without waiting for its reply (a caller that pipelines matches replies by the
+        id returned). Raises CandidateFault if the worker is dead or dies of its limits while we write;
+        a worker that merely exited is reported by the receive() that follows."""
+        return self._send_all([args])
+
+    def receive(self) -> dict:
+        """The next message from the worker, whatever its id; CandidateFault when the worker is dead, dies,
+        runs out of time or writes something that is not a message."""
+        if self.dead:
+            raise self.dead
+        return self._next_message()
+
+    def _send_all(self, batch: list) -> int:
+        """Write the requests in one go, numbered from the id returned on."""
         if self.dead:
             raise self.dead
         first = self._sent + 1
         self._sent += len(batch)
         self._write(b"".join(self._encode(first + i, args) for i, args in enumerate(batch)))
-        replies: dict[int, dict] = {}
-        while len(replies) < len(batch):
-            msg = self._next_message()
-            if isinstance(msg.get("id"), int) and first <= msg["id"] <= self._sent:
-                replies[msg["id"]] = msg
-        return [replies[first + i] for i in range(len(batch))]
+        return first
 
     def _write(self, payload: bytes) -> None:
         pending = memoryview(payload)

@@ -1,60 +1,21 @@
 """Runs inside the sandbox: loads one Python module and answers calls over a private pipe.
 
-Also the value codec the parent uses, so tuples, sets, dicts and non-finite floats survive the trip.
-Standard library only, started with `python -I -S`, so a grade pays no site-packages import.
+Standard library only, started by path with `python -s -S -P`, so a grade pays no site-packages import;
+values cross in the tagged JSON of loop/codec.py, staged beside this file (see grading/programs.py).
 """
 
 import json
-import math
 import os
 import sys
 
-
-def enc(v):
-    """Tagged JSON: lists, ints, strs, bools, None and finite floats are themselves; the rest are tagged."""
-    if v is None or isinstance(v, (bool, int, str)):
-        return v
-    if isinstance(v, float):
-        return v if math.isfinite(v) else {"f": repr(v)}
-    if isinstance(v, list):
-        return [enc(x) for x in v]
-    if isinstance(v, tuple):
-        return {"t": [enc(x) for x in v]}
-    if isinstance(v, dict):
-        return {"d": [[enc(k), enc(x)] for k, x in v.items()]}
-    if isinstance(v, (set, frozenset)):
-        items = [enc(x) for x in v]
-        try:
-            items.sort(key=lambda x: json.dumps(x, sort_keys=True))
-        except TypeError:
-            pass
-        return {"s": items}
-    if isinstance(v, bytes):
-        return {"b": v.hex()}
-    raise TypeError("unsupported value of type " + type(v).__name__)
-
-
-def dec(v):
-    if isinstance(v, list):
-        return [dec(x) for x in v]
-    if isinstance(v, dict):
-        (tag, body), = v.items()
-        if tag == "t":
-            return tuple(dec(x) for x in body)
-        if tag == "d":
-            return {_hashable(dec(k)): dec(x) for k, x in body}
-        if tag == "s":
-            return {_hashable(dec(x)) for x in body}
-        if tag == "f":
-            return float(body)
-        if tag == "b":
-            return bytes.fromhex(body)
-        raise ValueError("unknown tag " + tag)
-    return v
-
-
-def _hashable(v):
-    return tuple(_hashable(x) for x in v) if isinstance(v, list) else v
+if __package__:  # imported on the host, as loop.sandbox_worker
+    from loop.codec import dec, enc
+else:  # run or imported by path in the sandbox, where there is no `loop` package (-S) to import from
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    try:
+        from codec import dec, enc
+    finally:
+        del sys.path[0]  # the candidate's imports see the sys.path they always saw
 
 
 _RESOURCE_ERRNOS = {11, 12, 24, 27, 28, 122}  # EAGAIN ENOMEM EMFILE EFBIG ENOSPC EDQUOT

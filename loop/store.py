@@ -17,7 +17,7 @@ import sqlite_utils
 from loop.errors import StoreError
 from loop.migrations import INPUT_COUNTS, immediate, migrate
 from loop.grading.model import text
-from loop.sandbox_worker import enc
+from loop.codec import enc
 
 
 def now() -> str:

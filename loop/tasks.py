@@ -18,7 +18,7 @@ from typing import Any
 from loop import verdicts as V
 from loop.errors import TaskError
 from loop.sandbox import Limits
-from loop.sandbox_worker import dec
+from loop.codec import dec
 
 LANGUAGES = ("python", "cpp")
 TASK_KEYS = {

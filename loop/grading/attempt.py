@@ -23,7 +23,7 @@ from loop.relations import (
     run_relations,
 )
 from loop.sandbox import CandidateFault, SandboxConfig, SandboxUnavailable, Worker, clean_env
-from loop.sandbox_worker import dec, enc
+from loop.codec import dec, enc
 from loop.tasks import Task, Test
 
 VOLATILE = re.compile(r"(total time|pid[=: ]|elapsed|\d+(\.\d+)?\s*(ms|us|µs|ns)\b)", re.I)

@@ -19,10 +19,11 @@ from loop.grading.model import HarnessError
 from loop.sandbox import (
     CandidateFault, Limits, SandboxConfig, Worker, clean_env, make_scratch, run, stage,
 )
-from loop.sandbox_worker import enc
+from loop.codec import enc
 from loop.tasks import CheckSource, Task
 
 WORKER_SOURCE = Path(__file__).resolve().parent.parent / "sandbox_worker.py"
+CODEC_SOURCE = WORKER_SOURCE.with_name("codec.py")
 BUILD_LIMITS = Limits(wall=60.0, memory_mb=2048, fsize_mb=256, nproc=64, output_bytes=256 << 10)
 _SCRATCH: list[Path] = []
 
@@ -37,6 +38,13 @@ def _scratch(prefix: str) -> Path:
     path = make_scratch(prefix)
     _SCRATCH.append(path)
     return path
+
+
+def stage_worker(folder: Path, name: str = "worker.py") -> Path:
+    """Stage the sandbox worker as `name` with the codec it imports beside it: it runs by path with -S,
+    where no `loop` package can be imported."""
+    stage(folder, "codec.py", CODEC_SOURCE.read_bytes())
+    return stage(folder, name, WORKER_SOURCE.read_bytes())
 
 
 @dataclass
@@ -118,8 +126,8 @@ _PY_CACHE: dict[tuple, Program] = {}
 
 def _build_python(task: Task, source: str, role: str, cfg: SandboxConfig) -> Program:
     folder = _scratch(f"loop-{role}-")
-    stage(folder, "worker.py", WORKER_SOURCE.read_bytes())
     stage(folder, task.candidate_file, source)
+    stage_worker(folder)  # after: a candidate file named like the worker or codec fails to build, never runs as it
     # -s -S -P, not -I: -I implies -E, which would ignore the per-repeat PYTHONHASHSEED (env is cleared anyway).
     argv = [cfg.interpreter(), "-s", "-S", "-P", "-B", "/work/worker.py", "{fd}", "{jobs}",
             f"/work/{task.candidate_file}", task.entry_point]

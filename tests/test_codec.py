@@ -1,0 +1,37 @@
+"""The wire codec (loop/codec.py): values survive the trip, and the sandbox side finds the codec staged
+beside the worker when it runs by path with no `loop` package to import."""
+
+import math
+import subprocess
+import sys
+
+from loop.codec import dec, enc
+from loop.grading.programs import stage_worker
+
+
+def test_tagged_values_survive_the_trip():
+    value = [1, "a", None, True, 2.5, (1, (2, 3)), {(1, 2): {3}}, frozenset({"x"}), b"\x00\xff",
+             float("inf"), {"k": [float("-inf")]}]
+    wire = enc(value)
+    assert dec(wire) == value
+    assert isinstance(dec(enc((1, 2))), tuple)
+    assert math.isnan(dec(enc(float("nan"))))
+    assert enc({3, 1, 2}) == {"s": [1, 2, 3]}  # sets in a stable order: digests do not depend on hashing
+
+
+def test_staged_worker_imports_the_codec_beside_it(tmp_path):
+    stage_worker(tmp_path)
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(tmp_path)!r})\n"
+        "before = list(sys.path)\n"
+        "import worker, codec\n"
+        "assert 'loop' not in sys.modules\n"
+        "assert worker.enc is codec.enc and worker.dec is codec.dec\n"
+        "assert sys.path == before, sys.path\n"
+        "print(worker.enc((1, 2)))\n"
+    )
+    done = subprocess.run([sys.executable, "-I", "-S", "-B", str(probe)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "{'t': [1, 2]}"
