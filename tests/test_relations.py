@@ -1,11 +1,10 @@
-"""Tests for loop.relations and the three task oracles, with in-process candidates (no sandbox).
+"""Tests for the relation engine (loop.oracles) and the three task oracles, with in-process candidates (no sandbox).
 Correct algorithms must pass; plausible wrong ones must be caught by the right relation with a small input.
 """
 
 from __future__ import annotations
 
 import copy
-import importlib.util
 import itertools
 import json
 import os
@@ -13,24 +12,19 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from types import ModuleType
 from typing import Any, Callable
 
 import pytest
 
 from loop import relations as R
+from loop.oracles import Oracle
 
 ROOT = Path(__file__).resolve().parents[1]
 INT_MIN, INT_MAX = R.INT32_MIN, R.INT32_MAX
 
 
-def load_task(name: str) -> ModuleType:
-    path = ROOT / "harness" / "tasks" / name / "relations.py"
-    spec = importlib.util.spec_from_file_location(f"task_relations_{name}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def load_task(name: str) -> Oracle:
+    return Oracle.load(ROOT / "harness" / "tasks" / name / "relations.py")
 
 
 PY = load_task("merge_intervals_py")
@@ -53,7 +47,7 @@ def as_call(fn: Callable[[Any], Any], *, by_value: bool = False) -> R.Call:
     return call
 
 
-def run(task: ModuleType, fn: Callable, ref: Callable, *, seed: int = 0, by_value: bool = False,
+def run(task: Oracle, fn: Callable, ref: Callable, *, seed: int = 0, by_value: bool = False,
         trials: int = 200) -> list[R.RelationFailure]:
     return R.run_relations(task, as_call(fn, by_value=by_value), as_call(ref, by_value=by_value),
                            seed=seed, trials=trials)
