@@ -219,7 +219,7 @@ def _load_tests(folder: Path, rel: str | None, has_baseline: bool) -> tuple[Test
 
 
 def _parse_pairs(text: str) -> list[list[int]]:
-    """Seed 000's golden format: a count, then one `lo hi` pair per line."""
+    """`golden_format = "pairs"`: a count, then one `lo hi` pair per line."""
     nums = [int(tok) for tok in text.split()]
     if not nums or nums[0] != (len(nums) - 1) // 2 or (len(nums) - 1) % 2:
         raise ValueError("expected a count followed by that many 'lo hi' pairs")
