@@ -127,7 +127,7 @@ def _check_test(task: Task, index: int, raw: Any, seen: dict[str, int]) -> tuple
         _bounded(raw["expected"], "its expected value")
     except _Invalid as exc:
         return name, f"{label}: {exc}"
-    validate = getattr(task.oracle, "validate_input", None) if task.oracle is not None else None
+    validate = task.oracle.validate_input if task.oracle is not None else None
     if validate is not None:
         why = validate(raw["input"])
         if why:
