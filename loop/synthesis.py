@@ -1,7 +1,8 @@
 """Test-synthesis mode: judge a JSON test suite against the baseline and the reference, and ask a model for suites.
 
 A synthesized test is useful only if it reproduces the bug (fails on the baseline, passes on the reference);
-one that fails on the reference has a wrong expectation and rejects its suite (seed 003's bounds apply).
+one that fails on the reference has a wrong expectation and rejects its suite. Suites are bounded: at most
+16 tests, lists of at most 64 items, strings of at most 128 characters.
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ def _reject_constant(name: str):
 
 
 def _bounded(value: Any, what: str, depth: int = 0) -> None:
-    """Seed 003's bounds, anywhere nested: lists of at most 64 items, strings of at most 128 characters."""
+    """The suite bounds, anywhere nested: lists of at most 64 items, strings of at most 128 characters."""
     if depth > MAX_DEPTH:
         raise _Invalid(f"{what} is nested more than {MAX_DEPTH} levels deep")
     if isinstance(value, str):
@@ -126,7 +127,7 @@ def _check_test(task: Task, index: int, raw: Any, seen: dict[str, int]) -> tuple
         _bounded(raw["expected"], "its expected value")
     except _Invalid as exc:
         return name, f"{label}: {exc}"
-    validate = getattr(task.oracle, "validate_input", None) if task.oracle is not None else None
+    validate = task.oracle.validate_input if task.oracle is not None else None
     if validate is not None:
         why = validate(raw["input"])
         if why:

@@ -7,16 +7,15 @@ A task is data in a folder, so adding one never means editing `loop/`; every mal
 from __future__ import annotations
 
 import functools
-import importlib.util
 import json
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from loop import verdicts as V
 from loop.errors import TaskError
+from loop.oracles.oracle import Oracle
 from loop.sandbox import Limits
 from loop.codec import dec
 
@@ -75,16 +74,17 @@ class Task:
     kind: str = "function"  # the TaskKind that loads and grades it (loop.kinds)
 
     @functools.cached_property
-    def oracle(self) -> ModuleType | None:
-        """relations.py, loaded on first use: a grade without relations never executes it."""
-        return _load_oracle(self.oracle_path) if self.oracle_path is not None else None
+    def oracle(self) -> Oracle | None:
+        """relations.py as an Oracle, loaded once, on first use: a grade without relations or goldens never
+        executes it. A malformed file is a TaskError naming it."""
+        return Oracle.load(self.oracle_path) if self.oracle_path is not None else None
 
     def selected(self, suite: str) -> list[Test]:
         return [t for t in self.tests if suite in t.suites]
 
     def canonical(self, output):
         """The task's canonical form of an output (raises ValueError on malformed output)."""
-        if self.oracle is not None and hasattr(self.oracle, "canonicalize"):
+        if self.oracle is not None and self.oracle.canonicalize is not None:
             return self.oracle.canonicalize(output)
         return output
 
@@ -234,7 +234,7 @@ def _load_tests(folder: Path, rel: str | None, has_baseline: bool) -> tuple[Test
 
 
 def _parse_pairs(text: str) -> list[list[int]]:
-    """Seed 000's golden format: a count, then one `lo hi` pair per line."""
+    """`golden_format = "pairs"`: a count, then one `lo hi` pair per line."""
     nums = [int(tok) for tok in text.split()]
     if not nums or nums[0] != (len(nums) - 1) // 2 or (len(nums) - 1) % 2:
         raise ValueError("expected a count followed by that many 'lo hi' pairs")
@@ -263,14 +263,3 @@ def _load_goldens(folder: Path, rel: str | None, fmt: str) -> tuple[Golden, ...]
             raise TaskError(f"{inp}: golden does not parse ({exc})") from None
         out.append(Golden(inp.stem, args, expected))
     return tuple(out)
-
-
-def _load_oracle(path: Path) -> ModuleType:
-    """relations.py is trusted harness code: it runs in the parent, never in the sandbox."""
-    spec = importlib.util.spec_from_file_location(f"loop_task_{path.parent.name}", path)
-    module = importlib.util.module_from_spec(spec)
-    try:
-        spec.loader.exec_module(module)
-    except Exception as exc:  # a broken oracle is a broken task, reported as such
-        raise TaskError(f"{path}: cannot load ({type(exc).__name__}: {exc})") from None
-    return module

@@ -14,7 +14,7 @@ from loop import fuzz, humaneval, tasks
 from loop import verdicts as V
 from loop.grading.forkserver import ForkPool, ForkServer, grade_batch
 from loop.grading.grade import Options, check_polarity, grade
-from loop.relations import generated_inputs
+from loop.oracles.engine import generated_inputs
 from loop.sandbox import SandboxConfig
 from loop.tasks import CheckSource
 
@@ -82,10 +82,10 @@ def test_split_into_named_tests(project, problems):
     # a check with nothing splittable is one whole test; no literal calls to mutate, so every fuzzed input
     # comes from the contract's own generator
     decode = tasks.load(project, "humaneval_038")
-    assert [t.name for t in decode.tests] == ["check"] and decode.oracle.SEEDS == []
+    assert [t.name for t in decode.tests] == ["check"] and decode.oracle.module.SEEDS == []
     inputs = generated_inputs(decode.oracle, seed=3, trials=50)
-    assert len(inputs) == 50 and all(decode.oracle.contract(*x) is None for x in inputs)
-    assert tasks.load(project, "humaneval_000").oracle.ARGS is True
+    assert len(inputs) == 50 and all(decode.oracle.module.contract(*x) is None for x in inputs)
+    assert tasks.load(project, "humaneval_000").oracle.argument_lists is True
 
 
 def test_no_baseline_grades_cleanly_through_the_cli(project, loop_cli, tmp_path):
@@ -141,8 +141,9 @@ def test_inputs_the_reference_rejects_are_discarded_not_failures(tmp_path):
         "prompt": "def halve(n):\n    \"\"\"n // 2 for 0 <= n <= 40.\"\"\"\n",
         "test": "def check(candidate):\n    assert candidate(4) == 2\n    assert candidate(30) == 15\n"}
     humaneval.import_humaneval(tasks.tasks_root(proj), [problem])
+    relations = tasks.tasks_root(proj) / "humaneval_001" / "relations.py"
+    relations.write_text(relations.read_text() + "REFERENCE_LIMIT = 0.3\n")
     task = tasks.load(proj, "humaneval_001")
-    task.oracle.REFERENCE_LIMIT = 0.3
     assert grade(task, task.reference, SANDBOX, Options(k=2, trials=60)).verdict == V.STABLE_PASS
     off = task.contract + "    return n // 2 if n != 7 else 4\n"
     g = grade(task, off, SANDBOX, Options(k=1, trials=200))
@@ -197,7 +198,7 @@ def test_the_input_contract_keeps_careful_code_from_false_fails(tmp_path, monkey
     task = _even_task(tmp_path / "bare", monkeypatch, with_contract=False)
     assert grade(task, task.contract + _CAREFUL, SANDBOX, Options(k=1, trials=200)).verdict == V.STABLE_FAIL
     task = _even_task(tmp_path / "contract", monkeypatch, with_contract=True)
-    mod = task.oracle
+    mod = task.oracle.module
     g = grade(task, task.contract + _CAREFUL, SANDBOX, Options(k=2, trials=200))
     assert g.verdict == V.STABLE_PASS, g.failures()
     n = g.inputs
@@ -233,7 +234,8 @@ def test_an_output_equivalence_accepts_every_right_answer(tmp_path, monkeypatch)
 
 def test_time_limit_scales_with_the_reference():
     """The candidate's batch limit is max(floor, factor x the reference's measured time)."""
-    from loop.grading.attempt import Plan, _accepted
+    from loop.grading.attempt import Plan, accepted_inputs
+    from loop.oracles import Oracle
 
     class Ref:
         def call(self, args, limit=None):
@@ -243,14 +245,12 @@ def test_time_limit_scales_with_the_reference():
     class Cand:
         deadline = 0.0
 
-    class Oracle:
-        ARGS, TIME_FLOOR, TIME_FACTOR, REFERENCE_LIMIT = True, 0.1, 50.0, 1.0
-
-    task = type("T", (), {"oracle": Oracle})()
+    oracle = Oracle(argument_lists=True, time_floor=0.1, time_factor=50.0, reference_limit=1.0)
+    task = type("T", (), {"oracle": oracle})()
     plan = Plan(task, SANDBOX, None, None, None, None, [], 1, 10)
     cand = Cand()
     before = time.monotonic()
-    kept = _accepted(plan, Ref(), [[1], [2], [3]], cand)
+    kept = accepted_inputs(plan, Ref(), [[1], [2], [3]], cand)
     assert kept == [[1], [2], [3]]
     assert cand.deadline - before >= 50.0 * 0.06 * 0.9  # three 20 ms reference calls, x50
 

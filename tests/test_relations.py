@@ -1,11 +1,10 @@
-"""Tests for loop.relations and the three task oracles, with in-process candidates (no sandbox).
+"""Tests for the relation engine (loop.oracles) and the three task oracles, with in-process candidates (no sandbox).
 Correct algorithms must pass; plausible wrong ones must be caught by the right relation with a small input.
 """
 
 from __future__ import annotations
 
 import copy
-import importlib.util
 import itertools
 import json
 import os
@@ -13,24 +12,19 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from types import ModuleType
 from typing import Any, Callable
 
 import pytest
 
 from loop import relations as R
+from loop.oracles import Oracle
 
 ROOT = Path(__file__).resolve().parents[1]
 INT_MIN, INT_MAX = R.INT32_MIN, R.INT32_MAX
 
 
-def load_task(name: str) -> ModuleType:
-    path = ROOT / "harness" / "tasks" / name / "relations.py"
-    spec = importlib.util.spec_from_file_location(f"task_relations_{name}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def load_task(name: str) -> Oracle:
+    return Oracle.load(ROOT / "harness" / "tasks" / name / "relations.py")
 
 
 PY = load_task("merge_intervals_py")
@@ -53,7 +47,7 @@ def as_call(fn: Callable[[Any], Any], *, by_value: bool = False) -> R.Call:
     return call
 
 
-def run(task: ModuleType, fn: Callable, ref: Callable, *, seed: int = 0, by_value: bool = False,
+def run(task: Oracle, fn: Callable, ref: Callable, *, seed: int = 0, by_value: bool = False,
         trials: int = 200) -> list[R.RelationFailure]:
     return R.run_relations(task, as_call(fn, by_value=by_value), as_call(ref, by_value=by_value),
                            seed=seed, trials=trials)
@@ -590,3 +584,37 @@ def test_generic_shrink_stays_deterministic_and_smaller() -> None:
     assert cands == list(R.generic_shrink([5, "ab"]))
     assert [] in cands and [0, "ab"] in cands and [5, "a"] in cands
     assert list(R.generic_shrink(-8))[:2] == [0, 8]
+
+
+# --------------------------------------------------------------------------- the Oracle
+
+
+def test_oracle_reads_relations_py_once_with_defaults_in_one_place() -> None:
+    from loop.oracles import fuzz
+
+    assert PY.relations and PY.argument_lists is False and PY.discard_reference_failures is False
+    assert PY.max_size == 40 and PY.admits is None and PY.equivalent is None
+    assert (PY.reference_limit, PY.time_floor, PY.time_factor) == (
+        fuzz.REFERENCE_LIMIT, fuzz.TIME_FLOOR, fuzz.TIME_FACTOR)
+    assert Oracle().shrink is R.generic_shrink and Oracle().relations == ()
+    assert PY.module.CLOSED is True  # names only the task itself reads stay on its module
+
+
+@pytest.mark.parametrize("body, says", [
+    ("RELATIONS = [1]", "RELATIONS holds int"),
+    ("from loop.oracles.common import permutation\nRELATIONS = [permutation()]", "RELATIONS needs generate"),
+    ("from loop.oracles.common import permutation\nRELATIONS = [permutation(), permutation()]\n"
+     "def generate(rng, size):\n    return []", "relation names must be unique"),
+    ("ARGS = 'yes'", "ARGS must be True or False"),
+    ("MAX_SIZE = 0", "MAX_SIZE must be a positive number"),
+    ("canonicalize = 3", "canonicalize must be a function"),
+    ("import nowhere_to_be_found", "cannot load (ModuleNotFoundError"),
+])
+def test_malformed_relations_py_is_a_task_error_naming_the_file(tmp_path: Path, body: str, says: str) -> None:
+    from loop.errors import TaskError
+
+    path = tmp_path / "relations.py"
+    path.write_text(body + "\n")
+    with pytest.raises(TaskError) as err:
+        Oracle.load(path)
+    assert str(err.value).startswith(f"{path}: ") and says in str(err.value)

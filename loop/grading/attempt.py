@@ -16,12 +16,13 @@ from typing import Any
 
 from loop import verdicts as V
 from loop.grading.model import Attempt, Check, HarnessError
-from loop.fuzz import equivalent_to
 from loop.grading.programs import Program, wire_args
-from loop.relations import (
+from loop.oracles.engine import (
     CandidateRaised, ReferenceFailed, Returned, contract_rejections, derived_inputs, generated_inputs, json_repr,
     run_relations,
 )
+from loop.oracles.fuzz import equivalent_to
+from loop.oracles.oracle import Oracle
 from loop.sandbox import CandidateFault, SandboxConfig, SandboxUnavailable, Worker, clean_env
 from loop.codec import dec, enc
 from loop.tasks import Task, Test
@@ -60,8 +61,9 @@ def digest(values: list, stdout: bytes, stderr: bytes) -> str:
     return h.hexdigest()[:12]
 
 
-class Side:
-    """Calls into one program; restarts its worker after a fault (used for baseline and reference)."""
+class RestartingWorker:
+    """Calls into one program (the baseline or the reference) through a sandboxed worker, started on the
+    first call and started again after a fault, so one bad input does not end the program's side."""
 
     def __init__(self, program: Program, cfg: SandboxConfig, repeat: int):
         self.program, self.cfg, self.repeat = program, cfg, repeat
@@ -105,7 +107,7 @@ def run_attempt(plan: Plan, repeat: int) -> Attempt:
     checks: list[Check] = []
     values: list = []
     cand: Worker | None = None
-    sides: list[Side] = []
+    sides: list[RestartingWorker] = []
     status, reason, exit_code = V.PASS, None, None
 
     def call_candidate(args: tuple) -> tuple[bool, Any, Any]:
@@ -123,7 +125,7 @@ def run_attempt(plan: Plan, repeat: int) -> Attempt:
         for g in task.goldens:
             ok, value, _ = call_candidate(g.args)
             checks.append(golden_check(task, g, ok, value, plan.quarantined))
-        base = Side(plan.baseline, plan.cfg, repeat) if plan.baseline else None
+        base = RestartingWorker(plan.baseline, plan.cfg, repeat) if plan.baseline else None
         if base:
             sides.append(base)
         for t in plan.tests:
@@ -136,27 +138,28 @@ def run_attempt(plan: Plan, repeat: int) -> Attempt:
                     base_out = V.FAIL
             checks.append(test_check(task, t, ok, value, base_out, plan.quarantined))
         inputs: list = []
-        if plan.trials > 0 and task.oracle is not None and plan.reference is not None:
-            ref = Side(plan.reference, plan.cfg, repeat)
+        oracle = task.oracle
+        if plan.trials > 0 and oracle is not None and oracle.relations and plan.reference is not None:
+            ref = RestartingWorker(plan.reference, plan.cfg, repeat)
             sides.append(ref)
             prefetched = {}
-            trial_inputs = generated_inputs(task.oracle, seed=plan.seed, trials=plan.trials)
+            trial_inputs = generated_inputs(oracle, seed=plan.seed, trials=plan.trials)
             if repeat == 0:  # generated = kept + every discard, by reason
-                rejected = contract_rejections(task.oracle, seed=plan.seed, trials=plan.trials)
+                rejected = contract_rejections(oracle, seed=plan.seed, trials=plan.trials)
                 plan.inputs = {"generated": len(trial_inputs) + rejected, "kept": len(trial_inputs),
                                "contract": rejected, "reference_error": 0, "reference_timeout": 0}
-            if _discards(task.oracle):
-                trial_inputs = _accepted(plan, ref, trial_inputs, cand)
-            _prefetch(task.oracle, cand, receive, trial_inputs, prefetched)
-            if not getattr(task.oracle, "ARGS", False):
+            if oracle.discard_reference_failures:
+                trial_inputs = accepted_inputs(plan, ref, trial_inputs, cand)
+            _prefetch(oracle, cand, receive, trial_inputs, prefetched)
+            if not oracle.argument_lists:
                 # Second round: what the relations will ask next (reordered inputs, outputs fed back).
                 derived = [d for x in trial_inputs if (hit := prefetched.get(json_repr(x))) and hit[0]
-                           for d in derived_inputs(task.oracle, x, hit[1])]
-                _prefetch(task.oracle, cand, receive, derived, prefetched)
+                           for d in derived_inputs(oracle, x, hit[1])]
+                _prefetch(oracle, cand, receive, derived, prefetched)
             checks += _relations(plan, call_candidate, ref, inputs, prefetched)
             if repeat == 0:
                 plan.relation_inputs = inputs
-            if _checks_mutation(task.oracle) and V.NOT_MUTATED not in {c.check for c in checks}:
+            if _checks_mutation(oracle) and V.NOT_MUTATED not in {c.check for c in checks}:
                 checks += _final_look(cand.call({"final": 1}), plan.quarantined)
     except CandidateFault as fault:
         checks.append(Check(fault.check, "fault", False, fault.detail, quarantined=fault.check in plan.quarantined))
@@ -194,8 +197,8 @@ def test_outcome(t: Test, msg: dict) -> str:
 def test_check(task: Task, t: Test, ok: bool, value, base_out: str | None, quarantined) -> Check:
     """A named test's check: the candidate's outcome, the baseline's, and the transition between them.
     A task whose oracle has an output equivalence (ties: several right answers) accepts any of them."""
-    passed = ok and (same_value(value, t.expected)
-                     or equivalent_to(getattr(task.oracle, "equivalent", None), list(t.args), value, t.expected))
+    equivalent = task.oracle.equivalent if task.oracle is not None else None
+    passed = ok and (same_value(value, t.expected) or equivalent_to(equivalent, list(t.args), value, t.expected))
     cand_out = V.PASS if passed else V.FAIL
     name = f"test:{t.name}"
     return Check(
@@ -206,13 +209,9 @@ def test_check(task: Task, t: Test, ok: bool, value, base_out: str | None, quara
     )
 
 
-def _call_args(oracle, x) -> tuple:
-    """An oracle with ARGS = True makes argument lists (called as fn(*x)); else x is the one argument."""
-    return tuple(x) if getattr(oracle, "ARGS", False) else (x,)
-
-
-def _discards(oracle) -> bool:
-    return bool(getattr(oracle, "DISCARD_REFERENCE_FAILURES", False))
+def _call_args(oracle: Oracle, x) -> tuple:
+    """An oracle of argument lists (ARGS = True) calls fn(*x); else x is the one argument."""
+    return tuple(x) if oracle.argument_lists else (x,)
 
 
 class _Rejected:
@@ -222,17 +221,16 @@ class _Rejected:
         self.why, self.reason = why, reason  # reason: reference_error | reference_timeout
 
 
-def _ref_call(plan: Plan, ref: "Side", x) -> Returned | _Rejected:
+def _ref_call(plan: Plan, ref: RestartingWorker, x) -> Returned | _Rejected:
     """Ask the reference once per grade, timed, with the oracle's per-input limit (discarding oracles)."""
     key = json_repr(x)
     if key in plan.ref_cache:
         return plan.ref_cache[key]
     oracle = plan.task.oracle
-    limit = getattr(oracle, "REFERENCE_LIMIT", 1.0)
     started = time.monotonic()
     reason = "reference_error"
     try:
-        ok, value = outcome(ref.call(_call_args(oracle, x), limit=limit))
+        ok, value = outcome(ref.call(_call_args(oracle, x), limit=oracle.reference_limit))
     except CandidateFault as fault:
         ok, value = False, str(fault)
         if fault.check == V.TIMEOUT:
@@ -242,7 +240,7 @@ def _ref_call(plan: Plan, ref: "Side", x) -> Returned | _Rejected:
     return plan.ref_cache[key]
 
 
-def _accepted(plan: Plan, ref: "Side", inputs: list, cand: Worker) -> list:
+def accepted_inputs(plan: Plan, ref: RestartingWorker, inputs: list, cand: Worker) -> list:
     """Keep the inputs the reference accepts within its per-input limit (a slow input costs only itself),
     count every discarded one by reason, then give the candidate max(TIME_FLOOR, TIME_FACTOR x the
     reference's time on the kept ones) for the batch."""
@@ -258,12 +256,12 @@ def _accepted(plan: Plan, ref: "Side", inputs: list, cand: Worker) -> list:
     if plan.inputs is not None:
         plan.inputs.update(kept=len(kept), **counts)
     spent = sum(plan.ref_times.get(json_repr(x), 0.0) for x in kept)
-    need = max(getattr(oracle, "TIME_FLOOR", 5.0), getattr(oracle, "TIME_FACTOR", 20.0) * spent)
+    need = max(oracle.time_floor, oracle.time_factor * spent)
     cand.deadline = max(cand.deadline, time.monotonic() + need)
     return kept
 
 
-def _prefetch(oracle, cand: Worker, receive, xs: list, prefetched: dict) -> None:
+def _prefetch(oracle: Oracle, cand: Worker, receive, xs: list, prefetched: dict) -> None:
     """Send the calls for many inputs at once (one pipelined round trip) and keep the outcomes."""
     todo, seen = [], set()
     for x in xs:
@@ -330,7 +328,7 @@ def transition(baseline: str | None, candidate: str) -> str | None:
     return V.PRESERVED if candidate == V.PASS else V.REGRESSED
 
 
-def _relations(plan: Plan, call_candidate, ref: Side, inputs: list, prefetched: dict) -> list[Check]:
+def _relations(plan: Plan, call_candidate, ref: RestartingWorker, inputs: list, prefetched: dict) -> list[Check]:
     oracle = plan.task.oracle
 
     def call(x) -> Returned:
@@ -339,10 +337,10 @@ def _relations(plan: Plan, call_candidate, ref: Side, inputs: list, prefetched: 
         ok, value, after = hit if hit is not None else call_candidate(_call_args(oracle, x))
         if not ok:
             raise CandidateRaised(str(value))
-        return Returned(value, None if getattr(oracle, "ARGS", False) else after)
+        return Returned(value, None if oracle.argument_lists else after)
 
     def call_ref(x) -> Returned:
-        if _discards(oracle):  # an input the reference rejects is skipped by run_relations
+        if oracle.discard_reference_failures:  # an input the reference rejects is skipped by run_relations
             hit = _ref_call(plan, ref, x)
             if isinstance(hit, _Rejected):
                 raise ReferenceFailed(f"the reference rejected {json_repr(x)[:160]}: {hit.why}")
@@ -360,7 +358,7 @@ def _relations(plan: Plan, call_candidate, ref: Side, inputs: list, prefetched: 
         return plan.ref_cache[key]
 
     try:
-        failures = run_relations(plan.task.oracle, call, call_ref, seed=plan.seed, trials=plan.trials)
+        failures = run_relations(oracle, call, call_ref, seed=plan.seed, trials=plan.trials)
     except ReferenceFailed as exc:
         raise HarnessError(f"the reference failed: {exc}") from None
     checks = []
@@ -373,8 +371,8 @@ def _relations(plan: Plan, call_candidate, ref: Side, inputs: list, prefetched: 
     return checks
 
 
-def _checks_mutation(oracle) -> bool:
-    return any(f"relation:{r.name}" == V.NOT_MUTATED for r in getattr(oracle, "RELATIONS", ()))
+def _checks_mutation(oracle: Oracle) -> bool:
+    return any(f"relation:{r.name}" == V.NOT_MUTATED for r in oracle.relations)
 
 
 def _final_look(msg: dict, quarantined) -> list[Check]:
@@ -413,3 +411,6 @@ def sanitizer_gate(plan: Plan) -> Check:
         return Check(V.SANITIZER, "sanitizer", False, detail[:2000], quarantined=V.SANITIZER in plan.quarantined)
     finally:
         worker.close()
+
+
+Side = RestartingWorker  # the old name, still imported by synthesis.py

@@ -13,7 +13,9 @@ from dataclasses import dataclass, replace
 from loop import verdicts as V
 from loop.errors import TaskError
 from loop.grading import triage
-from loop.grading.attempt import Plan, Side, golden_matches, outcome, run_attempt, same_value, sanitizer_gate
+from loop.grading.attempt import (
+    Plan, RestartingWorker, golden_matches, outcome, run_attempt, same_value, sanitizer_gate,
+)
 from loop.grading.model import Attempt, Check, Grade, HarnessError
 from loop.grading.programs import build, sanitizer_probe
 from loop.sandbox import CandidateFault, SandboxConfig, SandboxUnavailable, clean_env
@@ -37,9 +39,10 @@ def _squash(code: str) -> str:
     return re.sub(r"\s+", "", code)
 
 
-def static_grade(task: Task, source: str | None, opts: Options, cfg: SandboxConfig, check: str, detail: str,
-                 status: str = V.FAIL) -> Grade:
-    """A grade decided before anything runs (no code, no change, build error, no sandbox)."""
+def grade_without_attempts(task: Task, source: str | None, opts: Options, cfg: SandboxConfig, check: str,
+                           detail: str, status: str = V.FAIL) -> Grade:
+    """A grade decided before any attempt runs (no code, no change, a build error, no sandbox): k identical
+    attempts with the given status, so triage and the store see the same shape as for a graded candidate."""
     attempts = [Attempt(r, status, check if status == V.FAIL else detail, None, "", 0.0, opts.seed, clean_env(r))
                 for r in range(opts.k)]
     checks = [Check(check, check, False, detail)] if status == V.FAIL else []
@@ -51,9 +54,9 @@ def static_grade(task: Task, source: str | None, opts: Options, cfg: SandboxConf
 def precheck(task: Task, source: str | None, opts: Options, cfg: SandboxConfig) -> Grade | None:
     """The grades decided before anything runs: no code, or the baseline itself."""
     if source is None or not source.strip():
-        return static_grade(task, source, opts, cfg, V.NO_CODE, "the reply held no code")
+        return grade_without_attempts(task, source, opts, cfg, V.NO_CODE, "the reply held no code")
     if task.baseline is not None and _squash(source) == _squash(task.baseline):
-        return static_grade(task, source, opts, cfg, V.NO_CHANGE, "the candidate is identical to the baseline")
+        return grade_without_attempts(task, source, opts, cfg, V.NO_CHANGE, "the candidate is identical to the baseline")
     return None
 
 
@@ -77,21 +80,21 @@ def grade_function(task: Task, source: str | None, cfg: SandboxConfig, opts: Opt
             # A build error is the candidate's only if the reference builds in the same conditions.
             ref = build(task, task.reference, "reference", cfg) if task.reference else None
             if ref is not None and ref.build_error:
-                return static_grade(task, source, opts, cfg, V.INFRA_UNKNOWN,
+                return grade_without_attempts(task, source, opts, cfg, V.INFRA_UNKNOWN,
                                     f"the reference does not build either: {ref.build_error[-300:]}", V.INFRA_UNKNOWN)
-            return static_grade(task, source, opts, cfg, V.BUILD, candidate.build_error)
+            return grade_without_attempts(task, source, opts, cfg, V.BUILD, candidate.build_error)
         baseline = build(task, task.baseline, "baseline", cfg) if task.baseline else None
         reference = build(task, task.reference, "reference", cfg) if task.reference else None
         sanitized = None
         if task.language == "cpp" and opts.sanitize:
             probe = sanitizer_probe(task, source, cfg)
             if probe is not None:
-                return static_grade(task, source, opts, cfg, V.SANITIZER_PROBE, probe)
+                return grade_without_attempts(task, source, opts, cfg, V.SANITIZER_PROBE, probe)
             sanitized = build(task, source, "candidate-asan", cfg, sanitize=True)
             if sanitized.build_error:
                 raise HarnessError(f"sanitizer build failed: {sanitized.build_error[-300:]}")
     except (SandboxUnavailable, HarnessError) as exc:
-        return static_grade(task, source, opts, cfg, V.INFRA_UNKNOWN, str(exc), V.INFRA_UNKNOWN)
+        return grade_without_attempts(task, source, opts, cfg, V.INFRA_UNKNOWN, str(exc), V.INFRA_UNKNOWN)
     for prog in (baseline, reference):
         if prog is not None and prog.build_error:
             raise TaskError(f"task '{task.name}': the {prog.role} does not build: {prog.build_error[-300:]}")
@@ -159,7 +162,7 @@ def check_polarity(task: Task, cfg: SandboxConfig) -> list[str]:
     for prog, label in ((baseline, "baseline"), (reference, "reference")):
         if prog is None:
             continue
-        side = Side(prog, cfg, 0)
+        side = RestartingWorker(prog, cfg, 0)
         try:
             for t in task.tests:
                 try:
@@ -191,7 +194,7 @@ def demonstrate(task: Task, cfg: SandboxConfig) -> dict | None:
     test = next((t for t in task.tests if t.name == task.example), None)
     if test is None or task.baseline is None:
         return None
-    side = Side(build(task, task.baseline, "baseline", cfg), cfg, 0)
+    side = RestartingWorker(build(task, task.baseline, "baseline", cfg), cfg, 0)
     try:
         ok, actual = outcome(side.call(test.args))
     except (CandidateFault, SandboxUnavailable, HarnessError):
@@ -200,3 +203,6 @@ def demonstrate(task: Task, cfg: SandboxConfig) -> dict | None:
         side.close()
     return {"input": test.args[0] if len(test.args) == 1 else list(test.args), "expected": test.expected,
             "actual": actual}
+
+
+static_grade = grade_without_attempts  # the old name, still imported by forkserver.py

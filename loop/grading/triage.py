@@ -1,6 +1,6 @@
 """Repeat-k triage: attempts become a verdict; unstable baseline fixtures and quarantined checks step aside.
 
-Seed 004's rules: more than half infra -> inconclusive; no pass -> stable_fail; mixed -> flaky;
+The verdict rules: more than half infra -> inconclusive; no pass -> stable_fail; mixed -> flaky;
 all pass with several output digests -> stable_pass_varying; else stable_pass.
 """
 

@@ -3,7 +3,7 @@
 import math
 from fractions import Fraction
 
-from loop import gen
+from loop.oracles import gen
 
 _BOUND = 1e15
 

@@ -1,6 +1,6 @@
 """HumanEval/1 separate_paren_groups: paren_string holds only '(', ')' and spaces; without the spaces it is a non-empty balanced sequence of one or more groups (spaces anywhere)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def _dyck(rng, pairs, p_open):

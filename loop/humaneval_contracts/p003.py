@@ -1,6 +1,6 @@
 """HumanEval/3 below_zero: operations is a list of int (may be empty)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(operations):

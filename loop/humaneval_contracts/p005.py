@@ -1,6 +1,6 @@
 """HumanEval/5 intersperse: numbers is a list of int (may be empty), delimeter an int."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(numbers, delimeter):

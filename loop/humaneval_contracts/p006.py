@@ -1,6 +1,6 @@
 """HumanEval/6 parse_nested_parens: paren_string is one or more groups joined by single spaces (no leading or trailing space); each group is a non-empty balanced string of '(' and ')' forming one outermost pair."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def _group_ok(g):

@@ -1,6 +1,6 @@
 """HumanEval/7 filter_by_substring: strings is a list of str (may be empty), substring a str (may be empty)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(strings, substring):

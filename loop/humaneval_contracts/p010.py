@@ -1,6 +1,6 @@
 """HumanEval/10 make_palindrome: string is any str (may be empty)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(string):

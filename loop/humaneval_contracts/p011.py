@@ -1,6 +1,6 @@
 """HumanEval/11 string_xor: a and b are non-empty strings over '0' and '1' of the same length."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(a, b):

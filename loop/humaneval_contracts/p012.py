@@ -1,6 +1,6 @@
 """HumanEval/12 longest: strings is a list of str (may be empty)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(strings):

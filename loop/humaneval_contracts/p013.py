@@ -1,6 +1,6 @@
 """HumanEval/13 greatest_common_divisor: a and b are ints, not both zero (negative allowed: the greatest common divisor is positive)."""
 
-from loop import gen
+from loop.oracles import gen
 
 CANONICAL = """\
     # greatest_common_divisor(4, -6): "Return a greatest common divisor of two integers a and b"; the

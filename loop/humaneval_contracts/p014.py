@@ -1,6 +1,6 @@
 """HumanEval/14 all_prefixes: string is any str (may be empty: no prefixes)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(string):

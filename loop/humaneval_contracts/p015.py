@@ -1,6 +1,6 @@
 """HumanEval/15 string_sequence: n is an int >= 0 (the sequence 0..n is empty for negative n: taste)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(n):

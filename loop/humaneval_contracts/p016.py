@@ -1,6 +1,6 @@
 """HumanEval/16 count_distinct_characters: string is printable ASCII (letters, digits, punctuation, space); may be empty (case folding beyond ASCII is a matter of taste)."""
 
-from loop import gen
+from loop.oracles import gen
 
 _ALPHABET = "".join(chr(c) for c in range(32, 127))
 

@@ -1,6 +1,6 @@
 """HumanEval/17 parse_music: music_string is notes 'o', 'o|', '.|' joined by single spaces, or empty."""
 
-from loop import gen
+from loop.oracles import gen
 
 _NOTES = ("o", "o|", ".|")
 

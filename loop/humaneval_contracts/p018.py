@@ -1,6 +1,6 @@
 """HumanEval/18 how_many_times: string is any str (may be empty), substring a non-empty str (an empty substring's count is a matter of taste)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(string, substring):

@@ -1,6 +1,6 @@
 """HumanEval/19 sort_numbers: numbers is number words 'zero'..'nine' joined by single spaces (no leading or trailing space), or empty."""
 
-from loop import gen
+from loop.oracles import gen
 
 _WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 

@@ -2,7 +2,7 @@
 
 import math
 
-from loop import gen
+from loop.oracles import gen
 
 _TYPES = (int, float, str, type(None), list, dict, tuple, set)
 

@@ -1,6 +1,6 @@
 """HumanEval/23 strlen: string is any str (may be empty)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(string):

@@ -1,6 +1,6 @@
 """HumanEval/24 largest_divisor: n is an int >= 2 (1 has no smaller divisor; 0 and negatives are a matter of taste)."""
 
-from loop import gen
+from loop.oracles import gen
 
 CANONICAL = """\
     # largest_divisor(1000000007): "find the largest number that divides n evenly, smaller than n"; the

@@ -1,6 +1,6 @@
 """HumanEval/26 remove_duplicates: numbers is a list of int (may be empty)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(numbers):

@@ -1,6 +1,6 @@
 """HumanEval/27 flip_case: string is printable ASCII (may be empty; case mapping beyond ASCII is a matter of taste)."""
 
-from loop import gen
+from loop.oracles import gen
 
 _ALPHABET = "".join(chr(c) for c in range(32, 127))
 

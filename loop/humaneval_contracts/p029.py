@@ -1,6 +1,6 @@
 """HumanEval/29 filter_by_prefix: strings is a list of str (may be empty), prefix a str (may be empty)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(strings, prefix):

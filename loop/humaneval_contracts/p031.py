@@ -1,6 +1,6 @@
 """HumanEval/31 is_prime: n is an int >= 0 (whether a negative number is prime is a matter of taste)."""
 
-from loop import gen
+from loop.oracles import gen
 
 CANONICAL = """\
     # is_prime(1000000007): "Return true if a given number is prime"; the canonical tries every k below

@@ -1,6 +1,6 @@
 """HumanEval/36 fizz_buzz: n is an int >= 0 (the integers counted are 0..n-1; negative n is a matter of taste)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(n):

@@ -1,6 +1,6 @@
 """HumanEval/37 sort_even: l is a list of int (may be empty)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(l):

@@ -1,6 +1,6 @@
 """HumanEval/38 decode_cyclic: s is any str (encode_cyclic is a bijection on str, so every str is some string's encoding); may be empty."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(s):

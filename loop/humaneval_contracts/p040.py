@@ -1,6 +1,6 @@
 """HumanEval/40 triples_sum_to_zero: l is a list of int (may be empty); "three distinct elements" means three different positions (the test [1, 3, -2, 1] is True)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(l):

@@ -1,6 +1,6 @@
 """HumanEval/41 car_race_collision: n is a non-negative int (the number of cars in each direction)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(n):

@@ -1,6 +1,6 @@
 """HumanEval/42 incr_list: l is a list of int (may be empty)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(l):

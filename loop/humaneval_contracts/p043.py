@@ -1,7 +1,7 @@
 """HumanEval/43 pairs_sum_to_zero: l is a list of int with at most one 0 (whether two zeros are "two distinct
 elements" summing to zero is ambiguous: distinct positions or distinct values)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(l):

@@ -1,6 +1,6 @@
 """HumanEval/44 change_base: x is a non-negative int, base an int in 2..9 ("base numbers are less than 10")."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(x, base):

@@ -2,7 +2,7 @@
 
 import math
 
-from loop import gen
+from loop.oracles import gen
 
 
 def _positive(v):

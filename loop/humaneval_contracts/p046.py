@@ -1,6 +1,6 @@
 """HumanEval/46 fib4: n is a non-negative int."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(n):

@@ -3,7 +3,7 @@ even-length average is a float that means one thing)."""
 
 import math
 
-from loop import gen
+from loop.oracles import gen
 
 LIMIT = 10 ** 15
 

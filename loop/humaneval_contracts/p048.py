@@ -1,7 +1,7 @@
 """HumanEval/48 is_palindrome: text is a str of lowercase ASCII letters (may be empty; case, spaces and
 punctuation handling is a matter of taste the docstring does not settle)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(text):

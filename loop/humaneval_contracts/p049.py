@@ -1,6 +1,6 @@
 """HumanEval/49 modp: n is a non-negative int, p a positive int (2^n modulo p)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(n, p):

@@ -1,7 +1,7 @@
 """HumanEval/50 decode_shift: s is an output of encode_shift on lowercase letters, i.e. a str of lowercase
 ASCII letters (may be empty)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(s):

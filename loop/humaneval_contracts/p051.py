@@ -2,7 +2,7 @@
 
 import string
 
-from loop import gen
+from loop.oracles import gen
 
 ALLOWED = set(string.printable)
 

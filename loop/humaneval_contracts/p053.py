@@ -1,6 +1,6 @@
 """HumanEval/53 add: x and y are ints."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(x, y):

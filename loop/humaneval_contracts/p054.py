@@ -1,6 +1,6 @@
 """HumanEval/54 same_chars: s0 and s1 are words: non-empty str of lowercase ASCII letters."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(s0, s1):

@@ -1,6 +1,6 @@
 """HumanEval/55 fib: n is a positive int (fib(1) == 1, fib(8) == 21: the usual indexing)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(n):

@@ -1,7 +1,7 @@
 """HumanEval/56 correct_bracketing: brackets is a str of "<" and ">" only (may be empty, need not be
 balanced)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(brackets):

@@ -3,7 +3,7 @@ monotonicity ([4, 1, 1, 0] and [9, 9, 9, 9] are True in the tests)."""
 
 import math
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(l):

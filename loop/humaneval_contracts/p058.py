@@ -1,6 +1,6 @@
 """HumanEval/58 common: l1 and l2 are lists of int (may be empty, duplicates allowed)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(l1, l2):

@@ -1,6 +1,6 @@
 """HumanEval/59 largest_prime_factor: n is an int, n > 1 and not prime ("Assume n > 1 and is not a prime")."""
 
-from loop import gen
+from loop.oracles import gen
 
 _BASES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
 

@@ -1,6 +1,6 @@
 """HumanEval/60 sum_to_n: n is a positive int."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(n):

@@ -1,7 +1,7 @@
 """HumanEval/62 derivative: xs is a non-empty list of int coefficients (the zero-length polynomial is not
 one the docstring describes)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(xs):

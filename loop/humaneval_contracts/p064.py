@@ -1,6 +1,6 @@
 """HumanEval/64 vowels_count: s is a word: a non-empty str of ASCII letters (either case)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(s):

@@ -1,6 +1,6 @@
 """HumanEval/65 circular_shift: x is a non-negative int, shift a non-negative int."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(x, shift):

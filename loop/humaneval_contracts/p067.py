@@ -3,7 +3,7 @@ ints without leading zeros), n an int with n >= a + b (the mango count is not ne
 
 import re
 
-from loop import gen
+from loop.oracles import gen
 
 _FORMAT = re.compile(r"(0|[1-9][0-9]*) apples and (0|[1-9][0-9]*) oranges")
 

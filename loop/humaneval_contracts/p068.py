@@ -1,6 +1,6 @@
 """HumanEval/68 pluck: arr is a list of non-negative int, length 0..10000 (the tests pass [])."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(arr):

@@ -1,6 +1,6 @@
 """HumanEval/69 search: lst is a non-empty list of positive int."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(lst):

@@ -1,6 +1,6 @@
 """HumanEval/70 strange_sort_list: lst is a list of int (may be empty, duplicates allowed)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(lst):

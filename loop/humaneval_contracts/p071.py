@@ -1,7 +1,7 @@
 """HumanEval/71 triangle_area: a, b, c are positive ints (the tests use ints); a valid triangle has every
 side <= 300, so that the area rounded to 2 decimals is the same whichever float formula computes it."""
 
-from loop import gen
+from loop.oracles import gen
 
 LIMIT = 300
 

@@ -1,7 +1,7 @@
 """HumanEval/72 will_it_fly: q is a non-empty list of non-negative int (the object's weights), w a
 non-negative int (the maximum possible weight)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(q, w):

@@ -1,6 +1,6 @@
 """HumanEval/73 smallest_change: arr is a list of int (may be empty)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(arr):

@@ -1,7 +1,7 @@
 """HumanEval/76 is_simple_power: x and n are positive ints (x is a simple power of n when n**k == x for some
 int k >= 0; 1 is n**0)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(x, n):

@@ -1,6 +1,6 @@
 """HumanEval/77 iscube: a is an int (any sign, any magnitude: "you may assume the input is always valid")."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(a):

@@ -1,7 +1,7 @@
 """HumanEval/78 hex_key: num is a str of hexadecimal digits 0-9A-F (uppercase, may be empty), or the empty
 list (the tests call hex_key([]))."""
 
-from loop import gen
+from loop.oracles import gen
 
 HEX = "0123456789ABCDEF"
 

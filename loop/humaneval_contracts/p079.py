@@ -1,6 +1,6 @@
 """HumanEval/79 decimal_to_binary: decimal is a non-negative int (0 gives "db0db" in the tests)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(decimal):

@@ -1,6 +1,6 @@
 """HumanEval/80 is_happy: s is a str of lowercase ASCII letters (may be empty)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(s):

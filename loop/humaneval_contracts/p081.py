@@ -2,7 +2,7 @@
 
 import math
 
-from loop import gen
+from loop.oracles import gen
 
 THRESHOLDS = (0.0, 0.7, 1.0, 1.3, 1.7, 2.0, 2.3, 2.7, 3.0, 3.3, 3.7, 4.0)
 

@@ -1,6 +1,6 @@
 """HumanEval/82 prime_length: string is any str (may be empty); True exactly when len(string) is prime."""
 
-from loop import gen
+from loop.oracles import gen
 
 _PRINTABLE = "".join(chr(c) for c in range(32, 127))
 

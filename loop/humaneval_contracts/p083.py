@@ -1,7 +1,7 @@
 """HumanEval/83 starts_one_ends: n is a positive int (n >= 1); the count of n-digit positive integers that
 start or end with 1."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(n):

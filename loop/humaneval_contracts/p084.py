@@ -1,7 +1,7 @@
 """HumanEval/84 solve: N is an int with 1 <= N <= 10000 ("a positive integer N", "0 <= N <= 10000": the
 positive reading, so 0 is left out); the sum of its decimal digits, written in binary."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(N):

@@ -1,6 +1,6 @@
 """HumanEval/85 add: lst is a non-empty list of int; the sum of the even elements at odd indices."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(lst):

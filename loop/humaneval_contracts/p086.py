@@ -1,7 +1,7 @@
 """HumanEval/86 anti_shuffle: s is a str of printable ASCII (space included, no other whitespace; may be
 empty, runs of spaces allowed); each space-separated word has its characters sorted by ASCII value."""
 
-from loop import gen
+from loop.oracles import gen
 
 _PRINTABLE = "".join(chr(c) for c in range(32, 127))
 _ALLOWED = set(_PRINTABLE)

@@ -1,7 +1,7 @@
 """HumanEval/87 get_row: lst is a list of lists of int (rows of any length, may be empty), x an int; the
 (row, column) tuples of x, rows ascending, columns descending within a row."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(lst, x):

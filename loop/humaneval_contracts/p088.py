@@ -1,7 +1,7 @@
 """HumanEval/88 sort_array: array is a list of non-negative int (may be empty); a sorted copy, ascending when
 first + last is odd, descending when even."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(array):

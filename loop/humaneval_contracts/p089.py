@@ -1,7 +1,7 @@
 """HumanEval/89 encrypt: s is a str of lowercase ASCII letters (may be empty); each letter shifted 4 places,
 wrapping around."""
 
-from loop import gen
+from loop.oracles import gen
 
 _LOWER = set(gen.LOWER)
 

@@ -1,7 +1,7 @@
 """HumanEval/90 next_smallest: lst is a list of int (may be empty, duplicates allowed); the second smallest
 distinct value, or None when there are fewer than two distinct values."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(lst):

@@ -1,7 +1,7 @@
 """HumanEval/91 is_bored: S is a str of ASCII letters, spaces and the delimiters '.', '?', '!' (may be
 empty); the number of sentences (text between delimiters) whose first space-separated word is "I"."""
 
-from loop import gen
+from loop.oracles import gen
 
 _ALLOWED = set(gen.LETTERS + " .?!")
 _VOCAB = ("I", "I", "I", "It", "Is", "In", "i", "II", "Ice", "the", "sky", "love", "You", "am", "a", "bored")

@@ -3,7 +3,7 @@ three are ints (a float such as 3.0 is not) and one equals the sum of the other 
 
 import math
 
-from loop import gen
+from loop.oracles import gen
 
 
 def _num(v):

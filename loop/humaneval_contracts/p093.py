@@ -1,7 +1,7 @@
 """HumanEval/93 encode: message is a str of ASCII letters and spaces (may be empty); the case of every letter
 swapped and each vowel (aeiou, either case) replaced by the letter two places after it."""
 
-from loop import gen
+from loop.oracles import gen
 
 _ALLOWED = set(gen.LETTERS + " ")
 

@@ -1,7 +1,7 @@
 """HumanEval/94 skjkasdkd: lst is a list of int holding at least one prime (negatives, 0 and 1 are not
 prime); the digit sum of the largest prime in it."""
 
-from loop import gen
+from loop.oracles import gen
 
 _SMALL_PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97,
                  101, 109, 163, 181, 199, 4597, 5107, 7919, 8191)

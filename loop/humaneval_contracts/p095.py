@@ -2,7 +2,7 @@
 bool), values any; True exactly when it is non-empty and all keys are lowercase strs or all are uppercase
 strs."""
 
-from loop import gen
+from loop.oracles import gen
 
 _LETTERS = set(gen.LETTERS)
 

@@ -1,7 +1,7 @@
 """HumanEval/96 count_up_to: n is a non-negative int; the primes less than n, ascending (n is kept to
 <= 2000 here: the canonical is a quadratic trial division)."""
 
-from loop import gen
+from loop.oracles import gen
 
 _TOP = 2000
 

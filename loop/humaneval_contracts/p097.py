@@ -1,7 +1,7 @@
 """HumanEval/97 multiply: a and b are ints (any sign, any size); the product of their unit digits, the unit
 digit of a negative number being that of its absolute value."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(a, b):

@@ -1,7 +1,7 @@
 """HumanEval/98 count_upper: s is a str of printable ASCII (may be empty); the number of uppercase vowels
 (AEIOU) at even indices."""
 
-from loop import gen
+from loop.oracles import gen
 
 _PRINTABLE = "".join(chr(c) for c in range(32, 127))
 _ALLOWED = set(_PRINTABLE)

@@ -4,7 +4,7 @@ would fault every float-based answer, the canonical's included); the nearest int
 
 import re
 
-from loop import gen
+from loop.oracles import gen
 
 _NUMERAL = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?")
 

@@ -1,7 +1,7 @@
 """HumanEval/100 make_a_pile: n is a positive int (kept to <= 2000: the answer has n elements); the levels
 n, n+2, n+4, ... (n of them)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(n):

@@ -1,7 +1,7 @@
 """HumanEval/101 words_string: s is a str of words of ASCII letters separated by commas and spaces (any
 runs, leading or trailing; may be empty); the words in order."""
 
-from loop import gen
+from loop.oracles import gen
 
 _ALLOWED = set(gen.LETTERS + " ,")
 

@@ -1,7 +1,7 @@
 """HumanEval/102 choose_num: x and y are positive ints (either order); the largest even int in [x, y], or
 -1 when there is none."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(x, y):

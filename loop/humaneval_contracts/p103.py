@@ -1,7 +1,7 @@
 """HumanEval/103 rounded_avg: n and m are positive ints (either order); -1 when n > m, else bin() of the
 average of n..m rounded to the nearest int, a half to the even neighbour (the tests' 964..977 -> 970)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(n, m):

@@ -1,7 +1,7 @@
 """HumanEval/104 unique_digits: x is a list of positive ints (may be empty, duplicates allowed); the
 elements with no even decimal digit, ascending (duplicates kept)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(x):

@@ -1,7 +1,7 @@
 """HumanEval/105 by_length: arr is a list of int (may be empty); the elements in 1..9, sorted descending,
 as their English names ("One" .. "Nine"); other elements ignored."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(arr):

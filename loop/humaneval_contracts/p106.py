@@ -1,7 +1,7 @@
 """HumanEval/106 f: n is a non-negative int (kept to <= 300: the answer holds factorials up to n!); the
 list of size n whose element for i = 1..n is i! when i is even and 1 + 2 + ... + i when i is odd."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(n):

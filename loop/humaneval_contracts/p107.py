@@ -1,7 +1,7 @@
 """HumanEval/107 even_odd_palindrome: n is an int with 1 <= n <= 1000; (number of even, number of odd)
 palindromes in 1..n."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(n):

@@ -1,7 +1,7 @@
 """HumanEval/108 count_nums: arr is a list of int (may be empty); the number of elements whose signed digit
 sum (the first digit negative for a negative number) is > 0."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(arr):

@@ -1,7 +1,7 @@
 """HumanEval/109 move_one_ball: arr is a list of distinct ints (may be empty); True exactly when some number
 of right rotations sorts it ascending."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(arr):

@@ -1,7 +1,7 @@
 """HumanEval/110 exchange: lst1 and lst2 are non-empty lists of int; "YES" exactly when lst2 has at least as
 many even elements as lst1 has odd ones, else "NO"."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(lst1, lst2):

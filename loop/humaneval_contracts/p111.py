@@ -1,7 +1,7 @@
 """HumanEval/111 histogram: test is single lowercase ASCII letters joined by single spaces (may be empty);
 {letter: count} for every letter with the highest count."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(test):

@@ -1,7 +1,7 @@
 """HumanEval/112 reverse_delete: s and c are strs of lowercase ASCII letters (either may be empty); (s
 without the characters of c, whether that is a palindrome)."""
 
-from loop import gen
+from loop.oracles import gen
 
 _LOWER = set(gen.LOWER)
 

@@ -1,7 +1,7 @@
 """HumanEval/113 odd_count: lst is a list (may be empty) of non-empty strs of ASCII digits; per string the
 sentence with every 'i' replaced by its count of odd digits."""
 
-from loop import gen
+from loop.oracles import gen
 
 _DIGITS = set(gen.DIGITS)
 

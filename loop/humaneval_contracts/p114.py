@@ -1,7 +1,7 @@
 """HumanEval/114 minSubArraySum: nums is a non-empty list of int; the minimum sum of a non-empty contiguous
 sub-array."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(nums):

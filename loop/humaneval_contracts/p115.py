@@ -1,7 +1,7 @@
 """HumanEval/115 max_fill: grid is a rectangular list of 1..100 rows of 1..100 ints each 0 or 1, capacity
 an int in 1..10; the sum over rows of ceil(row's ones / capacity)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(grid, capacity):

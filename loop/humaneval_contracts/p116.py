@@ -2,7 +2,7 @@
 negative (as in the tests, where a negative number's ones are those of its absolute value); sorted by the
 count of ones in binary, then by value."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(arr):

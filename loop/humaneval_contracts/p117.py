@@ -2,7 +2,7 @@
 allowed), n an int >= 1 ("a natural number"; 0 is left out); the words with exactly n consonants (letters
 other than aeiou, either case), in order."""
 
-from loop import gen
+from loop.oracles import gen
 
 _ALLOWED = set(gen.LETTERS + " ")
 

@@ -2,7 +2,7 @@
 on whether y/Y is a vowel (the docstring leaves that open; the tests' "yogurt" and "easy" stay in); the
 rightmost vowel (aeiou, either case) with a consonant on both sides, else ""."""
 
-from loop import gen
+from loop.oracles import gen
 
 _ALLOWED = set(gen.LETTERS)
 

@@ -1,7 +1,7 @@
 """HumanEval/119 match_parens: lst is a list of two strs of '(' and ')' (either may be empty); 'Yes' exactly
 when one of the two concatenations is balanced, else 'No'."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(lst):

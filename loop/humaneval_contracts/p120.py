@@ -1,7 +1,7 @@
 """HumanEval/120 maximum: arr is a list of 1..1000 ints in -1000..1000, k an int with 0 <= k <= len(arr);
 the k largest elements, ascending."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(arr, k):

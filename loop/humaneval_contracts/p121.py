@@ -1,7 +1,7 @@
 """HumanEval/121 solution: lst is a non-empty list of int; the sum of the odd elements at even (0-based)
 positions."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(lst):

@@ -1,7 +1,7 @@
 """HumanEval/122 add_elements: arr is a list of 1..100 ints, k an int with 1 <= k <= len(arr); the sum of
 the elements of arr[:k] with at most two decimal digits (|v| <= 99; a minus sign is not a digit)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(arr, k):

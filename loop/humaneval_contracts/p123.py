@@ -1,6 +1,6 @@
 """HumanEval/123 get_odd_collatz: n is a positive int (no upper bound)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(n):

@@ -6,7 +6,7 @@
 
 import string
 
-from loop import gen
+from loop.oracles import gen
 
 _PRINTABLE = set(string.printable) - set(string.whitespace) | {" "}
 _WORD = string.ascii_letters + string.digits + "!?.'-;:"

@@ -1,6 +1,6 @@
 """HumanEval/126 is_sorted: lst is a list of non-negative ints (may be empty)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(lst):

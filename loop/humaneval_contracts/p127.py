@@ -3,7 +3,7 @@
 # two tuples (start, end) of ints with start <= end; the intersection's length is end - start of the overlap
 # (the canonical's prime test is a linear scan: lengths kept small).
 
-from loop import gen
+from loop.oracles import gen
 
 
 def _interval(x):

@@ -1,6 +1,6 @@
 """HumanEval/128 prod_signs: arr is a list of int (may be empty)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(arr):

@@ -3,7 +3,7 @@
 # grid is an N x N list of lists of int (N >= 2), values in [1, N*N] with 1 exactly once (the docstring says a
 # permutation of 1..N*N; a test repeats another value), k a positive int.
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(grid, k):

@@ -1,6 +1,6 @@
 """HumanEval/130 tri: n is a non-negative int (generated up to ~320: a recursive solution stays in its depth)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(n):

@@ -1,6 +1,6 @@
 """HumanEval/131 digits: n is a positive int."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(n):

@@ -1,6 +1,6 @@
 """HumanEval/132 is_nested: string is a str of '[' and ']' only (may be empty, need not be balanced)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(string):

@@ -1,6 +1,6 @@
 """HumanEval/135 can_arrange: arr is a list of distinct ints (may be empty)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(arr):

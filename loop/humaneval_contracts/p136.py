@@ -1,6 +1,6 @@
 """HumanEval/136 largest_smallest_integers: lst is a list of int (may be empty)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(lst):

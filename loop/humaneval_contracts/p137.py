@@ -7,7 +7,7 @@
 import math
 import re
 
-from loop import gen
+from loop.oracles import gen
 
 _NUM = re.compile(r"-?[0-9]+([.,][0-9]+)?")
 

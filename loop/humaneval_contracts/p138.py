@@ -1,6 +1,6 @@
 """HumanEval/138 is_equal_to_sum_even: n is an int (any sign)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(n):

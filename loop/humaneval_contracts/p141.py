@@ -4,7 +4,7 @@
 
 import string
 
-from loop import gen
+from loop.oracles import gen
 
 _NAME = string.ascii_letters + string.digits + "_-#@?/!"
 

@@ -1,6 +1,6 @@
 """HumanEval/142 sum_squares: lst is a list of int (may be empty)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(lst):

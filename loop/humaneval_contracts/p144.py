@@ -5,7 +5,7 @@
 
 import re
 
-from loop import gen
+from loop.oracles import gen
 
 _FRACTION = re.compile(r"[1-9][0-9]*/[1-9][0-9]*")
 

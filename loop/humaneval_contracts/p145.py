@@ -3,7 +3,7 @@
 # nums is a list of int (may be empty); a negative number's leading digit counts negative (the tests: -12 sums
 # to -1 + 2 = 1), ties keep their original order.
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(nums):

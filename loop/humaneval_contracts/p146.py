@@ -1,6 +1,6 @@
 """HumanEval/146 specialFilter: nums is a list of int (may be empty)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(nums):

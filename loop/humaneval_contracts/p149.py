@@ -6,7 +6,7 @@
 
 import string
 
-from loop import gen
+from loop.oracles import gen
 
 
 def _codepoint(lst):

@@ -1,6 +1,6 @@
 """HumanEval/150 x_or_y: n is a non-negative int (0 and 1 are not prime), x and y are int."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(n, x, y):

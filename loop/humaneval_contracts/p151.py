@@ -5,7 +5,7 @@
 
 import math
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(lst):

@@ -5,7 +5,7 @@
 
 import string
 
-from loop import gen
+from loop.oracles import gen
 
 _PRINTABLE = set(string.printable) - set(string.whitespace)
 _EXT = string.ascii_letters + string.digits + "_-."

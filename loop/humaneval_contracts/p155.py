@@ -1,6 +1,6 @@
 """HumanEval/155 even_odd_count: num is an int (any sign; 0 has one even digit)."""
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(num):

@@ -1,6 +1,6 @@
 """HumanEval/157 right_angle_triangle: a, b and c are positive ints (need not form a triangle)."""
 
-from loop import gen
+from loop.oracles import gen
 
 _TRIPLES = ((3, 4, 5), (5, 12, 13), (8, 15, 17), (7, 24, 25), (20, 21, 29), (48, 55, 73), (65, 72, 97))
 

@@ -5,7 +5,7 @@
 
 import string
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(words):

@@ -4,7 +4,7 @@
 # evaluated with Python's precedence (** binds tightest, right to left). Left out: a floor division by zero,
 # 0 ** 0 (no agreed value), and powers past 2**4096.
 
-from loop import gen
+from loop.oracles import gen
 
 _OPS = ("+", "-", "*", "//", "**")
 _BITS = 4096

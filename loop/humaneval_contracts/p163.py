@@ -2,7 +2,7 @@
 
 # a and b are positive ints (either order); the answer is the even digits (2, 4, 6, 8) between them, inclusive.
 
-from loop import gen
+from loop.oracles import gen
 
 
 def contract(a, b):

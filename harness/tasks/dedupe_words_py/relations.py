@@ -10,7 +10,11 @@ import string
 from collections.abc import Iterator
 from typing import Any
 
-from loop import relations as R
+from loop.oracles.common import (
+    agrees_with_reference, idempotence, input_not_mutated, prefix_consistency, subsequence_of_input,
+)
+from loop.oracles.engine import Relation, generic_shrink
+from loop.oracles.text import CASEFOLD_DISTRACTORS, CASEFOLD_TRAPS, casefold_distinct, casefolds_kept, vary_case
 
 MAX_SIZE = 40
 _MODES = ("empty", "single", "ascii_case", "traps", "mixed", "repeats", "empties")
@@ -24,7 +28,7 @@ def _ascii_word(rng: random.Random) -> str:
 
 def _pool(rng: random.Random) -> list[str]:
     pool = [_ascii_word(rng) for _ in range(rng.randint(1, 4))]
-    for groups in (R.CASEFOLD_TRAPS, R.CASEFOLD_DISTRACTORS):
+    for groups in (CASEFOLD_TRAPS, CASEFOLD_DISTRACTORS):
         for group in rng.sample(groups, rng.randint(1, 3)):
             pool += rng.sample(group, rng.randint(1, len(group)))
     pool += rng.sample(_EXTRA, rng.randint(0, 3))
@@ -40,26 +44,26 @@ def generate(rng: random.Random, size: int) -> list[str]:
     if mode == "ascii_case":
         base = ["".join(rng.choice(string.ascii_lowercase[:3]) for _ in range(rng.randint(1, 3)))
                 for _ in range(rng.randint(1, 4))]
-        return [R.vary_case(rng, rng.choice(base)) for _ in range(n)]
+        return [vary_case(rng, rng.choice(base)) for _ in range(n)]
     if mode == "traps":
-        pool = [w for group in rng.sample(R.CASEFOLD_TRAPS, rng.randint(1, 3)) for w in group]
+        pool = [w for group in rng.sample(CASEFOLD_TRAPS, rng.randint(1, 3)) for w in group]
         return [rng.choice(pool) for _ in range(n)]
     if mode == "repeats":
         word = rng.choice(_pool(rng))
-        return [word if rng.random() < 0.6 else R.vary_case(rng, word) for _ in range(n)]
+        return [word if rng.random() < 0.6 else vary_case(rng, word) for _ in range(n)]
     if mode == "empties":
         return [rng.choice(("", "", "a", "A", " ")) for _ in range(n)]
     pool = _pool(rng)  # single, mixed
     words = [rng.choice(pool) for _ in range(n)]
-    return [R.vary_case(rng, w) if rng.random() < 0.3 else w for w in words]
+    return [vary_case(rng, w) if rng.random() < 0.3 else w for w in words]
 
 
 def shrink(x: Any) -> Iterator[Any]:
     """Generic cuts first, then the same character cut from every word of one casefold class at once."""
     if not isinstance(x, list) or not all(isinstance(w, str) for w in x):
-        yield from R.generic_shrink(x)
+        yield from generic_shrink(x)
         return
-    shrinks = R.generic_shrink(x)
+    shrinks = generic_shrink(x)
     yield from itertools.islice(shrinks, 2 * len(x))  # the list-level cuts come first
     classes: dict[str, list[int]] = {}
     for i, w in enumerate(x):
@@ -94,12 +98,12 @@ def canonicalize(output: Any) -> list[str]:
     return list(output)
 
 
-RELATIONS: list[R.Relation] = [
-    R.idempotence(canon=canonicalize),
-    R.subsequence_of_input(),
-    R.casefold_distinct(),
-    R.casefolds_kept(),
-    R.prefix_consistency(canon=canonicalize),
-    R.input_not_mutated(),
-    R.agrees_with_reference(canon=canonicalize),
+RELATIONS: list[Relation] = [
+    idempotence(canon=canonicalize),
+    subsequence_of_input(),
+    casefold_distinct(),
+    casefolds_kept(),
+    prefix_consistency(canon=canonicalize),
+    input_not_mutated(),
+    agrees_with_reference(canon=canonicalize),
 ]

@@ -8,7 +8,12 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
-from loop import relations as R
+from loop.oracles.common import agrees_with_reference, idempotence, input_not_mutated, output_contract, permutation
+from loop.oracles.engine import Relation
+from loop.oracles.intervals import (
+    canonical_intervals, check_sorted_disjoint, gen_intervals, interval_cover, interval_measure, shrink_intervals,
+    validate_intervals,
+)
 
 CLOSED = True
 BOUNDS = (-10**9, 10**9)  # generator domain; the contract itself takes any Python ints
@@ -17,32 +22,32 @@ MAX_SIZE = 40
 
 def generate(rng: random.Random, size: int) -> list[list[int]]:
     """Empty/single lists, chains that touch or sit one integer apart, points, nesting, ±1e9, any order."""
-    return R.gen_intervals(rng, size, closed=CLOSED, bounds=BOUNDS)
+    return gen_intervals(rng, size, closed=CLOSED, bounds=BOUNDS)
 
 
 def validate_input(x: Any) -> str | None:
-    return R.validate_intervals(x, closed=CLOSED)
+    return validate_intervals(x, closed=CLOSED)
 
 
 def canonicalize(output: Any) -> list[list[int]]:
     """Sorted pairs; ValueError if malformed or if pieces overlap/touch (they should have been merged)."""
-    return R.canonical_intervals(output, closed=CLOSED)
+    return canonical_intervals(output, closed=CLOSED)
 
 
 def shrink(x: Any) -> Iterator[Any]:
-    return R.shrink_intervals(x)
+    return shrink_intervals(x)
 
 
 def _sorted_disjoint(output: Any) -> str | None:
-    return R.check_sorted_disjoint(output, closed=CLOSED)
+    return check_sorted_disjoint(output, closed=CLOSED)
 
 
-RELATIONS: list[R.Relation] = [
-    R.permutation(canon=canonicalize),
-    R.idempotence(canon=canonicalize),
-    R.interval_measure(closed=CLOSED),
-    R.interval_cover(closed=CLOSED),
-    R.output_contract(_sorted_disjoint),
-    R.input_not_mutated(),
-    R.agrees_with_reference(canon=canonicalize),
+RELATIONS: list[Relation] = [
+    permutation(canon=canonicalize),
+    idempotence(canon=canonicalize),
+    interval_measure(closed=CLOSED),
+    interval_cover(closed=CLOSED),
+    output_contract(_sorted_disjoint),
+    input_not_mutated(),
+    agrees_with_reference(canon=canonicalize),
 ]

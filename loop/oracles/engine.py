@@ -1,0 +1,385 @@
+"""The relation engine: seeded trial inputs, relations checked on the candidate's outputs, shrinking.
+Goldens and named tests leak into prompts; relations stay true when the concrete inputs change.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from itertools import islice
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the Oracle is built on top of this module; only the annotations name it
+    from loop.oracles.oracle import Oracle
+
+SIZE_RAMP_TRIALS = 100      # trial index at which the input size reaches max_size
+DEFAULT_MAX_SIZE = 40
+MAX_SHRINK_ATTEMPTS = 2000  # evaluations per relation; deterministic, binds before the time budget normally
+MAX_SHRINK_CANDIDATES = 20000
+MEMO_CAPACITY = 4096
+_SHORT = 160
+
+
+# --------------------------------------------------------------------------- call types
+
+
+@dataclass(frozen=True)
+class Returned:
+    value: Any      # the candidate's return value (JSON-like; tuples come back as lists)
+    arg_after: Any  # the argument after the call (Python tasks); None for C++ (passed by value)
+
+
+class CandidateRaised(Exception):
+    """The candidate raised an exception on this input (a failure of the candidate, shrinkable)."""
+
+
+class ReferenceFailed(RuntimeError):
+    """The trusted reference raised on an input: a harness bug, never blamed on the candidate."""
+
+
+Call = Callable[[Any], Returned]
+
+
+class _Memo:
+    """Wraps a Call and memoizes it by json_repr of the argument (LRU, bounded). Values are shared: read-only."""
+
+    def __init__(self, fn: Call, *, is_ref: bool = False, capacity: int = MEMO_CAPACITY) -> None:
+        self.fn = fn
+        self.is_ref = is_ref
+        self.capacity = capacity
+        self.cache: OrderedDict[str, Returned | CandidateRaised] = OrderedDict()
+
+    def __call__(self, x: Any) -> Returned:
+        key = json_repr(x)
+        hit = self.cache.get(key)
+        if hit is None:
+            try:
+                hit = self.fn(x)
+            except CandidateRaised as exc:
+                if self.is_ref:
+                    raise ReferenceFailed(f"reference raised on {short(x)}: {exc}") from exc
+                hit = exc
+            self.cache[key] = hit
+            if len(self.cache) > self.capacity:
+                self.cache.popitem(last=False)
+        else:
+            self.cache.move_to_end(key)
+        if isinstance(hit, CandidateRaised):
+            raise hit
+        return hit
+
+
+def _memoized(fn: Call, *, is_ref: bool) -> _Memo:
+    return fn if isinstance(fn, _Memo) else _Memo(fn, is_ref=is_ref)
+
+
+@dataclass
+class Context:
+    """What a relation sees. call/ref are memoized (by json_repr of the argument) so relations share calls."""
+
+    call: Call
+    ref: Call
+    rng: random.Random
+
+    def __post_init__(self) -> None:
+        self.call = _memoized(self.call, is_ref=False)
+        self.ref = _memoized(self.ref, is_ref=True)
+
+
+@dataclass(frozen=True)
+class Relation:
+    name: str
+    check: Callable[[Any, Context], str | None]  # None if the relation holds for x, else a short reason
+    # The further inputs check() will call the candidate on, given x and its output, where they are known
+    # in advance: the grader sends them in one batch instead of one round trip each. Optional.
+    derive: Callable[[Any, Any], list] | None = None
+
+
+def derived_inputs(oracle: Oracle, x: Any, output: Any) -> list:
+    """Every input the oracle's relations will foreseeably call the candidate on after call(x)."""
+    out = []
+    for relation in oracle.relations:
+        if relation.derive is not None:
+            try:
+                out += relation.derive(x, output)
+            except (TypeError, ValueError):
+                pass
+    validate = oracle.validate_input
+    # Only in-contract inputs go ahead of time; anything else waits until a relation really asks.
+    return [d for d in out if validate is None or validate(d) is None]
+
+
+@dataclass(frozen=True)
+class RelationFailure:
+    relation: str
+    seed: int
+    trial: int
+    original: Any
+    minimal: Any
+    reason: str
+    shrink_steps: int
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def json_repr(x: Any) -> str:
+    """Canonical JSON (sorted keys, no spaces, non-ASCII kept) used for memo keys and counterexamples."""
+    try:
+        try:
+            return json.dumps(x, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=repr)
+        except TypeError:  # keys of mixed types cannot be sorted: insertion order then
+            return json.dumps(x, ensure_ascii=False, separators=(",", ":"), default=repr)
+    except (ValueError, RecursionError) as exc:  # a candidate's 5000-digit int or 10,000-deep list
+        return f"<unprintable {type(x).__name__}: {type(exc).__name__}>"
+
+
+def short(x: Any, limit: int = _SHORT) -> str:
+    """json_repr cut to limit characters: failure reasons quote candidates' values, which may be huge."""
+    text = json_repr(x)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class MalformedOutput(Exception):
+    """Raised inside a relation's check when the candidate's output is malformed; the message is the reason
+    (relation libraries raise it from helpers, catches_malformed turns it into the check's result)."""
+
+
+def catches_malformed(fn: Callable[[Any, Context], str | None]) -> Callable[[Any, Context], str | None]:
+    """Decorate a check so that a MalformedOutput raised anywhere inside it becomes its failure reason."""
+
+    def check(x: Any, ctx: Context) -> str | None:
+        try:
+            return fn(x, ctx)
+        except MalformedOutput as exc:
+            return str(exc)
+
+    check.__name__ = getattr(fn, "__name__", "check")
+    check.__qualname__ = getattr(fn, "__qualname__", "check")
+    return check
+
+
+def canonical_or_malformed(canon: Callable[[Any], Any] | None, value: Any, what: str = "output") -> Any:
+    """canon(value) (value itself without a canon); a ValueError from canon means malformed output."""
+    if canon is None:
+        return value
+    try:
+        return canon(value)
+    except ValueError as exc:
+        raise MalformedOutput(f"malformed {what}: {exc}") from None
+
+
+def output_list(value: Any, what: str = "output") -> list:
+    """The output as a list, or MalformedOutput."""
+    if not isinstance(value, (list, tuple)):
+        raise MalformedOutput(f"{what} is not a list: {short(value)}")
+    return list(value)
+
+
+def output_str_list(value: Any, what: str = "output") -> list[str]:
+    """The output as a list of strings, or MalformedOutput."""
+    items = output_list(value, what)
+    for i, w in enumerate(items):
+        if not isinstance(w, str):
+            raise MalformedOutput(f"{what} item {i} is not a string: {short(w)}")
+    return items
+
+
+# --------------------------------------------------------------------------- shrinking
+
+def shrink_int(n: int) -> Iterator[int]:
+    """Ints closer to 0 than n, 0 first, then halving the distance."""
+    if n == 0:
+        return
+    yield 0
+    if n < 0:
+        yield -n
+    d = abs(n) // 2
+    step = 1 if n > 0 else -1
+    while d > 0:
+        yield n - step * d
+        d //= 2
+
+
+def remove_chunks(xs: Any) -> Iterator[Any]:
+    """xs without one chunk of its items, whole xs first, then halves, quarters, ... single items."""
+    n = len(xs)
+    chunk = n
+    while chunk >= 1:
+        for start in range(0, n, chunk):
+            yield xs[:start] + xs[start + chunk:]
+        chunk //= 2
+
+
+def generic_shrink(x: Any) -> Iterator[Any]:
+    """Smaller variants of x, biggest cuts first: drop list chunks/items, shorten strings, move ints to 0."""
+    if isinstance(x, bool):
+        if x:
+            yield False
+    elif isinstance(x, int):
+        yield from shrink_int(x)
+    elif isinstance(x, str):
+        yield from remove_chunks(x)
+    elif isinstance(x, (list, tuple)):
+        xs = list(x)
+        yield from remove_chunks(xs)
+        for i, item in enumerate(xs):
+            for smaller in generic_shrink(item):
+                yield xs[:i] + [smaller] + xs[i + 1:]
+
+
+def _shrink(x: Any, reason: str, fails: Callable[[Any], str | None], shrinker: Callable[[Any], Iterable[Any]],
+            validate: Callable[[Any], str | None] | None, deadline: float) -> tuple[Any, str, int]:
+    """Greedy: accept any candidate on which the relation still fails; resume the scan where the last one was."""
+    current, steps, attempts = x, 0, 0
+    seen = {json_repr(x)}
+    cands = list(islice(shrinker(current), MAX_SHRINK_CANDIDATES))
+    start = 0
+    while cands:
+        accepted = False
+        for off in range(len(cands)):
+            idx = (start + off) % len(cands)
+            cand = cands[idx]
+            key = json_repr(cand)
+            if key in seen:
+                continue
+            seen.add(key)
+            if validate is not None and validate(cand) is not None:
+                continue
+            if attempts >= MAX_SHRINK_ATTEMPTS or time.monotonic() > deadline:
+                return current, reason, steps
+            attempts += 1
+            why = fails(cand)
+            if why is not None:
+                current, reason, steps, accepted = cand, why, steps + 1, True
+                cands = list(islice(shrinker(current), MAX_SHRINK_CANDIDATES))
+                start = idx
+                break
+        if not accepted:
+            break
+    return current, reason, steps
+
+
+# --------------------------------------------------------------------------- runner
+
+
+def trial_size(trial: int, max_size: int) -> int:
+    """Input size for a trial: grows with the trial index, reaching max_size at SIZE_RAMP_TRIALS."""
+    return max(1, min(max_size, (trial + 1) * max_size // SIZE_RAMP_TRIALS))
+
+
+def _max_size(oracle: Oracle, max_size: int | None) -> int:
+    return max_size if max_size is not None else oracle.max_size
+
+
+_TRIAL_CACHE: dict[tuple, tuple[Any, int]] = {}
+GENERATE_TRIES = 20  # proposals per trial an input contract may reject before the trial has no input
+NO_INPUT = object()  # a trial whose every proposal broke the input contract
+
+
+def trial_input(oracle: Oracle, seed: int, trial: int, max_size: int | None = None) -> Any:
+    """The input of one trial (NO_INPUT when the contract rejected every proposal): a function of (seed,
+    trial, max_size) only, so every repeat of a grade shares one generated copy (treat it as read-only)."""
+    return _trial(oracle, seed, trial, max_size)[0]
+
+
+def _trial(oracle: Oracle, seed: int, trial: int, max_size: int | None) -> tuple[Any, int]:
+    key = (oracle, seed, trial, max_size)  # an Oracle is immutable and hashed by identity
+    if key not in _TRIAL_CACHE:
+        if len(_TRIAL_CACHE) > 20000:
+            _TRIAL_CACHE.clear()
+        _TRIAL_CACHE[key] = _generate(oracle, seed, trial, max_size)
+    return _TRIAL_CACHE[key]
+
+
+def _generate(oracle: Oracle, seed: int, trial: int, max_size: int | None) -> tuple[Any, int]:
+    """(input, proposals the oracle's input contract rejected). An oracle with `admits(x) -> None | why`
+    may propose inputs outside its contract (mutations of known inputs): they are drawn again from the
+    same rng, counted, and never used. validate_input, by contrast, guards against a broken generator."""
+    rng = random.Random(f"{seed}:{trial}")
+    size = trial_size(trial, _max_size(oracle, max_size))
+    admits = oracle.admits
+    rejected = 0
+    while True:
+        x = oracle.generate(rng, size)
+        if admits is None or admits(x) is None:
+            break
+        rejected += 1
+        if rejected == GENERATE_TRIES:
+            return NO_INPUT, rejected
+    validate = oracle.validate_input
+    if validate is not None:
+        bad = validate(x)
+        if bad is not None:
+            raise ValueError(f"generator made an invalid input (seed {seed}, trial {trial}): {bad}")
+    return x, rejected
+
+
+# What a relation may raise on a candidate's odd output (10**400 against a float, a str where a number
+# belongs, a deep list). Fault and harness exceptions are not among them and propagate.
+VALUE_ERRORS = (ArithmeticError, TypeError, ValueError, LookupError, AttributeError, RecursionError)
+
+
+def generated_inputs(oracle: Oracle, *, seed: int, trials: int = 200, max_size: int | None = None) -> list[Any]:
+    """Every trial's input for a seed, as run_relations sees them."""
+    return [x for t in range(trials) if (x := trial_input(oracle, seed, t, max_size)) is not NO_INPUT]
+
+
+def contract_rejections(oracle: Oracle, *, seed: int, trials: int = 200, max_size: int | None = None) -> int:
+    """How many generated proposals the oracle's input contract discarded over those trials."""
+    return sum(_trial(oracle, seed, t, max_size)[1] for t in range(trials))
+
+
+def _evaluate(relation: Relation, x: Any, ctx: Context, discard: bool = False) -> str | None:
+    try:
+        reason = relation.check(x, ctx)
+    except CandidateRaised as exc:
+        return f"raised: {exc}"
+    except VALUE_ERRORS as exc:  # the candidate's output broke the relation's arithmetic: its failure
+        return f"output could not be checked: {type(exc).__name__}: {str(exc)[:200]}"
+    except ReferenceFailed:
+        if discard:  # the oracle discards reference failures: an input the reference rejects is skipped, not a failure
+            return None
+        raise
+    return None if reason is None else str(reason)
+
+
+def run_relations(oracle: Oracle, call: Call, ref: Call, *, seed: int, trials: int = 200,
+                  max_size: int | None = None, shrink_seconds: float = 5.0) -> list[RelationFailure]:
+    """Run every relation of the oracle over seeded trials; shrink each relation's first failure.
+
+    Deterministic per seed; shrink_seconds bounds the whole run's shrinking (a safety net: the attempt
+    cap normally binds first). Exceptions from call other than CandidateRaised propagate unchanged.
+    """
+    relations = oracle.relations  # names are unique: the Oracle checks that when it is built
+    names = [r.name for r in relations]
+    validate, shrinker, discard = oracle.validate_input, oracle.shrink, oracle.discard_reference_failures
+    memo_call, memo_ref = _memoized(call, is_ref=False), _memoized(ref, is_ref=True)
+    budget = shrink_seconds
+    failures: dict[str, RelationFailure] = {}
+    for trial in range(trials):
+        if len(failures) == len(relations):
+            break
+        x = trial_input(oracle, seed, trial, max_size)
+        if x is NO_INPUT:
+            continue
+        for relation in relations:
+            if relation.name in failures:
+                continue
+            rng_key = f"{seed}:{trial}:{relation.name}"
+            reason = _evaluate(relation, x, Context(memo_call, memo_ref, random.Random(rng_key)), discard)
+            if reason is None:
+                continue
+
+            def fails(y: Any, relation: Relation = relation, rng_key: str = rng_key) -> str | None:
+                return _evaluate(relation, y, Context(memo_call, memo_ref, random.Random(rng_key)), discard)
+
+            started = time.monotonic()
+            minimal, why, steps = _shrink(x, reason, fails, shrinker, validate, started + max(0.0, budget))
+            budget -= time.monotonic() - started
+            failures[relation.name] = RelationFailure(relation.name, seed, trial, x, minimal, why, steps)
+    return [failures[n] for n in names if n in failures]

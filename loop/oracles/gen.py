@@ -1,0 +1,142 @@
+"""Building blocks for input generators written from a contract (HumanEval's per-problem generators).
+
+Every function takes the trial's random.Random and its size (1 at the first trial, growing to
+fuzz.MAX_SIZE), and mixes three kinds of value: small typical ones, the boundaries of the allowed domain,
+and large ones whose magnitude or length grows with size (beyond 2**31 for integers, past 100 characters
+for strings). Same rng state, same value.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+
+DIGITS = string.digits
+LOWER = string.ascii_lowercase
+UPPER = string.ascii_uppercase
+LETTERS = string.ascii_letters
+VOWELS = "aeiouAEIOU"
+
+
+def length(rng: random.Random, size: int, lo: int = 0, hi: int | None = None) -> int:
+    """A length in [lo, hi]: mostly up to 3*size, sometimes lo itself, sometimes long (up to 8*size)."""
+    top = 3 * size if rng.random() < 0.85 else 8 * size
+    if hi is not None:
+        top = min(top, hi)
+    top = max(lo, top)
+    r = rng.random()
+    if r < 0.1:
+        return lo
+    if r < 0.15:
+        return top
+    return rng.randint(lo, top)
+
+
+def integer(rng: random.Random, size: int, lo: int | None = None, hi: int | None = None) -> int:
+    """An int in [lo, hi] (either end open when None): small values, the ends, powers of two and their
+    neighbours, and values up to about 2**(2*size) in magnitude."""
+    bits = max(3, 2 * size)
+    r = rng.random()
+    if r < 0.45:
+        v = rng.randint(-10, 20)
+    elif r < 0.6:
+        v = rng.randint(-(2 ** min(bits, 16)), 2 ** min(bits, 16))
+    elif r < 0.75:
+        v = rng.choice((-1, 0, 1)) + rng.choice((-1, 1)) * 2 ** rng.randint(0, bits)
+    elif r < 0.85:
+        v = rng.choice((2 ** 31 - 1, 2 ** 31, -(2 ** 31), 2 ** 32, 2 ** 63 - 1, 2 ** 63, 10 ** 9 + 7))
+        v = v if rng.random() < 0.7 else -v
+    else:
+        v = rng.randint(-(2 ** bits), 2 ** bits)
+    if lo is not None and rng.random() < 0.08:
+        v = lo + rng.randint(0, 2)
+    if hi is not None and rng.random() < 0.08:
+        v = hi - rng.randint(0, 2)
+    return _into(rng, v, lo, hi)
+
+
+def _into(rng, v, lo, hi):
+    """v moved into [lo, hi]: a uniform draw when both ends are set, else reflected off the one end."""
+    if lo is not None and hi is not None:
+        return v if lo <= v <= hi else (rng.randint(lo, hi) if isinstance(v, int) else rng.uniform(lo, hi))
+    if lo is not None and v < lo:
+        return lo + (lo - v)
+    if hi is not None and v > hi:
+        return hi - (v - hi)
+    return v
+
+
+def real(rng: random.Random, size: int, lo: float | None = None, hi: float | None = None) -> float:
+    """A float in [lo, hi]: small, integral, tiny, huge (up to 10**size), with the ends now and then."""
+    r = rng.random()
+    if r < 0.4:
+        v = round(rng.uniform(-10, 10), rng.randint(0, 3))
+    elif r < 0.55:
+        v = float(rng.randint(-20, 20))
+    elif r < 0.65:
+        v = rng.choice((0.0, -0.0, 0.5, -0.5, 1e-9, -1e-9))
+    elif r < 0.8:
+        v = rng.uniform(-1, 1) * 10 ** rng.randint(0, min(size, 15))
+    else:
+        v = rng.uniform(-1000, 1000)
+    if lo is not None and rng.random() < 0.08:
+        v = float(lo)
+    if hi is not None and rng.random() < 0.08:
+        v = float(hi)
+    v = _into(rng, v, lo, hi)
+    return float(v)
+
+
+def text(rng: random.Random, size: int, alphabet: str = LOWER, lo: int = 0, hi: int | None = None) -> str:
+    """A string over alphabet; runs of one character now and then (repeats and ties)."""
+    n = length(rng, size, lo, hi)
+    if n and rng.random() < 0.15:
+        return rng.choice(alphabet) * n
+    return "".join(rng.choice(alphabet) for _ in range(n))
+
+
+def words(rng: random.Random, size: int, alphabet: str = LOWER, sep: str = " ", lo: int = 0,
+          hi: int | None = None, word_max: int = 8) -> str:
+    """Words over alphabet joined by sep (single separators, no leading or trailing one)."""
+    n = length(rng, size, lo, hi if hi is not None else max(lo, size))
+    return sep.join(text(rng, 1, alphabet, 1, rng.randint(1, word_max)) for _ in range(n))
+
+
+def int_list(rng: random.Random, size: int, lo: int | None = None, hi: int | None = None,
+             min_len: int = 0, max_len: int | None = None, unique: bool = False) -> list[int]:
+    """A list of ints in [lo, hi]; duplicates and sorted/reversed runs now and then (unless unique)."""
+    n = length(rng, size, min_len, max_len)
+    pool_small = rng.random() < 0.3
+    out: list[int] = []
+    seen: set[int] = set()
+    tries = 0
+    while len(out) < n and tries < 20 * n + 20:
+        tries += 1
+        v = integer(rng, 2 if pool_small else size, lo, hi)
+        if unique and v in seen:
+            continue
+        if not unique and out and rng.random() < 0.1:
+            v = rng.choice(out)
+        seen.add(v)
+        out.append(v)
+    r = rng.random()
+    if r < 0.1:
+        out.sort()
+    elif r < 0.15:
+        out.sort(reverse=True)
+    return out
+
+
+def real_list(rng: random.Random, size: int, lo: float | None = None, hi: float | None = None,
+              min_len: int = 0, max_len: int | None = None) -> list[float]:
+    n = length(rng, size, min_len, max_len)
+    out: list[float] = []
+    for _ in range(n):
+        out.append(rng.choice(out) if out and rng.random() < 0.1 else real(rng, size, lo, hi))
+    return out
+
+
+def pick(rng: random.Random, *choices):
+    """One of the choices; a callable choice is called with no arguments."""
+    c = rng.choice(choices)
+    return c() if callable(c) else c
