@@ -15,7 +15,7 @@ import re
 import statistics
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, sto
 from tenacity.stop import stop_base
 from tenacity.wait import wait_base, wait_exponential_jitter
 
+from loop.config import EndpointSettings  # the one endpoint schema, shared with config.toml
 from loop.errors import EndpointFatal
 from loop.ratelimit import AdaptiveLimit, default_path, limit_key
 from loop.verdicts import BAD_RESPONSE, CONNECTION, ENDPOINT_TIMEOUT, RATE_LIMITED, SERVER_ERROR
@@ -37,28 +38,6 @@ RATE_HEADROOM = 0.985
 BACKOFF_MAX = 60.0  # cap of one exponential-backoff wait, seconds
 BACKOFF_JITTER = 1.0  # uniform jitter added to each backoff wait, seconds
 _DETAIL_MAX = 300
-
-
-@dataclass(frozen=True)
-class EndpointSettings:
-    """Where the endpoint is and how hard this client may use it."""
-
-    base_url: str
-    model: str
-    api_key: str | None = field(default=None, repr=False)
-    temperature: float = 0.8
-    max_tokens: int = 2048
-    samples_per_request: int = 1
-    connect_timeout: float = 10.0
-    read_timeout: float = 120.0
-    max_attempts: int = 6
-    max_wait: float = 300.0
-    max_concurrency: int = 4
-    requests_per_minute: float | None = None
-    tokens_per_minute: float | None = None
-    key_hint: str | None = None  # where the key comes from, e.g. "$OPENAI_API_KEY"; used in messages only
-    adaptive: bool = True  # learn the rate (loop.ratelimit) when requests_per_minute is not given
-    limit_state: str = ""  # the shared state's SQLite file ("" = the user's cache; "memory" = this process)
 
 
 @dataclass(frozen=True)
@@ -510,6 +489,22 @@ class Endpoint:
             return InfraUnknown(BAD_RESPONSE, self._scrub(str(exc)), call.attempts)
         finally:
             self._flush(call, 0.0)
+
+    async def complete_each(
+        self, messages: list[dict], count: int, *, tag: object = None
+    ) -> list[str | InfraUnknown]:
+        """Exactly `count` answers to one prompt, in one request with n=count where the server honours `n`.
+
+        A server that answers with fewer choices (llama.cpp and Ollama ignore `n`) is asked again for the
+        rest; extra choices are dropped. Answers the endpoint could not give are its InfraUnknown.
+        """
+        texts: list[str] = []
+        while len(texts) < count:
+            result = await self.complete(messages, n=count - len(texts), tag=tag)
+            if isinstance(result, InfraUnknown):
+                return [*texts, *[result] * (count - len(texts))]
+            texts += result.texts[: count - len(texts)]
+        return texts
 
     # ---- internals
 
