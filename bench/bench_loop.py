@@ -89,11 +89,12 @@ def overlap(samples: int, latency: float) -> None:
 def memory(n: int) -> None:
     from loop import config, tasks
     from loop.cassette import exchange
-    from loop.runner import _prompt, sandbox_config
+    from loop.runner import repair_prompt
+    from loop.settings import sandbox_config
 
     cfg0 = config.load(ROOT / "config.toml")
     task = tasks.load(ROOT, "merge_intervals_py")
-    body = {"model": "bench", "messages": _prompt(task, sandbox_config(cfg0)), "temperature": cfg0.endpoint.temperature,
+    body = {"model": "bench", "messages": repair_prompt(task, sandbox_config(cfg0)), "temperature": cfg0.endpoint.temperature,
             "max_tokens": cfg0.endpoint.max_tokens, "n": 1}
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)

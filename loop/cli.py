@@ -15,8 +15,9 @@ import click
 from loop import config as config_mod
 from loop import kinds, runner, seeds, tasks
 from loop import verdicts as V
-from loop.errors import LoopError
+from loop.errors import LoopError, SuiteError
 from loop.grading.triage import load_quarantine
+from loop.settings import Origin, sandbox_config
 from loop.store import RunStore
 
 
@@ -105,7 +106,7 @@ def tasks_check(ctx, names, no_sandbox):
     """Verify baseline polarity: f2p fail and p2p pass on the baseline; the reference passes all."""
     cfg = load_config(ctx)
     load_quarantine(cfg.root / "harness" / "quarantine.toml")
-    sandbox = runner.sandbox_config(cfg, no_sandbox)
+    sandbox = sandbox_config(cfg, no_sandbox)
     _warn_unsandboxed(sandbox)
     bad = 0
     for name in names or tasks.list_tasks(cfg.root):
@@ -199,13 +200,13 @@ def grade_cmd(ctx, task, file, batch_id, suite, seed, trials, k, db, as_json, no
         if given:  # silently ignoring them would grade with settings the user did not ask for
             raise click.UsageError(f"{given[0]} cannot be combined with --batch: a batch is graded with the "
                                    "settings recorded when it was made (config.toml [loop] at `loop generate`)")
-        done = runner.run_batch(cfg, [], src=runner.Source(), resume=batch_id, db=db, progress=Progress(not as_json),
+        done = runner.run_batch(cfg, [], origin=Origin(), resume=batch_id, db=db, progress=Progress(not as_json),
                                 command=command_line(), warn=_warn)
         _print_batch(done, db or cfg.db_path, as_json, cfg.loop.min_coverage)
         return
     if not task or not file:
         raise click.UsageError("give TASK and FILE, or --batch BATCH_ID")
-    sandbox = runner.sandbox_config(cfg, no_sandbox)
+    sandbox = sandbox_config(cfg, no_sandbox)
     _warn_unsandboxed(sandbox)
     done = runner.grade_file(cfg, task, file, suite=suite, seed=seed, trials=trials, k=k, db=db, no_sandbox=no_sandbox)
     if as_json:
@@ -281,10 +282,10 @@ def source_options(fn):
     return fn
 
 
-def _source(record, replay_path, base_url, model, concurrency):
+def _origin(record, replay_path, base_url, model, concurrency) -> Origin:
     if record and replay_path:
         raise click.UsageError("--record and --replay cannot be used together")
-    return runner.Source(base_url, model, concurrency, record, replay_path)
+    return Origin(base_url, model, concurrency, record, replay_path)
 
 
 class Progress:
@@ -316,8 +317,8 @@ class Progress:
 def generate_cmd(ctx, task_names, samples, concurrency, base_url, model, record, replay_path, db, as_json):
     """Ask the endpoint for candidates and store them (ungraded) as a batch."""
     cfg = load_config(ctx)
-    src = _source(record, replay_path, base_url, model, concurrency)
-    done = runner.run_batch(cfg, list(task_names), src=src, samples=samples, db=db, grade_now=False,
+    origin = _origin(record, replay_path, base_url, model, concurrency)
+    done = runner.run_batch(cfg, list(task_names), origin=origin, samples=samples, db=db, grade_now=False,
                             command=command_line(), warn=_warn)
     if as_json:
         click.echo(json.dumps({"batch_id": done.batch_id, "candidates": done.candidates,
@@ -349,8 +350,8 @@ def run_cmd(ctx, task_names, samples, concurrency, base_url, model, record, repl
     if mode == "synthesize":
         _synthesize(cfg, task_names, samples, concurrency, base_url, model, record, replay_path, db, as_json)
         return
-    src = _source(record, replay_path, base_url, model, concurrency)
-    done = runner.run_batch(cfg, list(task_names), src=src, samples=samples, k=k, trials=trials,
+    origin = _origin(record, replay_path, base_url, model, concurrency)
+    done = runner.run_batch(cfg, list(task_names), origin=origin, samples=samples, k=k, trials=trials,
                             rotate_seed=rotate_seed, resume=resume, db=db, progress=Progress(not as_json),
                             command=command_line(), warn=_warn)
     _print_batch(done, db or cfg.db_path, as_json, cfg.loop.min_coverage if min_coverage is None else min_coverage)
@@ -366,14 +367,9 @@ def _synthesize(cfg, task_names, samples, concurrency, base_url, model, record, 
 
     from loop import synthesis
 
-    src = _source(record, replay_path, base_url, model, concurrency)
-    if not (src.replay or src.record or src.base_url):
-        src = runner.Source(None, src.model or synthesis.CURATED_MODEL, concurrency, None,
-                            synthesis.demo_cassette(cfg.root))
-        samples = samples or synthesis.CURATED_SAMPLES
-    summary = synthesis.synthesize(cfg, list(task_names), samples=samples or cfg.loop.samples,
-                                   base_url=src.base_url, model=src.model, concurrency=concurrency,
-                                   replay_path=src.replay, record=src.record, db=db)
+    _origin(record, replay_path, base_url, model, concurrency)  # refuses --record with --replay
+    summary = synthesis.synthesize(cfg, list(task_names), samples=samples, base_url=base_url, model=model,
+                                   concurrency=concurrency, replay_path=replay_path, record=record, db=db)
     data = dataclasses.asdict(summary)
     if as_json:
         click.echo(json.dumps(data))
@@ -384,42 +380,15 @@ def _synthesize(cfg, task_names, samples, concurrency, base_url, model, record, 
 
 
 def _print_batch(done, db: Path, as_json: bool, min_coverage: float = 0.0) -> None:
-    """The batch's rates; exit 3 when it decided too few of its candidates to say anything (an unreachable
-    endpoint must not leave CI green on nothing)."""
+    """The batch's rates; exit 3 when it decided too few of its candidates to say anything."""
     from loop import report
 
-    rows = report.pass_rates(db, batch=done.batch_id)
-    decided = sum(r["decided"] for r in rows)
-    passed = sum(r["passed"] for r in rows)
-    total = {"candidates": done.candidates, "decided": decided, "passed": passed,
-             "pass_rate": passed / decided if decided else None, "coverage": decided / done.candidates if done.candidates else None}
-    if as_json:
-        click.echo(json.dumps({"batch_id": done.batch_id, "candidates": done.candidates, "verdicts": done.verdicts,
-                               "batch": total, "rates": rows}))
-        _coverage_gate(done, db, total["coverage"], min_coverage)
-        return
-    click.echo(report.render_table(rows))
-    rate = "-" if total["pass_rate"] is None else f"{total['pass_rate']:.2f}"
-    click.echo(f"batch {done.batch_id}: pass rate {rate} over {decided} decided of {done.candidates} candidates "
-               f"(coverage {total['coverage']:.2f}); verdicts: "
-               + ", ".join(f"{k} {v}" for k, v in sorted(done.verdicts.items())))
-    _coverage_gate(done, db, total["coverage"], min_coverage)
-
-
-def _coverage_gate(done, db: Path, coverage: float | None, min_coverage: float) -> None:
-    if coverage is None or coverage >= min_coverage:
-        return
-    store = RunStore(db)
-    try:
-        why = store.db.execute(
-            "select reason, count(*) n from candidates where batch_id = ? and verdict in ('infra_unknown', "
-            "'inconclusive') group by reason order by n desc limit 1", [done.batch_id]).fetchone()
-    finally:
-        store.close()
-    reason = f"; main infra reason: {why[0]} ({why[1]} candidates)" if why else ""
-    click.echo(f"error: batch {done.batch_id} decided too little: coverage {coverage:.2f} is below "
-               f"loop.min_coverage {min_coverage:g}{reason}", err=True)
-    sys.exit(V.EXIT_INCONCLUSIVE)
+    summary = report.batch_summary(db, done.batch_id, done.candidates, done.verdicts)
+    click.echo(json.dumps(summary) if as_json else report.render_batch_summary(summary))
+    shortfall = report.coverage_shortfall(db, summary, min_coverage)
+    if shortfall:
+        click.echo(f"error: {shortfall}", err=True)
+        sys.exit(V.EXIT_INCONCLUSIVE)
 
 
 @cli.command("report")
@@ -444,44 +413,11 @@ def report_cmd(ctx, batch, task, fmt, output, pass_k, compare, by, min_coverage,
     path = db or cfg.db_path
     if compare:
         a, b = compare
-        if by == "batch":
-            if not (a.isdigit() and b.isdigit()):
-                raise click.UsageError(f"--compare takes two batch ids (or use --by model|seed): {a!r} {b!r}")
-            store = RunStore(path)
-            try:
-                for batch_id in compare:
-                    store.batch(int(batch_id))  # a missing batch is a one-line error, not an empty table
-            finally:
-                store.close()
-        rows = report.compare(path, a, b, by=by, min_coverage=min_coverage)
-        if len(rows) == 1:  # the overall row alone: neither side has a candidate
-            raise LoopError(f"{path}: no candidates for {by} {a!r} or {by} {b!r}")
-        text = {"table": lambda r: report.render_compare_table(r, a, b, by), "csv": report.render_compare_csv,
-                "json": lambda r: json.dumps({"by": by, "a": a, "b": b, "rows": r}, indent=2),
-                "html": lambda r: report.render_compare_html(r, a, b, by)}[fmt](rows)
-    elif fmt == "html":
-        text = report.render_html(path, batch=batch, task=task)
+        if by == "batch" and not (a.isdigit() and b.isdigit()):
+            raise click.UsageError(f"--compare takes two batch ids (or use --by model|seed): {a!r} {b!r}")
+        text = report.render_comparison(path, a, b, fmt, by=by, min_coverage=min_coverage)
     else:
-        rows = report.pass_rates(path, batch=batch, task=task, k=pass_k)
-        text = {"table": report.render_table, "json": report.render_json, "csv": report.render_csv}[fmt](rows)
-        synth = report.synthesis_rates(path, batch=batch, task=task)
-        requests = report.request_rates(path, batch=batch)
-        batches, costs = report.batch_rates(path, batch=batch), report.task_costs(path, batch=batch)
-        if fmt == "table" and batches:
-            text += "\n\nTokens and cost (endpoint.prompt_price / completion_price per million tokens)\n"
-            text += report.render_costs_table(batches, costs)
-        if fmt == "table" and requests:
-            text += "\n\nRequests (429s and the adaptive limiter)\n" + report.render_requests_table(requests)
-        inputs = report.fuzz_inputs(path, batch=batch, task=task)
-        if fmt == "table" and inputs:
-            text += "\n\nFuzz inputs (differential fuzzing: kept, and discarded by reason; none silently)\n"
-            text += report.render_inputs_table(inputs)
-        if synth and fmt == "table":
-            text += "\n\nTest synthesis (suites judged against baseline and reference)\n"
-            text += report.render_synthesis_table(synth)
-        elif fmt == "json":
-            text = json.dumps({"pass_rates": json.loads(text), "synthesis": synth, "requests": requests,
-                               "batches": batches, "costs": costs, "fuzz_inputs": inputs}, indent=2)
+        text = report.render_report(path, fmt, batch=batch, task=task, pass_k=pass_k)
     if output:
         output.write_text(text, encoding="utf-8")
         click.echo(f"wrote {output}")
@@ -513,17 +449,12 @@ def tests_judge(ctx, task, file, as_json, no_sandbox):
 
     cfg = load_config(ctx)
     try:
-        text = file.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise click.exceptions.Exit(_fail(f"{file}: suite file not found"))
-    except IsADirectoryError:
-        raise click.exceptions.Exit(_fail(f"{file}: is a directory, not a suite file"))
-    except UnicodeDecodeError as exc:
-        raise click.exceptions.Exit(_fail(f"{file}: suite file is not UTF-8 ({exc.reason} at byte {exc.start})"))
-    except OSError as exc:
-        raise click.exceptions.Exit(_fail(f"{file}: cannot read ({exc.strerror})"))
+        text = synthesis.read_suite(file)
+    except SuiteError as exc:  # stderr only, even with --json: the exit status says it (unlike handle_errors)
+        click.echo(f"error: {exc}", err=True)
+        raise click.exceptions.Exit(V.EXIT_USAGE)
     loaded = tasks.load(cfg.root, task)
-    sandbox = runner.sandbox_config(cfg, no_sandbox)
+    sandbox = sandbox_config(cfg, no_sandbox)
     _warn_unsandboxed(sandbox)
     try:
         j = synthesis.judge(loaded, text, sandbox)
@@ -540,7 +471,3 @@ def tests_judge(ctx, task, file, as_json, no_sandbox):
             click.echo(f"  {t.cls:<19} {t.name}: {t.reason}")
     raise click.exceptions.Exit(V.EXIT_GREEN if j.verdict == V.ACCEPTED else V.EXIT_RED)
 
-
-def _fail(message: str) -> int:
-    click.echo(f"error: {message}", err=True)
-    return V.EXIT_USAGE

@@ -35,29 +35,42 @@ class SandboxSection:
 
 
 @dataclass(frozen=True)
-class EndpointSection:
+class EndpointSettings:
+    """[endpoint] of config.toml, and what loop.endpoint.Endpoint runs with: the one endpoint schema.
+
+    Fields marked `runtime` never come from config.toml and are never recorded: the key (read from the
+    environment) and where it comes from, for messages.
+    """
+
     base_url: str = "https://api.openai.com/v1"
     model: str = "gpt-4o-mini"
     api_key_env: str = "OPENAI_API_KEY"
     temperature: float = 0.8
     max_tokens: int = 2048
-    samples_per_request: int = 1
+    samples_per_request: int = 1  # the OpenAI `n`: completions asked for in one request
     connect_timeout: float = 10.0
     read_timeout: float = 120.0
     max_attempts: int = 6
     max_wait: float = 300.0
     max_concurrency: int = 4
-    requests_per_minute: float = 0.0
-    tokens_per_minute: float = 0.0
+    requests_per_minute: float = 0.0  # 0 = none configured (the adaptive limiter learns it)
+    tokens_per_minute: float = 0.0  # 0 = none
     replay: str = ""
     record: str = ""
-    adaptive: bool = True
-    limit_state: str = ""
+    adaptive: bool = True  # learn the rate (loop.ratelimit) when requests_per_minute is not given
+    limit_state: str = ""  # the shared state's SQLite file ("" = the user's cache; "memory" = this process)
     prompt_price: float = 0.0  # per million prompt tokens, in the currency of your invoice
     completion_price: float = 0.0  # per million completion tokens
+    api_key: str | None = field(default=None, repr=False, metadata={"runtime": True})
+    key_hint: str | None = field(default=None, metadata={"runtime": True})  # e.g. "$OPENAI_API_KEY"
 
 
-SECTIONS = {"loop": LoopSection, "sandbox": SandboxSection, "endpoint": EndpointSection}
+def config_fields(cls) -> list:
+    """The fields of a section that config.toml may set and a batch records (never the runtime ones)."""
+    return [f for f in fields(cls) if not f.metadata.get("runtime")]
+
+
+SECTIONS = {"loop": LoopSection, "sandbox": SandboxSection, "endpoint": EndpointSettings}
 
 
 @dataclass(frozen=True)
@@ -66,7 +79,7 @@ class Config:
     path: Path | None
     loop: LoopSection = field(default_factory=LoopSection)
     sandbox: SandboxSection = field(default_factory=SandboxSection)
-    endpoint: EndpointSection = field(default_factory=EndpointSection)
+    endpoint: EndpointSettings = field(default_factory=EndpointSettings)
     api_key: str | None = field(default=None, repr=False)
 
     @property
@@ -80,14 +93,14 @@ class Config:
 
     def snapshot(self) -> dict:
         """What a batch records about its configuration (never the key)."""
-        return {name: {f.name: getattr(getattr(self, name), f.name) for f in fields(cls)}
+        return {name: {f.name: getattr(getattr(self, name), f.name) for f in config_fields(cls)}
                 for name, cls in SECTIONS.items()}
 
 
 def _check(path: Path, section: str, cls, raw) -> object:
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: [{section}] must be a table")
-    known = {f.name: f for f in fields(cls)}
+    known = {f.name: f for f in config_fields(cls)}
     values = {}
     for key, value in raw.items():
         if key not in known:
@@ -133,6 +146,8 @@ def load(path: Path | None = None, root: Path | None = None, env: dict | None = 
     for key in ("k", "samples"):
         if getattr(loop, key) < 1:
             raise ConfigError(f"{path}: key 'loop.{key}' must be at least 1")
+    if endpoint.samples_per_request < 1:
+        raise ConfigError(f"{path}: key 'endpoint.samples_per_request' must be at least 1 (the OpenAI n)")
     if env.get("LOOP_DB"):
         loop = replace(loop, db=env["LOOP_DB"])
     if env.get("LOOP_BASE_URL"):

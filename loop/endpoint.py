@@ -1,21 +1,21 @@
 """OpenAI-compatible chat-completions client with retries, client-side rate limits and per-attempt records.
 
 It turns every endpoint misbehaviour into a Completion, an InfraUnknown or an EndpointFatal so callers never see raw HTTP.
+Over 500 lines on purpose: the retry policy, the pacing and the per-attempt records meet in one attempt
+function and read best side by side (the wait-hint parsing lives in loop/retry_hints.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
-import email.utils
 import http
 import json
-import math
 import re
 import statistics
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -26,8 +26,10 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, sto
 from tenacity.stop import stop_base
 from tenacity.wait import wait_base, wait_exponential_jitter
 
+from loop.config import EndpointSettings  # the one endpoint schema, shared with config.toml
 from loop.errors import EndpointFatal
 from loop.ratelimit import AdaptiveLimit, default_path, limit_key
+from loop.retry_hints import parse_duration, retry_hint  # public here too: tests and callers read them
 from loop.verdicts import BAD_RESPONSE, CONNECTION, ENDPOINT_TIMEOUT, RATE_LIMITED, SERVER_ERROR
 
 RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
@@ -37,28 +39,6 @@ RATE_HEADROOM = 0.985
 BACKOFF_MAX = 60.0  # cap of one exponential-backoff wait, seconds
 BACKOFF_JITTER = 1.0  # uniform jitter added to each backoff wait, seconds
 _DETAIL_MAX = 300
-
-
-@dataclass(frozen=True)
-class EndpointSettings:
-    """Where the endpoint is and how hard this client may use it."""
-
-    base_url: str
-    model: str
-    api_key: str | None = field(default=None, repr=False)
-    temperature: float = 0.8
-    max_tokens: int = 2048
-    samples_per_request: int = 1
-    connect_timeout: float = 10.0
-    read_timeout: float = 120.0
-    max_attempts: int = 6
-    max_wait: float = 300.0
-    max_concurrency: int = 4
-    requests_per_minute: float | None = None
-    tokens_per_minute: float | None = None
-    key_hint: str | None = None  # where the key comes from, e.g. "$OPENAI_API_KEY"; used in messages only
-    adaptive: bool = True  # learn the rate (loop.ratelimit) when requests_per_minute is not given
-    limit_state: str = ""  # the shared state's SQLite file ("" = the user's cache; "memory" = this process)
 
 
 @dataclass(frozen=True)
@@ -125,91 +105,7 @@ class _Call:
     ended: float = 0.0  # when the last attempt ended (clock)
 
 
-# --------------------------------------------------------------------------- wait-hint parsing
-
-_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
-
-
-def parse_duration(value: str | None) -> float | None:
-    """Parse an OpenAI reset duration ("1s", "6m0s", "20ms", "1h2m3.5s", bare "2.5") into seconds."""
-    if value is None:
-        return None
-    text = value.strip().lower()
-    if not text:
-        return None
-    try:
-        seconds = float(text)
-    except ValueError:
-        pass
-    else:
-        return seconds if math.isfinite(seconds) and seconds >= 0 else None
-    pos, total = 0, 0.0
-    scale = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
-    for match in _DURATION_PART.finditer(text):
-        if match.start() != pos:
-            return None
-        total += float(match.group(1)) * scale[match.group(2)]
-        pos = match.end()
-    return total if pos == len(text) and pos > 0 else None
-
-
-def _parse_http_date(value: str) -> datetime | None:
-    try:
-        parsed = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if parsed is None:
-        return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=timezone.utc)
-    return parsed
-
-
 _REQUEST_FIELDS = re.compile(r"\b(model|max_tokens|temperature|n)\b")
-
-
-def _after_seconds(value: str, h: httpx.Headers) -> float | None:
-    """A Retry-After value: seconds, or an HTTP date (relative to the response's Date)."""
-    value = value.strip()
-    try:
-        seconds = float(value)
-    except ValueError:
-        when = _parse_http_date(value)
-        if when is None:
-            return None
-        now = _parse_http_date(h.get("date", "")) or datetime.now(timezone.utc)
-        return max(0.0, (when - now).total_seconds())
-    return seconds if math.isfinite(seconds) and seconds >= 0 else None
-
-
-def retry_hint(headers: httpx.Headers | dict[str, str]) -> float | None:
-    """Seconds the server asks us to wait before retrying, or None when it gives no usable hint.
-
-    `retry-after-ms` and `Retry-After` first, then the variants gateways send for the provider behind
-    them (LiteLLM: `llm_provider-retry-after`; any `*-retry-after` / `*-retry-after-ms`), then OpenAI's
-    `x-ratelimit-reset-*` for the limit that ran out."""
-    h = headers if isinstance(headers, httpx.Headers) else httpx.Headers(headers)
-    names = [n.lower() for n in h.keys()]
-    for name in ["retry-after-ms", *sorted(n for n in names if n.endswith("-retry-after-ms"))]:
-        try:
-            value = float(h[name]) / 1000.0 if name in h else -1.0
-        except ValueError:
-            continue
-        if math.isfinite(value) and value >= 0:
-            return value
-    for name in ["retry-after", *sorted(n for n in names if n.endswith("-retry-after"))]:
-        value = _after_seconds(h[name], h) if name in h else None
-        if value is not None:
-            return value
-    resets: list[float] = []
-    for kind in ("requests", "tokens"):
-        remaining = h.get(f"x-ratelimit-remaining-{kind}")
-        if remaining is not None and remaining.strip() not in ("0", "0.0"):
-            continue  # that limit is not the one we hit
-        reset = parse_duration(h.get(f"x-ratelimit-reset-{kind}"))
-        if reset is not None:
-            resets.append(reset)
-    return max(resets) if resets else None
 
 
 # --------------------------------------------------------------------------- tenacity pieces
@@ -510,6 +406,22 @@ class Endpoint:
             return InfraUnknown(BAD_RESPONSE, self._scrub(str(exc)), call.attempts)
         finally:
             self._flush(call, 0.0)
+
+    async def complete_each(
+        self, messages: list[dict], count: int, *, tag: object = None
+    ) -> list[str | InfraUnknown]:
+        """Exactly `count` answers to one prompt, in one request with n=count where the server honours `n`.
+
+        A server that answers with fewer choices (llama.cpp and Ollama ignore `n`) is asked again for the
+        rest; extra choices are dropped. Answers the endpoint could not give are its InfraUnknown.
+        """
+        texts: list[str] = []
+        while len(texts) < count:
+            result = await self.complete(messages, n=count - len(texts), tag=tag)
+            if isinstance(result, InfraUnknown):
+                return [*texts, *[result] * (count - len(texts))]
+            texts += result.texts[: count - len(texts)]
+        return texts
 
     # ---- internals
 

@@ -38,3 +38,7 @@ class QuarantineError(LoopError):
 
 class ResumeError(LoopError):
     """A batch cannot be resumed as asked (another model than the one it was made with)."""
+
+
+class SuiteError(LoopError):
+    """A synthesized test-suite file cannot be read (missing, a directory, not UTF-8)."""

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import sqlite_utils
 
+from loop.errors import LoopError
 from loop.store import RunStore
 
 COLUMNS = ["batch_id", "task", "model", "seed", "candidates", "decided", "stable_pass", "stable_pass_varying",
@@ -362,3 +363,87 @@ def render_synthesis_table(rows: list[dict]) -> str:
              _fmt(r["accepted_share"]), str(r["tests"]), str(r["reproducing"] or 0), _fmt(r["reproducing_share"])]
             for r in rows]
     return columns(head, body)
+
+
+# --------------------------------------------------------------------------- whole reports, as commands show them
+def render_report(db: Path, fmt: str = "table", *, batch: int | None = None, task: str | None = None,
+                  pass_k: int = 5) -> str:
+    """`loop report`: pass rates, and in a table or JSON also costs, requests, fuzz inputs and synthesis."""
+    if fmt == "html":
+        return render_html(db, batch=batch, task=task)
+    rows = pass_rates(db, batch=batch, task=task, k=pass_k)
+    text = {"table": render_table, "json": render_json, "csv": render_csv}[fmt](rows)
+    synth = synthesis_rates(db, batch=batch, task=task)
+    requests = request_rates(db, batch=batch)
+    batches, costs = batch_rates(db, batch=batch), task_costs(db, batch=batch)
+    inputs = fuzz_inputs(db, batch=batch, task=task)
+    if fmt == "json":
+        return json.dumps({"pass_rates": json.loads(text), "synthesis": synth, "requests": requests,
+                           "batches": batches, "costs": costs, "fuzz_inputs": inputs}, indent=2)
+    if fmt != "table":
+        return text
+    if batches:
+        text += "\n\nTokens and cost (endpoint.prompt_price / completion_price per million tokens)\n"
+        text += render_costs_table(batches, costs)
+    if requests:
+        text += "\n\nRequests (429s and the adaptive limiter)\n" + render_requests_table(requests)
+    if inputs:
+        text += "\n\nFuzz inputs (differential fuzzing: kept, and discarded by reason; none silently)\n"
+        text += render_inputs_table(inputs)
+    if synth:
+        text += "\n\nTest synthesis (suites judged against baseline and reference)\n"
+        text += render_synthesis_table(synth)
+    return text
+
+
+def render_comparison(db: Path, a: str, b: str, fmt: str = "table", *, by: str = "batch",
+                      min_coverage: float = 0.9) -> str:
+    """`loop report --compare A B`; a batch that does not exist, or two sides without candidates, is a LoopError."""
+    if by == "batch":
+        with RunStore(db) as store:
+            for batch_id in (a, b):
+                store.batch_row(int(batch_id))  # a missing batch is a one-line error, not an empty table
+    rows = compare(db, a, b, by=by, min_coverage=min_coverage)
+    if len(rows) == 1:  # the overall row alone: neither side has a candidate
+        raise LoopError(f"{db}: no candidates for {by} {a!r} or {by} {b!r}")
+    if fmt == "json":
+        return json.dumps({"by": by, "a": a, "b": b, "rows": rows}, indent=2)
+    if fmt == "csv":
+        return render_compare_csv(rows)
+    return (render_compare_html if fmt == "html" else render_compare_table)(rows, a, b, by)
+
+
+def batch_summary(db: Path, batch_id: int, candidates: int, verdicts: dict) -> dict:
+    """A finished batch as `loop run` shows it: rates per task, and overall pass rate and coverage
+    (decided / candidates; infra_unknown and inconclusive are not decided)."""
+    rows = pass_rates(db, batch=batch_id)
+    decided = sum(r["decided"] for r in rows)
+    passed = sum(r["passed"] for r in rows)
+    total = {"candidates": candidates, "decided": decided, "passed": passed,
+             "pass_rate": passed / decided if decided else None,
+             "coverage": decided / candidates if candidates else None}
+    return {"batch_id": batch_id, "candidates": candidates, "verdicts": verdicts, "batch": total, "rates": rows}
+
+
+def render_batch_summary(summary: dict) -> str:
+    total = summary["batch"]
+    rate = "-" if total["pass_rate"] is None else f"{total['pass_rate']:.2f}"
+    return (render_table(summary["rates"]) + "\n"
+            + f"batch {summary['batch_id']}: pass rate {rate} over {total['decided']} decided of "
+            f"{summary['candidates']} candidates (coverage {total['coverage']:.2f}); verdicts: "
+            + ", ".join(f"{k} {v}" for k, v in sorted(summary["verdicts"].items())))
+
+
+def coverage_shortfall(db: Path, summary: dict, min_coverage: float) -> str | None:
+    """Why a batch decided too little to say anything (None when its coverage is enough): its coverage
+    and the main reason of its undecided candidates. An unreachable endpoint must not look like a result."""
+    coverage = summary["batch"]["coverage"]
+    if coverage is None or coverage >= min_coverage:
+        return None
+    with RunStore(db) as store:
+        why = store.db.execute(
+            "select reason, count(*) n from candidates where batch_id = ? and verdict in ('infra_unknown', "
+            "'inconclusive') group by reason order by n desc limit 1", [summary["batch_id"]]).fetchone()
+    reason = f"; main infra reason: {why[0]} ({why[1]} candidates)" if why else ""
+    return (f"batch {summary['batch_id']} decided too little: coverage {coverage:.2f} is below "
+            f"loop.min_coverage {min_coverage:g}{reason}")

@@ -9,26 +9,23 @@ import asyncio
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from loop import kinds, seeds, tasks
 from loop import verdicts as V
-from loop.config import Config
-from loop.errors import CandidateError, CassetteError, ResumeError, TaskError
+from loop.config import Config, EndpointSettings
+from loop.errors import CandidateError, CassetteError, TaskError
 from loop.grading.forkserver import ForkPool
 from loop.grading.grade import Options, grade, sha256
 from loop.grading.model import Grade
 from loop.grading.triage import load_quarantine
 from loop.sandbox import SandboxConfig, SandboxUnavailable
+from loop.settings import (Origin, default_origin, effective_settings, endpoint_settings, make_transport,
+                           missing_key_warning, resumed_origin, sandbox_config)
 from loop.store import RunStore
 
 MAX_CANDIDATE_BYTES = 1 << 20
-
-
-def sandbox_config(cfg: Config, no_sandbox: bool = False) -> SandboxConfig:
-    s = cfg.sandbox
-    return SandboxConfig(enabled=s.enabled and not no_sandbox, bwrap=s.bwrap, python=s.python, uid=s.uid)
 
 
 def read_candidate(path: Path) -> str:
@@ -54,7 +51,7 @@ def quarantined_checks(cfg: Config, task: str) -> set[str]:
 _POLARITY_OK: set[tuple] = set()
 
 
-def prepare(cfg: Config, name: str, sandbox: SandboxConfig) -> tasks.Task:
+def load_verified_task(cfg: Config, name: str, sandbox: SandboxConfig) -> tasks.Task:
     """Load a task and refuse it when baseline polarity does not hold.
 
     Without a working sandbox polarity cannot be checked; the grade then says `inconclusive`.
@@ -73,7 +70,9 @@ def prepare(cfg: Config, name: str, sandbox: SandboxConfig) -> tasks.Task:
 
 
 @dataclass
-class Graded:
+class StoredGrade:
+    """A grade and the rows it was stored as."""
+
     candidate_id: int
     batch_id: int
     grade: Grade
@@ -81,33 +80,32 @@ class Graded:
 
 def grade_file(cfg: Config, task_name: str, path: Path, *, suite: str | None = None, seed: int | None = None,
                trials: int | None = None, k: int | None = None, db: Path | None = None,
-               no_sandbox: bool = False) -> Graded:
+               no_sandbox: bool = False) -> StoredGrade:
     sandbox = sandbox_config(cfg, no_sandbox)
     source = read_candidate(path)
     quarantine = quarantined_checks(cfg, task_name)
-    task = prepare(cfg, task_name, sandbox)
+    task = load_verified_task(cfg, task_name, sandbox)
     opts = Options(suite=suite or cfg.loop.suite,
                    seed=seeds.current(cfg.root) if seed is None else seed,
                    trials=cfg.loop.trials if trials is None else trials,
                    k=cfg.loop.k if k is None else k)
     result = grade(task, source, sandbox, opts, quarantine)
     # Written only once the grade exists: a crash or a bad input leaves nothing half-written.
-    with RunStore(db or cfg.db_path) as store:
-        batch_id = store.start_batch("grade", seed=opts.seed, suite=opts.suite, k=opts.k, trials=opts.trials,
-                                     sandboxed=int(sandbox.enabled), config=cfg.snapshot(), command=f"grade {path}")
+    with RunStore(db or cfg.db_path) as store, \
+            store.batch("grade", seed=opts.seed, suite=opts.suite, k=opts.k, trials=opts.trials,
+                        sandboxed=int(sandbox.enabled), config=cfg.snapshot(), command=f"grade {path}") as batch_id:
         cid = store.add_candidate(batch_id, task.name, 0, source=source, sha256=sha256(source))
         store.record_grade(cid, result)
-        store.finish_batch(batch_id)
-    return Graded(cid, batch_id, result)
+    return StoredGrade(cid, batch_id, result)
 
 
 def replay(cfg: Config, candidate_id: int, db: Path | None = None, no_sandbox: bool = False) -> tuple[dict, Grade]:
     """Re-grade a stored candidate from its stored source and seed; the stored verdict is not trusted."""
     with RunStore(db or cfg.db_path) as store:
         row = store.candidate(candidate_id)
-        batch = store.batch(row["batch_id"])
+        batch = store.batch_row(row["batch_id"])
     sandbox = sandbox_config(cfg, no_sandbox)
-    task = prepare(cfg, row["task"], sandbox)
+    task = load_verified_task(cfg, row["task"], sandbox)
     opts = Options(suite=row["suite"] or cfg.loop.suite, seed=row["seed"] if row["seed"] is not None else batch["seed"],
                    trials=batch["trials"] if batch["trials"] is not None else cfg.loop.trials,
                    k=row["k"] or cfg.loop.k)
@@ -124,102 +122,7 @@ class BatchResult:
     verdicts: dict
 
 
-@dataclass(frozen=True)
-class Source:
-    """Where candidates come from: an endpoint (live or a cassette)."""
-
-    base_url: str | None = None
-    model: str | None = None
-    concurrency: int | None = None
-    record: Path | None = None
-    replay: Path | None = None
-
-
-def endpoint_settings(cfg: Config, src: Source, recorded: dict | None = None):
-    """The settings a batch asks with: the flags, else what the batch recorded (on resume), else config.toml.
-    The key always comes from the environment, never from a record."""
-    from loop.endpoint import EndpointSettings
-
-    e = cfg.endpoint
-    settings = EndpointSettings(
-        base_url=src.base_url or e.base_url, model=src.model or e.model, api_key=cfg.api_key,
-        temperature=e.temperature, max_tokens=e.max_tokens, samples_per_request=1,
-        connect_timeout=e.connect_timeout, read_timeout=e.read_timeout, max_attempts=e.max_attempts,
-        max_wait=e.max_wait, max_concurrency=src.concurrency or e.max_concurrency,
-        requests_per_minute=e.requests_per_minute or None, tokens_per_minute=e.tokens_per_minute or None,
-        key_hint=f"${e.api_key_env}" if e.api_key_env else None,
-        adaptive=e.adaptive and src.replay is None,  # a cassette has no limit to learn
-        limit_state=str(cfg.resolve(e.limit_state)) if e.limit_state not in ("", "memory") else e.limit_state,
-    )
-    if recorded:
-        keep = {f.name for f in fields(EndpointSettings)} - {"api_key", "key_hint", "base_url", "model", "adaptive",
-                                                            "limit_state"}
-        if src.concurrency:
-            keep.discard("max_concurrency")
-        settings = replace(settings, **{k: v for k, v in recorded.items() if k in keep})
-    return settings
-
-
-def effective_settings(cfg: Config, settings, src: Source, opts: Options, samples: int | None, workers: int) -> dict:
-    """What a batch records as its configuration: the settings it used, never the key."""
-    endpoint = {f.name: getattr(settings, f.name) for f in fields(settings) if f.name != "api_key"}
-    prices = {"prompt": cfg.endpoint.prompt_price, "completion": cfg.endpoint.completion_price}
-    return {"config_file": str(cfg.path), "endpoint": endpoint, "prices": prices,
-            "replay": str(src.replay) if src.replay else None, "record": str(src.record) if src.record else None,
-            "loop": {"k": opts.k, "trials": opts.trials, "suite": opts.suite, "seed": opts.seed, "samples": samples,
-                     "workers": workers}}
-
-
-def resumed_source(batch: dict, src: Source) -> tuple[Source, dict]:
-    """Where a resumed batch asks: the endpoint, model and request settings it recorded, unless a flag says
-    otherwise. Another base URL is allowed (the same model served elsewhere); another model is refused."""
-    try:
-        recorded = json.loads(batch["config"] or "{}")
-    except ValueError:
-        recorded = {}
-    endpoint = recorded.get("endpoint") if isinstance(recorded.get("endpoint"), dict) else {}
-    if src.model and batch["model"] and src.model != batch["model"]:
-        raise ResumeError(f"batch {batch['id']} was made with model {batch['model']!r}: resuming it with "
-                             f"--model {src.model!r} would credit {src.model!r}'s replies to {batch['model']!r}; "
-                             "start a new batch instead")
-    if src.base_url or src.replay or src.record:
-        return Source(src.base_url or batch["endpoint"], batch["model"], src.concurrency, src.record, src.replay), endpoint
-    replay = Path(recorded["replay"]) if recorded.get("replay") else None
-    return Source(None if replay else batch["endpoint"], batch["model"], src.concurrency, None, replay), endpoint
-
-
-def default_source(cfg: Config, src: Source) -> Source:
-    """The shipped config replays the demo cassette; any explicit endpoint or cassette flag wins."""
-    if src.replay or src.record or src.base_url or cfg.endpoint.record:
-        record = src.record or (cfg.resolve(cfg.endpoint.record) if cfg.endpoint.record else None)
-        return Source(src.base_url, src.model, src.concurrency, record, src.replay)
-    if cfg.endpoint.replay and not os.environ.get("LOOP_BASE_URL"):
-        path = cfg.resolve(cfg.endpoint.replay)
-        if not path.is_file():
-            raise CassetteError(f"{cfg.path}: key 'endpoint.replay': cassette {path} not found")
-        return Source(None, src.model, src.concurrency, None, path)
-    return src
-
-
-def _local(url: str) -> bool:
-    from urllib.parse import urlsplit
-
-    return (urlsplit(url).hostname or "") in ("localhost", "127.0.0.1", "::1")
-
-
-def make_transport(src: Source):
-    from loop.cassette import RecordingTransport, ReplayTransport
-
-    if src.replay:
-        return ReplayTransport(src.replay)
-    if src.record:
-        import httpx
-
-        return RecordingTransport(httpx.AsyncHTTPTransport(), src.record)
-    return None
-
-
-def _prompt(task: tasks.Task, sandbox: SandboxConfig) -> list[dict]:
+def repair_prompt(task: tasks.Task, sandbox: SandboxConfig) -> list[dict]:
     """The repair prompt: description, contract, baseline and one demonstrated failing example only."""
     from loop.grading.grade import demonstrate
     from loop.prompts import render_repair
@@ -253,9 +156,9 @@ def _grade_job(root: str, task_name: str, source: str | None, sandbox: SandboxCo
     return grade(_JOB_TASKS[key], source, sandbox, opts, quarantined)
 
 
-def run_batch(cfg: Config, task_names: list[str], *, src: Source, samples: int | None = None, k: int | None = None,
-              trials: int | None = None, rotate_seed: bool = False, resume: int | None = None, db: Path | None = None,
-              grade_now: bool = True, progress: Callable[[dict], None] | None = None,
+def run_batch(cfg: Config, task_names: list[str], *, origin: Origin, samples: int | None = None,
+              k: int | None = None, trials: int | None = None, rotate_seed: bool = False, resume: int | None = None,
+              db: Path | None = None, grade_now: bool = True, progress: Callable[[dict], None] | None = None,
               workers: int | None = None, command: str | None = None,
               warn: Callable[[str], None] | None = None) -> BatchResult:
     """Generate candidates and grade each as it arrives (generation and grading overlap).
@@ -264,67 +167,63 @@ def run_batch(cfg: Config, task_names: list[str], *, src: Source, samples: int |
     crash without asking the endpoint again for what was received and without duplicate rows.
     """
     sandbox = sandbox_config(cfg)
-    store = RunStore(db or cfg.db_path)
-    try:
+    workers = workers or cfg.loop.concurrency or os.cpu_count() or 1
+    trials = cfg.loop.trials if trials is None else trials
+    k = k or cfg.loop.k
+    with RunStore(db or cfg.db_path) as store:
         if resume is not None:
-            batch = store.batch(resume)
-            batch_id, seed = resume, batch["seed"]
-            rows = store.candidates(batch_id)
-            names = sorted({r["task"] for r in rows})
-            src, recorded = resumed_source(batch, src)
-            if src.base_url and src.base_url != batch["endpoint"]:
-                store.note_resume(batch_id, src.base_url, command)
-        else:
-            src, recorded = default_source(cfg, src), None
-            names = task_names or cfg.loop.tasks or tasks.list_tasks(cfg.root)
-            rows = None
-            if rotate_seed or cfg.loop.seed_policy == "rotate":
-                old, new = seeds.rotate(cfg.root)
-                store.record_rotation(old, new)
-            seed = seeds.current(cfg.root)
-        quarantine = {n: frozenset(quarantined_checks(cfg, n)) for n in names}
-        loaded = {n: prepare(cfg, n, sandbox) if grade_now else tasks.load(cfg.root, n) for n in names}
-        settings = endpoint_settings(cfg, src, recorded)
-        if warn is not None and not settings.api_key and not src.replay and not _local(settings.base_url):
-            hint = f"${cfg.endpoint.api_key_env} or $LOOP_API_KEY" if cfg.endpoint.api_key_env else "$LOOP_API_KEY"
-            warn(f"no API key in {hint}; sending requests to {settings.base_url} without Authorization")
-        transport = make_transport(src)  # a missing or malformed cassette fails before anything is written
-        opts = Options(suite=cfg.loop.suite, seed=seed, trials=cfg.loop.trials if trials is None else trials,
-                       k=k or cfg.loop.k)
-        workers = workers or cfg.loop.concurrency or os.cpu_count() or 1
-        if rows is None:
-            samples = samples or cfg.loop.samples
-            batch_id = store.start_batch("run" if grade_now else "generate", seed=seed, model=settings.model,
-                                         endpoint=settings.base_url, k=opts.k, trials=opts.trials, suite=opts.suite,
-                                         config=effective_settings(cfg, settings, src, opts, samples, workers),
-                                         sandboxed=int(sandbox.enabled),
-                                         command=command or ("run" if grade_now else "generate"))
+            batch = store.batch_row(resume)
+            # A resume that fails for any reason, a refused --model included, marks the batch failed.
+            with store.batch(resume=resume):
+                rows = store.candidates(resume)
+                origin, recorded = resumed_origin(batch, origin)
+                if origin.base_url and origin.base_url != batch["endpoint"]:
+                    store.note_resume(resume, origin.base_url, command)
+                job = _Job.load(cfg, sorted({r["task"] for r in rows}), origin, recorded, sandbox, grade_now, warn)
+                opts = Options(suite=batch["suite"] or cfg.loop.suite, seed=batch["seed"],
+                               trials=batch["trials"] if batch["trials"] is not None else trials, k=batch["k"] or k)
+                return _Pipeline(cfg, store, resume, job, sandbox, opts, grade_now, progress, workers).run(rows)
+        origin = default_origin(cfg, origin)
+        names = task_names or cfg.loop.tasks or tasks.list_tasks(cfg.root)
+        if rotate_seed or cfg.loop.seed_policy == "rotate":
+            store.record_rotation(*seeds.rotate(cfg.root))
+        opts = Options(suite=cfg.loop.suite, seed=seeds.current(cfg.root), trials=trials, k=k)
+        job = _Job.load(cfg, names, origin, None, sandbox, grade_now, warn)
+        samples = samples or cfg.loop.samples
+        kind = "run" if grade_now else "generate"
+        loop = {"k": opts.k, "trials": opts.trials, "suite": opts.suite, "seed": opts.seed, "samples": samples,
+                "workers": workers}
+        # A cassette that turns out not to belong to this batch leaves no trace of it.
+        with store.batch(kind, discard_on=(CassetteError,), seed=opts.seed, model=job.settings.model,
+                         endpoint=job.settings.base_url, k=opts.k, trials=opts.trials, suite=opts.suite,
+                         config=effective_settings(cfg, job.settings, origin, loop), sandboxed=int(sandbox.enabled),
+                         command=command or kind) as batch_id:
             for n in names:
                 for s in range(samples):
-                    store.add_candidate(batch_id, n, s, source=None, status="pending", model=settings.model)
+                    store.add_candidate(batch_id, n, s, source=None, status="pending", model=job.settings.model)
             rows = store.candidates(batch_id)
-        else:
-            opts = Options(suite=batch["suite"] or opts.suite, seed=seed,
-                           trials=batch["trials"] if batch["trials"] is not None else opts.trials,
-                           k=batch["k"] or opts.k)
-        pipeline = _Pipeline(cfg, store, batch_id, loaded, settings, transport, sandbox, opts, quarantine,
-                             grade_now, progress, workers)
-        try:
-            pipeline.run(rows)
-        except CassetteError:
-            if resume is None:  # the cassette does not belong to this batch: leave no trace of it
-                store.delete_batch(batch_id)
-                del batch_id
-            raise
-        store.finish_batch(batch_id)
-        return BatchResult(batch_id, len(rows), pipeline.counts["infra_unknown"], pipeline.counts["no_code"],
-                           dict(pipeline.verdicts))
-    except BaseException:
-        if "batch_id" in locals():
-            store.finish_batch(batch_id, "failed")
-        raise
-    finally:
-        store.close()
+            return _Pipeline(cfg, store, batch_id, job, sandbox, opts, grade_now, progress, workers).run(rows)
+
+
+@dataclass
+class _Job:
+    """What a batch needs before it asks anything: its tasks, their quarantines, and the endpoint to ask."""
+
+    loaded: dict[str, tasks.Task]
+    quarantine: dict[str, frozenset]
+    settings: EndpointSettings
+    transport: object  # an httpx transport for a cassette, or None for a live endpoint
+
+    @classmethod
+    def load(cls, cfg: Config, names: list[str], origin: Origin, recorded: dict | None, sandbox: SandboxConfig,
+             grade_now: bool, warn: Callable[[str], None] | None) -> _Job:
+        quarantine = {n: frozenset(quarantined_checks(cfg, n)) for n in names}
+        loaded = {n: load_verified_task(cfg, n, sandbox) if grade_now else tasks.load(cfg.root, n) for n in names}
+        settings = endpoint_settings(cfg, origin, recorded)
+        message = missing_key_warning(cfg, settings, origin) if warn is not None else None
+        if message:
+            warn(message)
+        return cls(loaded, quarantine, settings, make_transport(origin))
 
 
 class _Pipeline:
@@ -335,17 +234,17 @@ class _Pipeline:
     instead of a sandbox start: see loop/grading/forkserver.py).
     """
 
-    def __init__(self, cfg, store, batch_id, loaded, settings, transport, sandbox, opts, quarantine,
-                 grade_now, progress, workers):
-        self.cfg, self.store, self.batch_id, self.loaded = cfg, store, batch_id, loaded
-        self.settings, self.transport, self.sandbox, self.opts = settings, transport, sandbox, opts
-        self.quarantine, self.grade_now, self.progress, self.workers = quarantine, grade_now, progress, workers
+    def __init__(self, cfg: Config, store: RunStore, batch_id: int, job: _Job, sandbox: SandboxConfig,
+                 opts: Options, grade_now: bool, progress: Callable[[dict], None] | None, workers: int):
+        self.cfg, self.store, self.batch_id, self.loaded = cfg, store, batch_id, job.loaded
+        self.settings, self.transport, self.sandbox, self.opts = job.settings, job.transport, sandbox, opts
+        self.quarantine, self.grade_now, self.progress, self.workers = job.quarantine, grade_now, progress, workers
         self.counts = {"total": 0, "done": 0, "infra_unknown": 0, "no_code": 0}
         self.verdicts: dict[str, int] = {}
         self.graded_sha: dict[str, int] = {}   # "task:sha" -> candidate id holding the grade
         self.inflight: dict[str, asyncio.Future] = {}
 
-    def run(self, rows: list[dict]) -> None:
+    def run(self, rows: list[dict]) -> BatchResult:
         self.counts["total"] = len(rows)
         for r in rows:
             if r["verdict"] is not None:
@@ -353,6 +252,8 @@ class _Pipeline:
                 if r["source_sha256"] and r["duplicate_of"] is None:
                     self.graded_sha[f"{r['task']}:{r['source_sha256']}"] = r["id"]
         asyncio.run(self._main([r for r in rows if r["verdict"] is None]))
+        return BatchResult(self.batch_id, len(rows), self.counts["infra_unknown"], self.counts["no_code"],
+                           dict(self.verdicts))
 
     def _tally(self, verdict: str) -> None:
         self.counts["done"] += 1
@@ -370,12 +271,12 @@ class _Pipeline:
         fast = self.grade_now and self.opts.k == 1 and not self.opts.trials
         self.forks = ForkPool(self.sandbox, self.workers) if fast and any(
             self.loaded[r["task"]].language == "python" for r in todo) else None
-        self.prompts = {n: _prompt(self.loaded[n], self.sandbox) for n in {r["task"] for r in need_reply}}
+        self.prompts = {n: repair_prompt(self.loaded[n], self.sandbox) for n in {r["task"] for r in need_reply}}
         try:
             jobs = [self._grade_row(r) for r in todo if r["status"] == "generated"]
             if need_reply:
                 async with Endpoint(self.settings, transport=self.transport, on_request=self._log) as endpoint:
-                    await asyncio.gather(*jobs, *(self._ask(endpoint, r) for r in need_reply))
+                    await asyncio.gather(*jobs, *(self._ask(endpoint, rows) for rows in self._requests(need_reply)))
             else:
                 await asyncio.gather(*jobs)
         finally:
@@ -388,23 +289,38 @@ class _Pipeline:
         cid, task, sample = record.tag
         self.store.add_request(self.batch_id, record, candidate_id=cid, task=task, sample=sample)
 
-    async def _ask(self, endpoint, row: dict) -> None:
+    def _requests(self, rows: list[dict]) -> list[list[dict]]:
+        """The rows one request answers: up to samples_per_request (the OpenAI `n`) of one task, in order."""
+        per, out = self.settings.samples_per_request, []
+        for r in rows:
+            if out and out[-1][0]["task"] == r["task"] and len(out[-1]) < per:
+                out[-1].append(r)
+            else:
+                out.append([r])
+        return out
+
+    async def _ask(self, endpoint, rows: list[dict]) -> None:
+        """One request for `rows` (one task); each choice of the answer becomes one row's candidate."""
+        first = rows[0]
+        task = self.loaded[first["task"]]
+        answers = await endpoint.complete_each(self.prompts[task.name], len(rows),
+                                               tag=(first["id"], task.name, first["sample"]))
+        await asyncio.gather(*(self._receive(task, row, answer) for row, answer in zip(rows, answers)))
+
+    async def _receive(self, task: tasks.Task, row: dict, answer) -> None:
         from loop.endpoint import InfraUnknown
         from loop.prompts import extract_code
 
-        task = self.loaded[row["task"]]
-        result = await endpoint.complete(self.prompts[task.name], n=1, tag=(row["id"], task.name, row["sample"]))
-        if isinstance(result, InfraUnknown):
+        if isinstance(answer, InfraUnknown):
             self.counts["infra_unknown"] += 1
-            self.store.update_candidate(row["id"], status=V.INFRA_UNKNOWN, reason=result.reason,
-                                        verdict=V.INFRA_UNKNOWN, notes=json.dumps([result.detail]))
+            self.store.update_candidate(row["id"], status=V.INFRA_UNKNOWN, reason=answer.reason,
+                                        verdict=V.INFRA_UNKNOWN, notes=json.dumps([answer.detail]))
             self._tally(V.INFRA_UNKNOWN)
             return
-        reply = result.texts[0]
-        source = extract_code(reply, task.language)
+        source = extract_code(answer, task.language)
         self.counts["no_code"] += source is None
         sha = sha256(source) if source else None
-        self.store.update_candidate(row["id"], status="generated", source=source, reply=reply, source_sha256=sha)
+        self.store.update_candidate(row["id"], status="generated", source=source, reply=answer, source_sha256=sha)
         if self.grade_now:
             await self._grade_row({**row, "source": source, "source_sha256": sha, "status": "generated"})
         elif self.progress:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +77,23 @@ class RunStore:
             config.setdefault("resumes", []).append({"at": now(), "base_url": base_url, "command": command})
             self.db["batches"].update(batch_id, {"endpoint": base_url, "config": json.dumps(config, sort_keys=True)})
 
+    @contextmanager
+    def batch(self, kind: str | None = None, *, resume: int | None = None, discard_on: tuple = (),
+              **fields) -> Iterator[int]:
+        """A batch's life around the block that fills it: started (or, with `resume`, the stored one), then
+        `done` when the block ends and `failed` when it raises. A new batch whose block raises one of
+        `discard_on` is deleted instead: what it held never belonged to the batch (a foreign cassette)."""
+        batch_id = resume if resume is not None else self.start_batch(kind, **fields)
+        try:
+            yield batch_id
+        except discard_on if resume is None else ():
+            self.delete_batch(batch_id)
+            raise
+        except BaseException:
+            self.finish_batch(batch_id, "failed")
+            raise
+        self.finish_batch(batch_id)
+
     def finish_batch(self, batch_id: int, status: str = "done") -> None:
         with immediate(self.db):
             self.db["batches"].update(batch_id, {"finished_at": now(), "status": status})
@@ -91,7 +110,7 @@ class RunStore:
             self.db.execute("delete from candidates where batch_id = ?", [batch_id])
             self.db.execute("delete from batches where id = ?", [batch_id])
 
-    def batch(self, batch_id: int) -> dict:
+    def batch_row(self, batch_id: int) -> dict:
         try:
             return self.db["batches"].get(batch_id)
         except sqlite_utils.db.NotFoundError:

@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from loop import verdicts as V
-from loop.errors import TaskError
+from loop.errors import SuiteError, TaskError
 from loop.grading.attempt import outcome, same_value, Side
 from loop.grading.programs import Program, build
 from loop.relations import json_repr
 from loop.sandbox import CandidateFault, SandboxConfig
+from loop.settings import Origin, endpoint_settings, make_transport, sandbox_config
 from loop.tasks import Task
 
 DEFAULT_TEMPLATE = Path(__file__).resolve().parent.parent / "prompts" / "synthesize.md"
@@ -133,6 +134,20 @@ def _check_test(task: Task, index: int, raw: Any, seen: dict[str, int]) -> tuple
         if why:
             return name, f"{label}: input does not fit the contract of {task.entry_point}: {why}"
     return name, None
+
+
+def read_suite(path: Path) -> str:
+    """The text of a suite file, or a one-line SuiteError naming it; its content is judged by parse_suite."""
+    try:
+        return path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise SuiteError(f"{path}: suite file not found") from None
+    except IsADirectoryError:
+        raise SuiteError(f"{path}: is a directory, not a suite file") from None
+    except UnicodeDecodeError as exc:
+        raise SuiteError(f"{path}: suite file is not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise SuiteError(f"{path}: cannot read ({exc.strerror})") from None
 
 
 def parse_suite(task: Task, text: str) -> tuple[list[tuple[str, Any, Any, str | None]], str | None]:
@@ -360,52 +375,63 @@ class Synthesized:
     reproduces_bug: int
 
 
+def default_origin(cfg, origin: Origin, samples: int | None) -> tuple[Origin, int]:
+    """Without an endpoint or cassette flag, synthesis replays the curated suites (CURATED_SAMPLES per task)."""
+    if origin.explicit:
+        return origin, samples or cfg.loop.samples
+    curated = Origin(None, origin.model or CURATED_MODEL, origin.concurrency, None, demo_cassette(cfg.root))
+    return curated, samples or CURATED_SAMPLES
+
+
 def synthesize(cfg, task_names: list[str], *, samples: int | None = None, base_url: str | None = None,
                model: str | None = None, concurrency: int | None = None, record: Path | None = None,
                replay_path: Path | None = None, db: Path | None = None,
                no_sandbox: bool = False) -> Synthesized:
     """Ask the endpoint for `samples` suites per task, judge each reply and record suites and tests.
 
-    Replies are gathered first (the HTTP side is async), then judged one by one in the sandbox; each suite
-    and its tests are written in one transaction. Batch kind: `synthesize`.
+    Without an endpoint or cassette it replays the curated suites (default_origin). Replies are gathered
+    first (the HTTP side is async), then judged one by one in the sandbox; each suite and its tests are
+    written in one transaction. Batch kind: `synthesize`.
     """
     import asyncio
 
-    from loop import runner, seeds, tasks
+    from loop import seeds, tasks
     from loop.endpoint import Endpoint, InfraUnknown
     from loop.store import RunStore
 
-    sandbox = runner.sandbox_config(cfg, no_sandbox)
+    sandbox = sandbox_config(cfg, no_sandbox)
     names = task_names or cfg.loop.tasks or tasks.list_tasks(cfg.root)
     loaded = [tasks.load(cfg.root, n) for n in names]
     for t in loaded:
         if t.baseline is None or t.reference is None:
             raise TaskError(f"task '{t.name}': test synthesis needs both a baseline and a reference")
-    samples = samples or cfg.loop.samples
-    src = runner.Source(base_url, model, concurrency, record, replay_path)
-    settings = runner.endpoint_settings(cfg, src)
-    transport = runner.make_transport(src)
+    origin, samples = default_origin(cfg, Origin(base_url, model, concurrency, record, replay_path), samples)
+    settings = endpoint_settings(cfg, origin)
+    transport = make_transport(origin)
     prompts = {t.name: render_synthesize(t) for t in loaded}
     replies: dict[tuple[str, int], str | InfraUnknown] = {}
-    store = RunStore(db or cfg.db_path)
-    batch_id = store.start_batch("synthesize", seed=seeds.current(cfg.root), model=settings.model,
-                                 endpoint=settings.base_url, config=cfg.snapshot(),
-                                 sandboxed=int(sandbox.enabled), command="synthesize")
-
-    def log(record_) -> None:
-        task, sample = record_.tag
-        store.add_request(batch_id, record_, task=task, sample=sample)
-
-    async def one(endpoint, task: Task, sample: int) -> None:
-        result = await endpoint.complete(prompts[task.name], n=1, tag=(task.name, sample))
-        replies[(task.name, sample)] = result if isinstance(result, InfraUnknown) else result.texts[0]
-
-    async def main() -> None:
-        async with Endpoint(settings, transport=transport, on_request=log) as endpoint:
-            await asyncio.gather(*(one(endpoint, t, s) for t in loaded for s in range(samples)))
-
+    per = settings.samples_per_request
     counts = {"accepted": 0, "rejected": 0, "infra": 0, "tests": 0, "bug": 0}
-    try:
+    with RunStore(db or cfg.db_path) as store, \
+            store.batch("synthesize", seed=seeds.current(cfg.root), model=settings.model,
+                        endpoint=settings.base_url, config=cfg.snapshot(), sandboxed=int(sandbox.enabled),
+                        command="synthesize") as batch_id:
+
+        def log(record_) -> None:
+            task, sample = record_.tag
+            store.add_request(batch_id, record_, task=task, sample=sample)
+
+        async def ask(endpoint, task: Task, first: int) -> None:
+            """Samples first .. first+per-1 of a task in one request (the OpenAI `n`)."""
+            count = min(per, samples - first)
+            answers = await endpoint.complete_each(prompts[task.name], count, tag=(task.name, first))
+            for i, answer in enumerate(answers):
+                replies[(task.name, first + i)] = answer
+
+        async def main() -> None:
+            async with Endpoint(settings, transport=transport, on_request=log) as endpoint:
+                await asyncio.gather(*(ask(endpoint, t, s) for t in loaded for s in range(0, samples, per)))
+
         asyncio.run(main())
         for t in loaded:
             for s in range(samples):
@@ -426,11 +452,5 @@ def synthesize(cfg, task_names: list[str], *, samples: int | None = None, base_u
                 counts["bug"] += j.count(V.REPRODUCES_BUG)
                 store.record_suite(batch_id, t.name, s, model=settings.model, verdict=j.verdict, reason=j.reason,
                                    reply=reply, tests=j.tests)
-    except BaseException:
-        store.finish_batch(batch_id, "failed")
-        store.close()
-        raise
-    store.finish_batch(batch_id)
-    store.close()
     return Synthesized(batch_id, len(loaded) * samples, counts["accepted"], counts["rejected"], counts["infra"],
                        counts["tests"], counts["bug"])

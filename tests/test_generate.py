@@ -86,3 +86,48 @@ def test_generate_503_storm_is_infra_unknown_not_failure(loop_cli, db, server, t
     assert code == 0 and json.loads(out)["infra_unknown"] == 1
     cand = list(sqlite_utils.Database(db)["candidates"].rows)[0]
     assert cand["status"] == "infra_unknown" and cand["reason"] == "server_error" and cand["verdict"] == "infra_unknown"
+
+
+class ChoicesServer(ChatServer):
+    """Answers each request with `body["n"]` distinct replies (or one, like servers that ignore n)."""
+
+    def __init__(self, honour_n: bool = True):
+        def respond(body):
+            n = body["n"] if honour_n else 1
+            base = self.hits
+            return 200, {"choices": [{"index": i, "message": {"role": "assistant", "content":
+                                                               f"```python\n{CODE}```\n# reply {base}.{i}"}}
+                                     for i in range(n)]}, {}
+
+        super().__init__(respond)
+
+
+@pytest.mark.parametrize("honour_n", [True, False], ids=["n-honoured", "n-ignored"])
+def test_samples_per_request_asks_with_n_and_each_choice_is_a_candidate(loop_cli, db, tmp_path, honour_n):
+    """endpoint.samples_per_request = 3 and 5 samples: two requests (n=3, n=2) whose choices become five
+    candidates; a server that ignores n and answers one choice is asked again for the rest."""
+    srv = ChoicesServer(honour_n)
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(f'[loop]\ndb = "{db}"\n[endpoint]\nsamples_per_request = 3\napi_key_env = ""\n')
+    (tmp_path / "harness").symlink_to(EXAMPLES.parent)
+    try:
+        code, out = loop_cli("--config", cfg, "generate", "--task", "merge_intervals_py", "--samples", "5",
+                             "--base-url", srv.url, "--model", "m", "--json")
+    finally:
+        srv.close()
+    assert code == 0, out
+    result = json.loads(out)
+    assert result["candidates"] == 5 and result["infra_unknown"] == 0 and result["no_code"] == 0
+    ns = sorted(b["n"] for b in srv.bodies)
+    assert ns == ([2, 3] if honour_n else [1, 1, 2, 2, 3])
+    d = sqlite_utils.Database(db)
+    replies = [c["reply"] for c in d["candidates"].rows_where("batch_id = ?", [result["batch_id"]])]
+    assert len(set(replies)) == 5 and all(r for r in replies)
+    assert d["requests"].count == len(srv.bodies)
+
+
+def test_samples_per_request_below_one_is_a_config_error(loop_cli, tmp_path):
+    cfg = tmp_path / "config.toml"
+    cfg.write_text("[endpoint]\nsamples_per_request = 0\n")
+    code, out = loop_cli("--config", cfg, "generate", "--samples", "1")
+    assert code == 2 and "endpoint.samples_per_request' must be at least 1" in out

@@ -294,3 +294,23 @@ def test_run_mode_synthesize_and_report(loop_cli, db):
     assert sum(r["reproducing"] for r in synth) == summary["reproduces_bug"]
     code, out = loop_cli("report", "--db", db)
     assert "accepted share" in out and "demo-curated" in out
+
+
+def test_synthesize_asks_samples_per_request_suites_at_once(tmp_path):
+    """endpoint.samples_per_request = 2 and 3 samples: requests with n=2 and n=1, one suite per choice."""
+    from conftest import ChatServer
+
+    server = ChatServer(lambda body: (200, {"choices": [
+        {"index": i, "message": {"role": "assistant", "content": f"No tests today ({server.hits}.{i})."}}
+        for i in range(body["n"])]}, {}))
+    path = tmp_path / "config.toml"
+    path.write_text("[endpoint]\nsamples_per_request = 2\napi_key_env = \"\"\n")
+    try:
+        done = synthesize(config.load(path, root=ROOT, env={}), ["dedupe_words_py"], samples=3, model="m",
+                          base_url=server.url, db=tmp_path / "runs.db")
+    finally:
+        server.close()
+    assert sorted(b["n"] for b in server.bodies) == [1, 2]
+    assert (done.suites, done.rejected, done.infra_unknown) == (3, 3, 0)
+    rows = list(sqlite_utils.Database(tmp_path / "runs.db")["suites"].rows_where(order_by="sample"))
+    assert [r["sample"] for r in rows] == [0, 1, 2] and len({r["reply"] for r in rows}) == 3

@@ -13,7 +13,8 @@ sys.path.insert(0, str(ROOT))
 
 from loop import config, tasks  # noqa: E402
 from loop.cassette import exchange  # noqa: E402
-from loop.runner import _prompt, sandbox_config  # noqa: E402
+from loop.runner import repair_prompt  # noqa: E402
+from loop.settings import sandbox_config  # noqa: E402
 
 EX = ROOT / "harness" / "examples"
 
@@ -60,7 +61,7 @@ def main() -> None:
     lines = []
     for name, items in PLAN.items():
         task = tasks.load(ROOT, name)
-        body = {"model": e.model, "messages": _prompt(task, sandbox), "temperature": e.temperature,
+        body = {"model": e.model, "messages": repair_prompt(task, sandbox), "temperature": e.temperature,
                 "max_tokens": e.max_tokens, "n": 1}
         lang = "cpp" if task.language == "cpp" else "python"
         files = [(label, what) for label, what in items if isinstance(what, Path)]
