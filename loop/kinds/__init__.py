@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from loop.tasks import Task
 
 GROUP = "loop.kinds"
-BUILTIN = {"function": "loop.kinds.function:KIND", "answer": "loop.kinds.answer:KIND"}
+BUILTIN = {"function": "loop.kinds.function:KIND", "answer": "loop.kinds.answer:KIND", "repo": "loop.kinds.repo:KIND"}
 DEFAULT = "function"
 
 
