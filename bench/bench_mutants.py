@@ -114,13 +114,11 @@ def kill_rates(args, cfg: SandboxConfig, contracts: bool) -> dict:
     plain = humaneval._contract
     if not contracts:
         humaneval._contract = lambda task_id: None  # the generators as they were: mutations of the tests
+    tmp = tempfile.TemporaryDirectory()  # kept until the grades are done: tasks load relations.py lazily
     try:
-        with tempfile.TemporaryDirectory() as tmp:
-            root = Path(tmp)
-            humaneval.import_humaneval(tasks.tasks_root(root))
-            tasks_ = [tasks.load(root, name) for name in tasks.list_tasks(root)]
-            for task in tasks_:
-                task.oracle  # noqa: B018 - load relations.py before the folder goes
+        root = Path(tmp.name)
+        humaneval.import_humaneval(tasks.tasks_root(root))
+        tasks_ = [tasks.load(root, name) for name in tasks.list_tasks(root)]
     finally:
         humaneval._contract = plain
     items = []
@@ -137,6 +135,7 @@ def kill_rates(args, cfg: SandboxConfig, contracts: bool) -> dict:
 
     with ThreadPoolExecutor(args.jobs) as pool:
         only_b = {i for i, k in zip(fuzzable, pool.map(fuzz, fuzzable)) if k}
+    tmp.cleanup()
     return {"items": items, "killed_a": killed_a, "only_b": only_b}
 
 
