@@ -12,11 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from loop import kinds, seeds, tasks
+from loop import executors, kinds, seeds, tasks
 from loop import verdicts as V
 from loop.config import Config, EndpointSettings
 from loop.errors import CandidateError, CassetteError, TaskError
-from loop.grading.forkserver import ForkPool
 from loop.grading.grade import Options, grade, sha256
 from loop.grading.model import Grade
 from loop.grading.triage import load_quarantine
@@ -133,29 +132,6 @@ def repair_prompt(task: tasks.Task, sandbox: SandboxConfig) -> list[dict]:
                          candidate_file=task.candidate_file, example=example)
 
 
-_JOB_TASKS: dict[tuple, tasks.Task] = {}
-
-
-def _die_with_parent() -> None:
-    """Grading workers (and through --die-with-parent, their sandboxes) die when loop is killed."""
-    import ctypes
-    import signal
-
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-def _grade_job(root: str, task_name: str, source: str | None, sandbox: SandboxConfig, opts: Options,
-               quarantined: frozenset) -> Grade:
-    """Runs in a grading worker process: loads the task once per process, grades one source."""
-    key = (root, task_name)
-    if key not in _JOB_TASKS:
-        _JOB_TASKS[key] = tasks.load(Path(root), task_name)
-    return grade(_JOB_TASKS[key], source, sandbox, opts, quarantined)
-
-
 def run_batch(cfg: Config, task_names: list[str], *, origin: Origin, samples: int | None = None,
               k: int | None = None, trials: int | None = None, rotate_seed: bool = False, resume: int | None = None,
               db: Path | None = None, grade_now: bool = True, progress: Callable[[dict], None] | None = None,
@@ -227,12 +203,8 @@ class _Job:
 
 
 class _Pipeline:
-    """One batch's moving parts: the async endpoint, the graders, and the store.
-
-    Graders: a process pool running `grade` (each attempt in fresh sandboxes), or, when a grade is k=1
-    without relations, fork servers for the Python tasks (the same verdicts, a fork per candidate
-    instead of a sandbox start: see loop/grading/forkserver.py).
-    """
+    """One batch's moving parts: the async endpoint, the executor that grades (loop/executors.py), and the
+    store. Each task's kind writes its prompt and finds the candidate in a reply."""
 
     def __init__(self, cfg: Config, store: RunStore, batch_id: int, job: _Job, sandbox: SandboxConfig,
                  opts: Options, grade_now: bool, progress: Callable[[dict], None] | None, workers: int):
@@ -262,16 +234,14 @@ class _Pipeline:
             self.progress({**self.counts, "verdicts": dict(self.verdicts)})
 
     async def _main(self, todo: list[dict]) -> None:
-        from concurrent.futures import ProcessPoolExecutor
-
         from loop.endpoint import Endpoint
 
         need_reply = [r for r in todo if r["status"] == "pending"]
-        self.pool = ProcessPoolExecutor(max_workers=self.workers, initializer=_die_with_parent) if self.grade_now else None
-        fast = self.grade_now and self.opts.k == 1 and not self.opts.trials
-        self.forks = ForkPool(self.sandbox, self.workers) if fast and any(
-            self.loaded[r["task"]].language == "python" for r in todo) else None
-        self.prompts = {n: repair_prompt(self.loaded[n], self.sandbox) for n in {r["task"] for r in need_reply}}
+        # Where grades run is the executor's business (fork servers where they apply, a process pool else).
+        self.executor = executors.for_batch(self.sandbox, self.opts, self.loaded, self.workers) if self.grade_now else None
+        self.refs = {n: executors.ref_for(self.cfg.root, t) for n, t in self.loaded.items()} if self.grade_now else {}
+        self.prompts = {n: kinds.get(self.loaded[n].kind).prompt(self.loaded[n], self.sandbox)
+                        for n in {r["task"] for r in need_reply}}
         try:
             jobs = [self._grade_row(r) for r in todo if r["status"] == "generated"]
             if need_reply:
@@ -280,10 +250,8 @@ class _Pipeline:
             else:
                 await asyncio.gather(*jobs)
         finally:
-            if self.pool is not None:
-                self.pool.shutdown(wait=True, cancel_futures=True)
-            if self.forks is not None:
-                self.forks.close(cancel=True)
+            if self.executor is not None:
+                self.executor.close(cancel=True)
 
     def _log(self, record) -> None:
         cid, task, sample = record.tag
@@ -309,7 +277,6 @@ class _Pipeline:
 
     async def _receive(self, task: tasks.Task, row: dict, answer) -> None:
         from loop.endpoint import InfraUnknown
-        from loop.prompts import extract_code
 
         if isinstance(answer, InfraUnknown):
             self.counts["infra_unknown"] += 1
@@ -317,7 +284,7 @@ class _Pipeline:
                                         verdict=V.INFRA_UNKNOWN, notes=json.dumps([answer.detail]))
             self._tally(V.INFRA_UNKNOWN)
             return
-        source = extract_code(answer, task.language)
+        source = kinds.get(task.kind).extract(task, answer)
         self.counts["no_code"] += source is None
         sha = sha256(source) if source else None
         self.store.update_candidate(row["id"], status="generated", source=source, reply=answer, source_sha256=sha)
@@ -337,13 +304,8 @@ class _Pipeline:
             await self.inflight[key]
             self._copy(self.graded_sha[key], cid)
             return
-        task = self.loaded[row["task"]]
-        if self.forks is not None and task.language == "python":
-            fut = asyncio.wrap_future(self.forks.submit(task, row["source"], self.opts, self.quarantine[task.name]))
-        else:
-            fut = asyncio.get_running_loop().run_in_executor(
-                self.pool, _grade_job, str(self.cfg.root), row["task"], row["source"], self.sandbox, self.opts,
-                self.quarantine[row["task"]])
+        name = row["task"]
+        fut = asyncio.wrap_future(self.executor.submit(self.refs[name], row["source"], self.opts, self.quarantine[name]))
         if sha:
             self.inflight[key] = fut
         g = await fut
