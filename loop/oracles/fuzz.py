@@ -22,7 +22,7 @@ from typing import Any
 
 from loop.oracles.engine import Context, Relation, generic_shrink, json_repr, short
 from loop.oracles.oracle import REFERENCE_LIMIT, TIME_FACTOR, TIME_FLOOR  # noqa: F401 - generated relations.py read them here
-from loop.sandbox_worker import dec
+from loop.codec import dec
 
 MAX_SIZE = 40            # trial size ramps to this; mutation steps grow with it
 REFERENCE_BUDGET = 20.0  # no longer used (each slow input costs only itself); kept so older task folders load
