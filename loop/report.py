@@ -324,13 +324,18 @@ def request_rates(db: Path, *, batch: int | None = None) -> list[dict]:
     return list(sqlite_utils.Database(db).query(f"select * from request_rates {where} order by batch_id", params))
 
 
-def fuzz_inputs(db: Path, *, batch: int | None = None, task: str | None = None) -> list[dict]:
-    """Per batch and task: differential fuzzing's generated inputs, kept and discarded by reason."""
+def _view(db: Path, view: str, order: str, *, batch: int | None, task: str | None) -> list[dict]:
+    """Rows of a view, filtered by batch and task where given (the database migrated first)."""
     RunStore(db).close()
     where = " and ".join(w for w, v in (("batch_id = ?", batch), ("task = ?", task)) if v is not None)
     params = [v for v in (batch, task) if v is not None]
-    sql = "select * from fuzz_inputs" + (f" where {where}" if where else "") + " order by batch_id, task"
+    sql = f"select * from {view}" + (f" where {where}" if where else "") + f" order by {order}"
     return list(sqlite_utils.Database(db).query(sql, params))
+
+
+def fuzz_inputs(db: Path, *, batch: int | None = None, task: str | None = None) -> list[dict]:
+    """Per batch and task: differential fuzzing's generated inputs, kept and discarded by reason."""
+    return _view(db, "fuzz_inputs", "batch_id, task", batch=batch, task=task)
 
 
 def render_inputs_table(rows: list[dict]) -> str:
@@ -350,11 +355,7 @@ def render_requests_table(rows: list[dict]) -> str:
 
 
 def synthesis_rates(db: Path, *, batch: int | None = None, task: str | None = None) -> list[dict]:
-    RunStore(db).close()
-    where = " and ".join(w for w, v in (("batch_id = ?", batch), ("task = ?", task)) if v is not None)
-    params = [v for v in (batch, task) if v is not None]
-    sql = "select * from synthesis_rates" + (f" where {where}" if where else "") + " order by batch_id, model, task"
-    return list(sqlite_utils.Database(db).query(sql, params))
+    return _view(db, "synthesis_rates", "batch_id, model, task", batch=batch, task=task)
 
 
 def render_synthesis_table(rows: list[dict]) -> str:

@@ -418,3 +418,26 @@ def test_fork_server_matches_loop_grade_on_repair_tasks():
         slow = grade(task, source, SANDBOX, Options(k=1, trials=0))
         assert (g.verdict, g.transitions()) == (slow.verdict, slow.transitions()), task.name
         assert [f["check"] for f in g.failures()] == [f["check"] for f in slow.failures()]
+
+
+def test_fuzz_input_counts_reach_runs_db_and_the_report(project, loop_cli, tmp_path):
+    """Nothing dropped silently: the grade's input accounting is in --json, in runs.db and in loop report."""
+    config = project / "config.toml"
+    cand = tmp_path / "c.py"
+    cand.write_text(tasks.load(project, "humaneval_002").reference)
+    code, g = grade_json(loop_cli, "humaneval_002", cand, "--trials", "60", config=config)
+    n = g["inputs"]
+    assert code == 0 and n["kept"] >= 50
+    assert n["generated"] == n["kept"] + n["contract"] + n["reference_error"] + n["reference_timeout"]
+    code, out = loop_cli("report", "--format", "json", "--batch", _batch_of(project, g["candidate_id"]), config=config)
+    (row,) = [r for r in json.loads(out)["fuzz_inputs"] if r["task"] == "humaneval_002"]
+    assert (row["generated"], row["kept"], row["contract"]) == (n["generated"], n["kept"], n["contract"])
+
+
+def _batch_of(project: Path, candidate_id: int) -> int:
+    import sqlite3
+
+    con = sqlite3.connect(project / "runs.db")
+    (batch,) = con.execute("select batch_id from candidates where id = ?", [candidate_id]).fetchone()
+    con.close()
+    return batch
