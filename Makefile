@@ -3,7 +3,7 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
-APT     = bubblewrap g++ python3 python3-venv
+APT     = bubblewrap g++ git python3 python3-venv
 
 .PHONY: run test deps venv bench clean
 
@@ -11,6 +11,7 @@ deps:
 	@missing=""; \
 	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
 	command -v g++ >/dev/null 2>&1 || missing="$$missing g++"; \
+	command -v git >/dev/null 2>&1 || missing="$$missing git"; \
 	command -v $(PYTHON) >/dev/null 2>&1 || missing="$$missing python3"; \
 	test -x $(BIN)/python || $(PYTHON) -c 'import ensurepip, venv' >/dev/null 2>&1 || missing="$$missing python3-venv"; \
 	if [ -n "$$missing" ]; then \

@@ -301,17 +301,22 @@ class _Pipeline:
             self._copy(self.graded_sha[key], cid)
             return
         if sha and key in self.inflight:
-            await self.inflight[key]
-            self._copy(self.graded_sha[key], cid)
+            await self.inflight[key]  # set once the original's grade is stored, not when it is computed
+            if key in self.graded_sha:  # else the original failed, and the batch with it
+                self._copy(self.graded_sha[key], cid)
             return
         name = row["task"]
-        fut = asyncio.wrap_future(self.executor.submit(self.refs[name], row["source"], self.opts, self.quarantine[name]))
+        stored = asyncio.get_running_loop().create_future()
         if sha:
-            self.inflight[key] = fut
-        g = await fut
-        self.store.record_grade(cid, g)
-        if sha:
-            self.graded_sha[key] = cid
+            self.inflight[key] = stored
+        try:
+            g = await asyncio.wrap_future(self.executor.submit(self.refs[name], row["source"], self.opts,
+                                                              self.quarantine[name]))
+            self.store.record_grade(cid, g)
+            if sha:
+                self.graded_sha[key] = cid
+        finally:
+            stored.set_result(None)
         self._tally(g.verdict)
 
     def _copy(self, original: int, duplicate: int) -> None:
