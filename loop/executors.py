@@ -128,7 +128,8 @@ class ForkExecutor:
 
         self.pool = ForkPool(cfg, workers)
 
-    def accepts(self, task: tasks.Task, opts: Options) -> bool:
+    @staticmethod
+    def accepts(task: tasks.Task, opts: Options) -> bool:
         return task.kind == "function" and task.language == "python" and opts.k == 1 and not opts.trials
 
     def submit(self, ref: TaskRef, source: str | None, opts: Options, quarantined: frozenset = frozenset()) -> Future:
@@ -160,8 +161,7 @@ class Routed:
 def for_batch(cfg: SandboxConfig, opts: Options, loaded: dict[str, tasks.Task], workers: int) -> Routed:
     """The executor a batch grades with: fork servers where they apply, a process pool for the rest."""
     executors: list = []
-    fork = any(t.kind == "function" and t.language == "python" for t in loaded.values()) and opts.k == 1 and not opts.trials
-    if fork:
+    if any(ForkExecutor.accepts(t, opts) for t in loaded.values()):
         executors.append(ForkExecutor(cfg, workers))
     executors.append(LocalExecutor(cfg, workers))
     return Routed(executors, loaded)

@@ -54,6 +54,7 @@ class TaskKind(Protocol):
 
 
 _LOADED: dict[str, TaskKind] = {}
+_METHODS = ("name", "load", "grade", "prompt", "extract", "polarity")
 
 
 def _instance(obj, where: str) -> TaskKind:
@@ -61,9 +62,6 @@ def _instance(obj, where: str) -> TaskKind:
     if not isinstance(kind, TaskKind):
         raise TaskError(f"task kind {where} does not provide {', '.join(_METHODS)}")
     return kind
-
-
-_METHODS = ("name", "load", "grade", "prompt", "extract", "polarity")
 
 
 def plugins() -> dict[str, object]:
