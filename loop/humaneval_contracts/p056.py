@@ -13,30 +13,6 @@ def contract(brackets):
     return None
 
 
-def _balanced(rng, n):
-    out, depth = [], 0
-    for _ in range(n):
-        if depth and rng.random() < 0.5:
-            out.append(">")
-            depth -= 1
-        else:
-            out.append("<")
-            depth += 1
-    return "".join(out) + ">" * depth
-
-
 def generate(rng, size):
     """The positional arguments of one input inside the contract."""
-    r = rng.random()
-    n = gen.length(rng, size)
-    if r < 0.45:
-        s = _balanced(rng, n)
-    elif r < 0.75:
-        s = _balanced(rng, n)
-        if s:
-            i = rng.randrange(len(s))
-            s = gen.pick(rng, lambda: s[:i] + s[i + 1:], lambda: s[:i] + rng.choice("<>") + s[i:],
-                         lambda: s[:i] + ("<" if s[i] == ">" else ">") + s[i + 1:], lambda: s[::-1])
-    else:
-        s = gen.text(rng, size, "<>")
-    return [s]
+    return [gen.brackets(rng, size, "<>")]

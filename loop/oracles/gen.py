@@ -140,3 +140,27 @@ def pick(rng: random.Random, *choices):
     """One of the choices; a callable choice is called with no arguments."""
     c = rng.choice(choices)
     return c() if callable(c) else c
+
+
+def brackets(rng: random.Random, size: int, pair: str = "()") -> str:
+    """A string over one bracket pair: balanced (45%), balanced with one edit (deleted, inserted or flipped
+    bracket, or reversed: 30%), or any string over the pair (25%)."""
+    opening, closing = pair
+    r = rng.random()
+    n = length(rng, size)
+    if r >= 0.75:
+        return text(rng, size, pair)
+    out, depth = [], 0
+    for _ in range(n):
+        if depth and rng.random() < 0.5:
+            out.append(closing)
+            depth -= 1
+        else:
+            out.append(opening)
+            depth += 1
+    s = "".join(out) + closing * depth
+    if r < 0.45 or not s:
+        return s
+    i = rng.randrange(len(s))
+    return pick(rng, lambda: s[:i] + s[i + 1:], lambda: s[:i] + rng.choice(pair) + s[i:],
+                lambda: s[:i] + (opening if s[i] == closing else closing) + s[i + 1:], lambda: s[::-1])
