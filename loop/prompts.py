@@ -21,7 +21,7 @@ DEFAULT_TEMPLATE = Path(__file__).resolve().parent.parent / "prompts" / "repair.
 
 _MARKER = re.compile(r"^<!--\s*(system|user|example)\s*-->\s*$")
 _FENCE_OPEN = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
-_DISPLAY = {"python": "Python", "cpp": "C++", "c": "C"}
+DISPLAY_NAMES = {"python": "Python", "cpp": "C++", "c": "C"}
 _ALIASES = {
     "python": {"python", "py", "python3", "py3"},
     "cpp": {"cpp", "c++", "cxx", "cc", "hpp", "hxx", "h++"},
@@ -29,7 +29,7 @@ _ALIASES = {
 }
 
 
-def _canonical(language: str) -> str:
+def canonical_language(language: str) -> str:
     lang = language.strip().lower()
     for name, aliases in _ALIASES.items():
         if lang in aliases:
@@ -38,11 +38,11 @@ def _canonical(language: str) -> str:
 
 
 def _aliases(language: str) -> set[str]:
-    name = _canonical(language)
+    name = canonical_language(language)
     return _ALIASES.get(name, {name})
 
 
-def _fence(text: str, tag: str = "") -> str:
+def fence(text: str, tag: str = "") -> str:
     """`text` in a backtick fence longer than any backtick run inside it."""
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     ticks = "`" * max(3, longest + 1)
@@ -82,20 +82,20 @@ def render_repair(
 ) -> list[dict]:
     """Chat messages asking the model to repair `baseline`; `example` = {"input", "expected", "actual"} or None."""
     sections = load_template(template)
-    tag = _canonical(language)
+    tag = canonical_language(language)
     values = {
         "task_name": task_name,
         "description": description.strip(),
-        "language": _DISPLAY.get(tag, language),
+        "language": DISPLAY_NAMES.get(tag, language),
         "fence_tag": tag,
         "contract": contract.strip(),
         "candidate_file": candidate_file,
-        "baseline": _fence(baseline, tag),
+        "baseline": fence(baseline, tag),
     }
     user = sections["user"].substitute(values)
     if example is not None and "example" in sections:
         shown = {
-            f"example_{key}": _fence(_value(example.get(key, "")))
+            f"example_{key}": fence(_value(example.get(key, "")))
             for key in ("input", "expected", "actual")
         }
         user = user.rstrip() + "\n\n" + sections["example"].substitute(values, **shown).strip("\n")
@@ -105,7 +105,7 @@ def render_repair(
     ]
 
 
-def _blocks(reply: str) -> list[tuple[str, str]]:
+def code_blocks(reply: str) -> list[tuple[str, str]]:
     """(info word, content) of every fenced block; an unclosed block runs to the end (CommonMark)."""
     lines = reply.splitlines()
     blocks: list[tuple[str, str]] = []
@@ -115,7 +115,7 @@ def _blocks(reply: str) -> list[tuple[str, str]]:
         if not opening or (opening["fence"][0] == "`" and "`" in opening["info"]):
             i += 1
             continue
-        fence, indent = opening["fence"], len(opening["indent"])
+        marker, indent = opening["fence"], len(opening["indent"])
         words = opening["info"].strip().split()
         info = words[0].strip("{}.").lower() if words else ""
         body: list[str] = []
@@ -125,8 +125,8 @@ def _blocks(reply: str) -> list[tuple[str, str]]:
             if (
                 len(lines[i]) - len(lines[i].lstrip(" ")) <= 3
                 and stripped
-                and set(stripped) == {fence[0]}
-                and len(stripped) >= len(fence)
+                and set(stripped) == {marker[0]}
+                and len(stripped) >= len(marker)
             ):
                 break
             line = lines[i]
@@ -139,7 +139,7 @@ def _blocks(reply: str) -> list[tuple[str, str]]:
 
 def extract_code(reply: str, language: str) -> str | None:
     """The code to try: the longest block fenced as `language`, else the longest untagged block, else None."""
-    blocks = _blocks(reply)
+    blocks = code_blocks(reply)
     wanted = _aliases(language)
     for keep in (lambda info: info in wanted, lambda info: info == ""):
         chosen = [content for info, content in blocks if keep(info) and content.strip()]

@@ -14,8 +14,9 @@ from typing import Any
 
 from loop import verdicts as V
 from loop.errors import SuiteError, TaskError
-from loop.grading.attempt import outcome, same_value, Side
+from loop.grading.attempt import RestartingWorker, outcome, same_value
 from loop.grading.programs import Program, build
+from loop.prompts import DISPLAY_NAMES, canonical_language, code_blocks, fence, load_template
 from loop.relations import json_repr
 from loop.sandbox import CandidateFault, SandboxConfig
 from loop.settings import Origin, endpoint_settings, make_transport, sandbox_config
@@ -197,7 +198,7 @@ def _programs(task: Task, cfg: SandboxConfig) -> tuple[Program, Program]:
     return _PROGRAMS[key]
 
 
-def _run(side: Side, args: tuple, expected: Any) -> tuple[bool, str]:
+def _run(side: RestartingWorker, args: tuple, expected: Any) -> tuple[bool, str]:
     """(passed, what happened) of one call, compared in the parent with the grader's equality."""
     try:
         ok, value = outcome(side.call(args))
@@ -224,7 +225,7 @@ def judge(task: Task, text: str, sandbox_cfg: SandboxConfig) -> Judgement:
     valid = [i for i in range(len(parsed)) if i not in results]
     if valid:
         baseline, reference = _programs(task, sandbox_cfg)
-        base, ref = Side(baseline, sandbox_cfg, 0), Side(reference, sandbox_cfg, 0)
+        base, ref = RestartingWorker(baseline, sandbox_cfg, 0), RestartingWorker(reference, sandbox_cfg, 0)
         try:
             for i in valid:
                 name, inp, exp, _ = parsed[i]
@@ -267,20 +268,18 @@ def _verdict(tests: list[TestJudgement]) -> tuple[str, str]:
 # --------------------------------------------------------------------------- prompt
 def render_synthesize(task: Task, template: str | Path = DEFAULT_TEMPLATE) -> list[dict]:
     """Chat messages asking for a JSON suite: contract, baseline and bug report only, never the reference."""
-    from loop.prompts import _DISPLAY, _canonical, _fence, load_template
-
     sections = load_template(template)
-    tag = _canonical(task.language)
+    tag = canonical_language(task.language)
     values = {
         "task_name": task.name,
         "description": task.description.strip(),
         "bug_report": task.bug_report.strip(),
-        "language": _DISPLAY.get(tag, task.language),
+        "language": DISPLAY_NAMES.get(tag, task.language),
         "fence_tag": tag,
         "entry_point": task.entry_point,
-        "contract": _fence(task.contract, tag),
+        "contract": fence(task.contract, tag),
         "candidate_file": task.candidate_file,
-        "baseline": _fence(task.baseline or "", tag),
+        "baseline": fence(task.baseline or "", tag),
         "max_tests": MAX_TESTS,
         "max_items": MAX_ITEMS,
         "max_string": MAX_STRING,
@@ -293,9 +292,7 @@ def render_synthesize(task: Task, template: str | Path = DEFAULT_TEMPLATE) -> li
 
 def extract_suite(reply: str) -> str | None:
     """The suite text of a reply: the longest ```json block, else the longest untagged block, else a bare JSON list."""
-    from loop.prompts import _blocks
-
-    blocks = _blocks(reply or "")
+    blocks = code_blocks(reply or "")
     for keep in (lambda info: info == "json", lambda info: info == ""):
         chosen = [content for info, content in blocks if keep(info) and content.strip()]
         if chosen:

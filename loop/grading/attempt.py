@@ -413,4 +413,3 @@ def sanitizer_gate(plan: Plan) -> Check:
         worker.close()
 
 
-Side = RestartingWorker  # the old name, still imported by synthesis.py

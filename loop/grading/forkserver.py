@@ -34,9 +34,9 @@ from pathlib import Path
 
 from loop import verdicts as V
 from loop.grading.attempt import digest, golden_check, outcome, test_check, test_outcome
-from loop.grading.grade import Options, conclude, precheck, static_grade
+from loop.grading.grade import Options, conclude, precheck, grade_without_attempts
 from loop.grading.model import Attempt, Check, Grade
-from loop.grading.programs import _scratch, stage_worker, wire_args
+from loop.grading.programs import scratch, stage_worker, wire_args
 from loop.sandbox import CandidateFault, Limits, SandboxConfig, SandboxUnavailable, Worker, clean_env, stage
 from loop.tasks import Task, Test
 
@@ -49,7 +49,7 @@ class ForkServer:
 
     def __init__(self, cfg: SandboxConfig, *, wall: float = 3600.0, memory_mb: int = 2048):
         self.cfg = cfg
-        self.folder = _scratch("loop-forkserver-")
+        self.folder = scratch("loop-forkserver-")
         stage(self.folder, SERVER_SOURCE.name, SERVER_SOURCE.read_bytes())
         stage_worker(self.folder, "sandbox_worker.py")  # imported by that name, with the codec beside it
         # The server's own rlimits are the ceiling; each child lowers them to its task's.
@@ -164,7 +164,7 @@ def _finish(item: _Item, reply: dict, cfg: SandboxConfig, duration: float) -> Gr
     """The server's reply to a candidate job -> the Grade `loop grade` gives with k=1 and no relations."""
     task, q = item.task, item.quarantined
     if "build_error" in reply:
-        return static_grade(task, item.source, item.opts, cfg, V.BUILD, str(reply["build_error"]))
+        return grade_without_attempts(task, item.source, item.opts, cfg, V.BUILD, str(reply["build_error"]))
     checks: list[Check] = []
     values: list = []
     tests = task.selected(item.opts.suite)
@@ -304,7 +304,7 @@ class ForkPool:
                         if role == "baseline":
                             item.base = _baseline_results(item, {"detail": str(exc)})
                         else:
-                            answer(item, static_grade(item.task, item.source, item.opts, self.cfg,
+                            answer(item, grade_without_attempts(item.task, item.source, item.opts, self.cfg,
                                                       V.INFRA_UNKNOWN, str(exc), V.INFRA_UNKNOWN))
                 if not server.inflight:
                     if done and not backlog:

@@ -205,4 +205,3 @@ def demonstrate(task: Task, cfg: SandboxConfig) -> dict | None:
             "actual": actual}
 
 
-static_grade = grade_without_attempts  # the old name, still imported by forkserver.py

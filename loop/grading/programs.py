@@ -34,7 +34,8 @@ def _cleanup() -> None:
         shutil.rmtree(path, ignore_errors=True)
 
 
-def _scratch(prefix: str) -> Path:
+def scratch(prefix: str) -> Path:
+    """A scratch folder (see make_scratch) removed when this process exits."""
     path = make_scratch(prefix)
     _SCRATCH.append(path)
     return path
@@ -125,7 +126,7 @@ _PY_CACHE: dict[tuple, Program] = {}
 
 
 def _build_python(task: Task, source: str, role: str, cfg: SandboxConfig) -> Program:
-    folder = _scratch(f"loop-{role}-")
+    folder = scratch(f"loop-{role}-")
     stage(folder, task.candidate_file, source)
     stage_worker(folder)  # after: a candidate file named like the worker or codec fails to build, never runs as it
     # -s -S -P, not -I: -I implies -E, which would ignore the per-repeat PYTHONHASHSEED (env is cleared anyway).
@@ -157,11 +158,11 @@ def _build_cpp(task: Task, source: str, role: str, cfg: SandboxConfig, sanitize:
     key = (str(task.path), hashlib.sha256(source.encode()).hexdigest(), flags, cfg)
     if key in _CPP_CACHE:
         return _CPP_CACHE[key]
-    src = _scratch(f"loop-src-{role}-")
+    src = scratch(f"loop-src-{role}-")
     stage(src, task.candidate_file, source)
     stage(src, task.contract_file, task.contract)
     stage(src, "loop_driver.cpp", task.driver)
-    out = _scratch(f"loop-bin-{role}-")
+    out = scratch(f"loop-bin-{role}-")
     os.chmod(out, 0o777)  # the build runs as a per-sandbox uid that must write the binary here
     cxx = shutil.which("g++") or "/usr/bin/g++"
     argv = [cxx, *flags, "-I", "/src", f"/src/{task.candidate_file}", "/src/loop_driver.cpp", "-o", "/out/prog"]
@@ -205,7 +206,7 @@ def sanitizer_probe(task: Task, source: str, cfg: SandboxConfig) -> str | None:
 
 def _own_lines(task: Task, source: str, cfg: SandboxConfig, flags: tuple) -> list[str] | None:
     """The candidate file's own lines after the preprocessor (headers left out); None if it fails."""
-    src, out = _scratch("loop-pp-src-"), _scratch("loop-pp-out-")
+    src, out = scratch("loop-pp-src-"), scratch("loop-pp-out-")
     stage(src, task.candidate_file, source)
     stage(src, task.contract_file, task.contract)
     os.chmod(out, 0o777)

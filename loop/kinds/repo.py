@@ -21,7 +21,7 @@ from loop import verdicts as V
 from loop.errors import TaskError
 from loop.grading import triage
 from loop.grading.attempt import transition
-from loop.grading.grade import Options, conclude, static_grade
+from loop.grading.grade import Options, conclude, grade_without_attempts
 from loop.grading.model import Attempt, Check, Grade, HarnessError
 from loop.kinds import repo_env, repo_patch
 from loop.kinds.repo_results import PARSERS, Outcome
@@ -139,25 +139,25 @@ class RepoKind:
               quarantined: frozenset = frozenset()) -> Grade:
         spec: RepoSpec = task.spec
         if source is None or not source.strip():
-            return static_grade(task, source, opts, cfg, V.NO_CODE, "the reply held no diff")
+            return grade_without_attempts(task, source, opts, cfg, V.NO_CODE, "the reply held no diff")
         tool = missing_tool(spec)
         if tool:
-            return static_grade(task, source, opts, cfg, V.INFRA_UNKNOWN, _tool_warning(task, tool), V.INFRA_UNKNOWN)
+            return grade_without_attempts(task, source, opts, cfg, V.INFRA_UNKNOWN, _tool_warning(task, tool), V.INFRA_UNKNOWN)
         work = make_scratch("loop-repo-")
         try:
             refusal = repo_patch.refuse(source, spec.tree, list(spec.test_paths) + _test_files(spec),
                                         list(spec.hidden_files))
             if refusal:
-                return static_grade(task, source, opts, cfg, refusal.check, refusal.detail)
+                return grade_without_attempts(task, source, opts, cfg, refusal.check, refusal.detail)
             patched = repo_patch.fresh_copy(spec.tree, work / "patched")
             rejected = repo_patch.apply(source, patched)
             if rejected is not None:
-                return static_grade(task, source, opts, cfg, repo_patch.PATCH_DOES_NOT_APPLY, rejected)
+                return grade_without_attempts(task, source, opts, cfg, repo_patch.PATCH_DOES_NOT_APPLY, rejected)
             _stage_hidden(spec, patched)
             try:
                 env = _environment(spec, cfg)
             except HarnessError as exc:
-                return static_grade(task, source, opts, cfg, V.INFRA_UNKNOWN, str(exc), V.INFRA_UNKNOWN)
+                return grade_without_attempts(task, source, opts, cfg, V.INFRA_UNKNOWN, str(exc), V.INFRA_UNKNOWN)
             ids = _ids(task, cfg, env)
             runs = [_attempt(task, cfg, env, patched, ids, repeat, opts.seed, quarantined) for repeat in range(opts.k)]
             attempts = [a for a, _ in runs]
