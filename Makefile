@@ -21,7 +21,7 @@ deps:
 
 venv: deps
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	@$(BIN)/python -m pip install -q -e '.[test,humaneval]'
+	@$(BIN)/python -m pip install -q -e '.[test,humaneval,cluster]'
 
 run: venv
 	$(BIN)/loop tasks check

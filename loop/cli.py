@@ -17,7 +17,7 @@ from loop import kinds, runner, seeds, tasks
 from loop import verdicts as V
 from loop.errors import LoopError, SuiteError
 from loop.grading.triage import load_quarantine
-from loop.settings import Origin, sandbox_config
+from loop.settings import Origin, cluster_address, sandbox_config
 from loop.store import RunStore
 
 
@@ -40,6 +40,12 @@ def handle_errors(fn):
 
 def load_config(ctx: click.Context):
     return config_mod.load(ctx.obj.get("config_path"))
+
+
+def cluster_option(fn):
+    """--cluster ADDRESS, for every command that grades a batch; `cluster_address` picks flag, env or config."""
+    return click.option("--cluster", "cluster", default=None, metavar="tcp://HOST:8786",
+                        help="Grade on this Dask scheduler's workers ($LOOP_CLUSTER, [cluster] scheduler).")(fn)
 
 
 class _Loop(click.Group):
@@ -186,9 +192,10 @@ def print_grade(g, candidate_id=None) -> None:
 @click.option("--db", type=click.Path(path_type=Path), default=None, help="runs.db path.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--no-sandbox", is_flag=True, help="Run unsandboxed (printed loudly and recorded).")
+@cluster_option
 @click.pass_context
 @handle_errors
-def grade_cmd(ctx, task, file, batch_id, suite, seed, trials, k, db, as_json, no_sandbox):
+def grade_cmd(ctx, task, file, batch_id, suite, seed, trials, k, db, as_json, no_sandbox, cluster):
     """Grade FILE as TASK's candidate and record the grade in runs.db (or, with --batch, a stored batch).
 
     Exit status: 0 stable_pass / stable_pass_varying, 1 flaky / stable_fail, 3 inconclusive, 2 usage error.
@@ -201,11 +208,13 @@ def grade_cmd(ctx, task, file, batch_id, suite, seed, trials, k, db, as_json, no
             raise click.UsageError(f"{given[0]} cannot be combined with --batch: a batch is graded with the "
                                    "settings recorded when it was made (config.toml [loop] at `loop generate`)")
         done = runner.run_batch(cfg, [], origin=Origin(), resume=batch_id, db=db, progress=Progress(not as_json),
-                                command=command_line(), warn=_warn)
+                                command=command_line(), warn=_warn, cluster=cluster_address(cfg, cluster))
         _print_batch(done, db or cfg.db_path, as_json, cfg.loop.min_coverage)
         return
     if not task or not file:
         raise click.UsageError("give TASK and FILE, or --batch BATCH_ID")
+    if cluster:
+        raise click.UsageError("--cluster grades batches (--batch); one file is graded on this machine")
     sandbox = sandbox_config(cfg, no_sandbox)
     _warn_unsandboxed(sandbox)
     done = runner.grade_file(cfg, task, file, suite=suite, seed=seed, trials=trials, k=k, db=db, no_sandbox=no_sandbox)
@@ -303,6 +312,8 @@ class Progress:
         line = (f"{state['done']}/{state['total']}  pass {passed}  fail {v.get(V.STABLE_FAIL, 0)}  "
                 f"flaky {v.get(V.FLAKY, 0)}  inconclusive {v.get(V.INCONCLUSIVE, 0)}  "
                 f"infra_unknown {v.get(V.INFRA_UNKNOWN, 0)}")
+        if "workers" in state:  # grading on a cluster
+            line += f"  workers {state['workers']}  in flight {state['inflight']}"
         if self.tty:
             bar = "#" * int(20 * state["done"] / max(1, state["total"]))
             click.echo(f"\r[{bar:<20}] {line}", nl=state["done"] >= state["total"], err=True)
@@ -338,22 +349,25 @@ def generate_cmd(ctx, task_names, samples, concurrency, base_url, model, record,
 @click.option("--mode", type=click.Choice(["repair", "synthesize"]), default="repair")
 @click.option("--min-coverage", type=click.FloatRange(0, 1), default=None,
               help="Exit 3 when the batch decides less than this share of its candidates (loop.min_coverage, 0.8).")
+@cluster_option
 @click.pass_context
 @handle_errors
 def run_cmd(ctx, task_names, samples, concurrency, base_url, model, record, replay_path, db, as_json, k,
-            trials, rotate_seed, resume, mode, min_coverage):
+            trials, rotate_seed, resume, mode, min_coverage, cluster):
     """Generate candidates and grade each as it arrives; print verdicts per task and the pass rate.
 
     Without flags the shipped config.toml replays the curated demo cassette: no API key needed.
     """
     cfg = load_config(ctx)
+    if mode == "synthesize" and cluster:
+        raise click.UsageError("--cluster grades repair batches; --mode synthesize judges suites on this machine")
     if mode == "synthesize":
         _synthesize(cfg, task_names, samples, concurrency, base_url, model, record, replay_path, db, as_json)
         return
     origin = _origin(record, replay_path, base_url, model, concurrency)
     done = runner.run_batch(cfg, list(task_names), origin=origin, samples=samples, k=k, trials=trials,
                             rotate_seed=rotate_seed, resume=resume, db=db, progress=Progress(not as_json),
-                            command=command_line(), warn=_warn)
+                            command=command_line(), warn=_warn, cluster=cluster_address(cfg, cluster))
     _print_batch(done, db or cfg.db_path, as_json, cfg.loop.min_coverage if min_coverage is None else min_coverage)
     # A finished batch exits 0: its failures are data (in runs.db and above), not a broken run; one that
     # decided less than loop.min_coverage of its candidates exits 3.

@@ -35,6 +35,12 @@ class SandboxSection:
 
 
 @dataclass(frozen=True)
+class ClusterSection:
+    scheduler: str = ""  # a Dask scheduler (tcp://HOST:8786) to grade on; "" = this machine (LOOP_CLUSTER)
+    connect_timeout: float = 10.0  # seconds to reach it before the command gives up (exit 2)
+
+
+@dataclass(frozen=True)
 class EndpointSettings:
     """[endpoint] of config.toml, and what loop.endpoint.Endpoint runs with: the one endpoint schema.
 
@@ -70,7 +76,7 @@ def config_fields(cls) -> list:
     return [f for f in fields(cls) if not f.metadata.get("runtime")]
 
 
-SECTIONS = {"loop": LoopSection, "sandbox": SandboxSection, "endpoint": EndpointSettings}
+SECTIONS = {"loop": LoopSection, "sandbox": SandboxSection, "endpoint": EndpointSettings, "cluster": ClusterSection}
 
 
 @dataclass(frozen=True)
@@ -80,6 +86,7 @@ class Config:
     loop: LoopSection = field(default_factory=LoopSection)
     sandbox: SandboxSection = field(default_factory=SandboxSection)
     endpoint: EndpointSettings = field(default_factory=EndpointSettings)
+    cluster: ClusterSection = field(default_factory=ClusterSection)
     api_key: str | None = field(default=None, repr=False)
 
     @property
@@ -148,6 +155,9 @@ def load(path: Path | None = None, root: Path | None = None, env: dict | None = 
             raise ConfigError(f"{path}: key 'loop.{key}' must be at least 1")
     if endpoint.samples_per_request < 1:
         raise ConfigError(f"{path}: key 'endpoint.samples_per_request' must be at least 1 (the OpenAI n)")
+    if cfg.cluster.connect_timeout <= 0:
+        raise ConfigError(f"{path}: key 'cluster.connect_timeout' must be more than 0 seconds")
+    cluster = replace(cfg.cluster, scheduler=env["LOOP_CLUSTER"]) if env.get("LOOP_CLUSTER") else cfg.cluster
     if env.get("LOOP_DB"):
         loop = replace(loop, db=env["LOOP_DB"])
     if env.get("LOOP_BASE_URL"):
@@ -155,4 +165,4 @@ def load(path: Path | None = None, root: Path | None = None, env: dict | None = 
     if env.get("LOOP_MODEL"):
         endpoint = replace(endpoint, model=env["LOOP_MODEL"])
     key = env.get("LOOP_API_KEY") or (env.get(endpoint.api_key_env) if endpoint.api_key_env else None)
-    return replace(cfg, loop=loop, endpoint=endpoint, api_key=key or None)
+    return replace(cfg, loop=loop, endpoint=endpoint, cluster=cluster, api_key=key or None)

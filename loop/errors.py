@@ -42,3 +42,7 @@ class ResumeError(LoopError):
 
 class SuiteError(LoopError):
     """A synthesized test-suite file cannot be read (missing, a directory, not UTF-8)."""
+
+
+class ClusterError(LoopError):
+    """The Dask scheduler cannot be reached, or was lost mid-batch (`loop run --resume` finishes the batch)."""

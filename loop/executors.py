@@ -7,7 +7,10 @@ another machine can fetch the task by name and refuse a copy whose digest differ
 - `LocalExecutor`: a process pool; each worker loads a task once and grades with the task's kind;
 - `ForkExecutor`: fork servers for Python function tasks graded at k=1 without relations (the screen);
 - `InlineExecutor`: grades in the caller's thread (tests, debugging; the smallest executor);
-- `Routed`: the first executor that accepts a grade gets it.
+- `Routed`: the first executor that accepts a grade gets it;
+- `loop.cluster.ClusterExecutor`: a Dask cluster (`loop[cluster]`), whose workers grade with `for_batch` in turn.
+
+An executor may also offer `status() -> dict` (e.g. workers connected, grades in flight) for the progress line.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from pathlib import Path
 from typing import Protocol
 
 from loop import tasks
-from loop.errors import TaskError
+from loop.errors import ConfigError, TaskError
 from loop.grading.grade import Options, grade
 from loop.grading.model import Grade
 from loop.sandbox import SandboxConfig
@@ -32,9 +35,14 @@ class TaskRef:
     root: str    # the project root this machine loads the task from
 
 
+def task_files(folder: Path) -> list[Path]:
+    """The files that make a task (what its digest covers and what a cluster ships): no bytecode caches."""
+    return sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+
+
 def task_digest(folder: Path) -> str:
     h = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+    for path in task_files(folder):
         h.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
 
@@ -158,8 +166,22 @@ class Routed:
             e.close(cancel=cancel)
 
 
-def for_batch(cfg: SandboxConfig, opts: Options, loaded: dict[str, tasks.Task], workers: int) -> Routed:
-    """The executor a batch grades with: fork servers where they apply, a process pool for the rest."""
+def connect(address: str, warn=None, timeout: float = 10.0):
+    """A connection to the Dask scheduler at `address` (loop.cluster.Cluster), made before a batch writes
+    anything; without the `cluster` extra installed, a one-line error saying what to install."""
+    try:
+        from loop import cluster
+    except ImportError as exc:
+        raise ConfigError(f"--cluster {address}: grading on a cluster needs Dask ({exc}); "
+                          "pip install 'loop[cluster]'") from None
+    return cluster.Cluster(address, warn, timeout)
+
+
+def for_batch(cfg: SandboxConfig, opts: Options, loaded: dict[str, tasks.Task], workers: int, cluster=None):
+    """The executor a batch grades with: on a cluster (a `connect`ed one) if given, else fork servers where
+    they apply and a process pool for the rest."""
+    if cluster is not None:
+        return cluster.executor(cfg, loaded)
     executors: list = []
     if any(ForkExecutor.accepts(t, opts) for t in loaded.values()):
         executors.append(ForkExecutor(cfg, workers))

@@ -15,7 +15,7 @@ from pathlib import Path
 from loop import executors, kinds, seeds, tasks
 from loop import verdicts as V
 from loop.config import Config, EndpointSettings
-from loop.errors import CandidateError, CassetteError, TaskError
+from loop.errors import CandidateError, CassetteError, ClusterError, TaskError
 from loop.grading.grade import Options, grade, sha256
 from loop.grading.model import Grade
 from loop.grading.triage import load_quarantine
@@ -136,11 +136,12 @@ def run_batch(cfg: Config, task_names: list[str], *, origin: Origin, samples: in
               k: int | None = None, trials: int | None = None, rotate_seed: bool = False, resume: int | None = None,
               db: Path | None = None, grade_now: bool = True, progress: Callable[[dict], None] | None = None,
               workers: int | None = None, command: str | None = None,
-              warn: Callable[[str], None] | None = None) -> BatchResult:
+              warn: Callable[[str], None] | None = None, cluster: str | None = None) -> BatchResult:
     """Generate candidates and grade each as it arrives (generation and grading overlap).
 
     Every reply and every grade is committed as soon as it exists; `resume` finishes a batch after a
-    crash without asking the endpoint again for what was received and without duplicate rows.
+    crash without asking the endpoint again for what was received and without duplicate rows. With `cluster`
+    (a Dask scheduler's address, see settings.cluster_address) the grades run on its workers.
     """
     sandbox = sandbox_config(cfg)
     workers = workers or cfg.loop.concurrency or os.cpu_count() or 1
@@ -155,7 +156,8 @@ def run_batch(cfg: Config, task_names: list[str], *, origin: Origin, samples: in
                 origin, recorded = resumed_origin(batch, origin)
                 if origin.base_url and origin.base_url != batch["endpoint"]:
                     store.note_resume(resume, origin.base_url, command)
-                job = _Job.load(cfg, sorted({r["task"] for r in rows}), origin, recorded, sandbox, grade_now, warn)
+                job = _Job.load(cfg, sorted({r["task"] for r in rows}), origin, recorded, sandbox, grade_now, warn,
+                                cluster)
                 opts = Options(suite=batch["suite"] or cfg.loop.suite, seed=batch["seed"],
                                trials=batch["trials"] if batch["trials"] is not None else trials, k=batch["k"] or k)
                 return _Pipeline(cfg, store, resume, job, sandbox, opts, grade_now, progress, workers).run(rows)
@@ -164,11 +166,11 @@ def run_batch(cfg: Config, task_names: list[str], *, origin: Origin, samples: in
         if rotate_seed or cfg.loop.seed_policy == "rotate":
             store.record_rotation(*seeds.rotate(cfg.root))
         opts = Options(suite=cfg.loop.suite, seed=seeds.current(cfg.root), trials=trials, k=k)
-        job = _Job.load(cfg, names, origin, None, sandbox, grade_now, warn)
+        job = _Job.load(cfg, names, origin, None, sandbox, grade_now, warn, cluster)
         samples = samples or cfg.loop.samples
         kind = "run" if grade_now else "generate"
         loop = {"k": opts.k, "trials": opts.trials, "suite": opts.suite, "seed": opts.seed, "samples": samples,
-                "workers": workers}
+                "workers": workers, **({"cluster": cluster} if cluster and grade_now else {})}
         # A cassette that turns out not to belong to this batch leaves no trace of it.
         with store.batch(kind, discard_on=(CassetteError,), seed=opts.seed, model=job.settings.model,
                          endpoint=job.settings.base_url, k=opts.k, trials=opts.trials, suite=opts.suite,
@@ -183,23 +185,27 @@ def run_batch(cfg: Config, task_names: list[str], *, origin: Origin, samples: in
 
 @dataclass
 class _Job:
-    """What a batch needs before it asks anything: its tasks, their quarantines, and the endpoint to ask."""
+    """What a batch needs before it asks anything: its tasks, their quarantines, the endpoint to ask, and the
+    cluster it grades on (connected here, so an unreachable scheduler stops a new batch before it is written)."""
 
     loaded: dict[str, tasks.Task]
     quarantine: dict[str, frozenset]
     settings: EndpointSettings
     transport: object  # an httpx transport for a cassette, or None for a live endpoint
+    cluster: object = None  # a connected loop.cluster.Cluster, or None to grade on this machine
 
     @classmethod
     def load(cls, cfg: Config, names: list[str], origin: Origin, recorded: dict | None, sandbox: SandboxConfig,
-             grade_now: bool, warn: Callable[[str], None] | None) -> _Job:
+             grade_now: bool, warn: Callable[[str], None] | None, cluster: str | None = None) -> _Job:
         quarantine = {n: frozenset(quarantined_checks(cfg, n)) for n in names}
         loaded = {n: load_verified_task(cfg, n, sandbox) if grade_now else tasks.load(cfg.root, n) for n in names}
         settings = endpoint_settings(cfg, origin, recorded)
         message = missing_key_warning(cfg, settings, origin) if warn is not None else None
         if message:
             warn(message)
-        return cls(loaded, quarantine, settings, make_transport(origin))
+        transport = make_transport(origin)
+        connected = executors.connect(cluster, warn, cfg.cluster.connect_timeout) if cluster and grade_now else None
+        return cls(loaded, quarantine, settings, transport, connected)
 
 
 class _Pipeline:
@@ -211,6 +217,8 @@ class _Pipeline:
         self.cfg, self.store, self.batch_id, self.loaded = cfg, store, batch_id, job.loaded
         self.settings, self.transport, self.sandbox, self.opts = job.settings, job.transport, sandbox, opts
         self.quarantine, self.grade_now, self.progress, self.workers = job.quarantine, grade_now, progress, workers
+        self.cluster = job.cluster
+        self.executor = None
         self.counts = {"total": 0, "done": 0, "infra_unknown": 0, "no_code": 0}
         self.verdicts: dict[str, int] = {}
         self.graded_sha: dict[str, int] = {}   # "task:sha" -> candidate id holding the grade
@@ -223,7 +231,11 @@ class _Pipeline:
                 self._tally(r["verdict"])
                 if r["source_sha256"] and r["duplicate_of"] is None:
                     self.graded_sha[f"{r['task']}:{r['source_sha256']}"] = r["id"]
-        asyncio.run(self._main([r for r in rows if r["verdict"] is None]))
+        try:
+            asyncio.run(self._main([r for r in rows if r["verdict"] is None]))
+        except ClusterError as exc:  # what was graded is stored; say how to finish
+            raise ClusterError(f"{exc}; batch {self.batch_id} stopped with its grades so far stored: "
+                               f"`loop run --resume {self.batch_id}` (with or without --cluster) finishes it") from None
         return BatchResult(self.batch_id, len(rows), self.counts["infra_unknown"], self.counts["no_code"],
                            dict(self.verdicts))
 
@@ -231,14 +243,16 @@ class _Pipeline:
         self.counts["done"] += 1
         self.verdicts[verdict] = self.verdicts.get(verdict, 0) + 1
         if self.progress:
-            self.progress({**self.counts, "verdicts": dict(self.verdicts)})
+            status = getattr(self.executor, "status", None)  # e.g. a cluster's workers and grades in flight
+            self.progress({**self.counts, "verdicts": dict(self.verdicts), **(status() if status else {})})
 
     async def _main(self, todo: list[dict]) -> None:
         from loop.endpoint import Endpoint
 
         need_reply = [r for r in todo if r["status"] == "pending"]
         # Where grades run is the executor's business (fork servers where they apply, a process pool else).
-        self.executor = executors.for_batch(self.sandbox, self.opts, self.loaded, self.workers) if self.grade_now else None
+        self.executor = (executors.for_batch(self.sandbox, self.opts, self.loaded, self.workers, self.cluster)
+                         if self.grade_now else None)
         self.refs = {n: executors.ref_for(self.cfg.root, t) for n, t in self.loaded.items()} if self.grade_now else {}
         self.prompts = {n: kinds.get(self.loaded[n].kind).prompt(self.loaded[n], self.sandbox)
                         for n in {r["task"] for r in need_reply}}
@@ -252,6 +266,8 @@ class _Pipeline:
         finally:
             if self.executor is not None:
                 self.executor.close(cancel=True)
+            if self.cluster is not None:
+                self.cluster.close()
 
     def _log(self, record) -> None:
         cid, task, sample = record.tag

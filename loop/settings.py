@@ -44,6 +44,12 @@ def sandbox_config(cfg: Config, no_sandbox: bool = False) -> SandboxConfig:
     return SandboxConfig(enabled=s.enabled and not no_sandbox, bwrap=s.bwrap, python=s.python, uid=s.uid)
 
 
+def cluster_address(cfg: Config, flag: str | None = None) -> str | None:
+    """Where a command grades: `--cluster`, else $LOOP_CLUSTER, else [cluster] scheduler; None = this machine."""
+    address = flag if flag is not None else cfg.cluster.scheduler
+    return address.strip() or None
+
+
 def endpoint_settings(cfg: Config, origin: Origin, recorded: dict | None = None) -> EndpointSettings:
     """The settings a batch asks with: the flags, else what the batch recorded (on resume), else config.toml.
     The key always comes from the environment, never from a record."""

@@ -36,6 +36,7 @@ NOT_MUTATED = "relation:input_not_mutated"
 TIMEOUT = "timeout"
 CRASH = "crash"
 RESOURCE = "resource"
+WORKER_LOST = "worker_lost"  # a cluster worker died grading it, more often than the scheduler allows
 
 # Endpoint infra reasons
 RATE_LIMITED = "rate_limited"

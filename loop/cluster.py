@@ -1,0 +1,249 @@
+"""Grading on a Dask cluster: `ClusterExecutor` sends each grade to a `dask worker` and gets the Grade back as data.
+
+Workers are started plainly (`dask worker ADDRESS --nworkers 1 --nthreads 1`). Connecting registers `LoopPlugin`
+on every worker, present and future: it refuses a worker whose sandbox does not start or whose loop code differs,
+unpacks the batch's task folders into a per-host cache keyed by content hash (verified by `executors.load_ref`),
+and holds the worker's own fork servers and process pool (`executors.for_batch`). Only the coordinator writes
+runs.db: each submitted grade resolves its future once, however many times Dask ran it. Needs `loop[cluster]`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import multiprocessing
+import os
+import shutil
+import tempfile
+import threading
+import uuid
+from concurrent.futures import Future
+from dataclasses import replace
+from pathlib import Path
+
+import distributed
+from distributed.diagnostics.plugin import WorkerPlugin
+
+import loop
+from loop import executors, tasks
+from loop import verdicts as V
+from loop.errors import ClusterError
+from loop.grading.grade import Options, grade_without_attempts
+from loop.grading.model import Check, Grade
+from loop.sandbox import Limits, SandboxConfig, SandboxUnavailable, clean_env, run
+
+TOPIC = "loop-worker"  # worker -> coordinator events (refusals), through the scheduler's event log
+log = logging.getLogger("loop.cluster")
+_CODE: str | None = None
+
+
+def code_version() -> str:
+    """loop's version and a digest of its code: two checkouts both called 0.1.0 may still grade differently."""
+    global _CODE
+    if _CODE is None:
+        package = Path(loop.__file__).parent
+        h = hashlib.sha256()
+        for path in sorted(package.rglob("*.py")):
+            h.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes() + b"\0")
+        _CODE = f"{loop.__version__} (code {h.hexdigest()[:12]})"
+    return _CODE
+
+
+def pack(folder: Path) -> dict[str, tuple[int, bytes]]:
+    """A task folder as data: relative path -> (mode, bytes), the files `executors.task_digest` covers."""
+    return {str(p.relative_to(folder)): (p.stat().st_mode & 0o777, p.read_bytes()) for p in executors.task_files(folder)}
+
+
+def task_cache() -> Path:
+    """LOOP_TASK_CACHE, else ~/.cache/loop/tasks; as root /var/cache/loop/tasks (sandboxes then run as another
+    uid, which cannot enter /root)."""
+    if os.environ.get("LOOP_TASK_CACHE"):
+        return Path(os.environ["LOOP_TASK_CACHE"])
+    return Path("/var/cache/loop/tasks") if os.geteuid() == 0 else Path.home() / ".cache" / "loop" / "tasks"
+
+
+def unpack(name: str, digest: str, files: dict[str, tuple[int, bytes]], cache: Path) -> executors.TaskRef:
+    """The task in this host's cache (written once per digest, renamed into place whole), as a ref to load."""
+    root = cache / digest
+    if not (root / "harness" / "tasks" / name / "task.toml").is_file():
+        cache.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=cache, prefix=f".{digest[:12]}-"))
+        for rel, (mode, data) in files.items():
+            path = tmp / "harness" / "tasks" / name / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            path.chmod(mode | 0o444)
+        try:
+            tmp.rename(root)
+        except OSError:  # another worker on this host renamed the same digest first
+            shutil.rmtree(tmp, ignore_errors=True)
+    return executors.TaskRef(name, digest, str(root))
+
+
+def refusal(version: str, cfg: SandboxConfig) -> str | None:
+    """Why this worker may not grade (None: it may): other loop code, or a sandbox that does not start."""
+    mine = code_version()
+    if mine != version:
+        return f"it runs loop {mine}, the coordinator loop {version}"
+    if cfg.enabled:
+        try:
+            run(cfg, ["/bin/true"], limits=Limits(wall=30), env=clean_env())
+        except SandboxUnavailable as exc:
+            return str(exc)
+    return None
+
+
+class LoopPlugin(WorkerPlugin):
+    """Per worker process: the refusal check, the task cache and the executors that grade (one slot per thread)."""
+
+    def __init__(self, name: str, version: str, cfg: SandboxConfig, packed: dict[str, tuple[str, dict]]):
+        self.name, self.version, self.cfg, self.packed = name, version, cfg, packed  # packed: digest -> (name, files)
+
+    def setup(self, worker) -> None:
+        self.problem = refusal(self.version, self.cfg)
+        if self.problem:
+            # Not an exception: a worker joining later would log it and take tasks anyway. It leaves instead.
+            log.error("loop refuses this worker: %s", self.problem)
+            worker.log_event(TOPIC, {"worker": worker.address, "refused": self.problem})
+            worker.loop.add_callback(worker.close, nanny=True, reason=f"loop refused it: {self.problem}")
+            return
+        refs = [unpack(name, digest, files, task_cache()) for digest, (name, files) in self.packed.items()]
+        self.refs = {r.digest: r for r in refs}
+        self.loaded = {r.name: executors.load_ref(r) for r in refs}  # verifies each folder's digest
+        self.slots = worker.state.nthreads
+        # A nanny starts its worker as a daemonic process, and multiprocessing refuses daemons children. The flag
+        # exists so children die with the worker; the pool's do anyway (executors._die_with_parent).
+        multiprocessing.current_process()._config["daemon"] = False
+        self.lock = threading.Lock()
+        self.routed: dict[Options, executors.Routed] = {}
+
+    def grade(self, ref: executors.TaskRef, source: str | None, opts: Options, quarantined: frozenset) -> Grade:
+        if self.problem:  # never reached: a refused worker closes before it takes tasks
+            raise RuntimeError(f"worker refused: {self.problem}")
+        with self.lock:
+            if opts not in self.routed:
+                self.routed[opts] = executors.for_batch(self.cfg, opts, self.loaded, self.slots)
+        return self.routed[opts].submit(self.refs[ref.digest], source, opts, quarantined).result()
+
+    def teardown(self, worker) -> None:
+        for routed in getattr(self, "routed", {}).values():
+            routed.close(cancel=True)
+
+
+def grade_on_worker(plugin: str, ref: executors.TaskRef, source: str | None, opts: Options,
+                    quarantined: frozenset) -> Grade:
+    """What a Dask task runs: one grade, by the plugin this coordinator registered on the worker."""
+    return distributed.get_worker().plugins[plugin].grade(ref, source, opts, quarantined)
+
+
+def worker_lost(task: tasks.Task, source: str | None, opts: Options, cfg: SandboxConfig, detail: str) -> Grade:
+    """A candidate whose grading kept killing workers: inconclusive (infra_unknown attempts), reason worker_lost."""
+    g = grade_without_attempts(task, source, opts, cfg, V.WORKER_LOST, V.WORKER_LOST, V.INFRA_UNKNOWN)
+    return replace(g, checks=[Check(V.WORKER_LOST, "fault", False, detail)], notes=[detail])
+
+
+class Cluster:
+    """A connection to a Dask scheduler, opened before a batch writes anything (an unreachable scheduler is
+    an input error, exit 2, nothing written)."""
+
+    def __init__(self, address: str, warn=None, timeout: float = 10.0):
+        self.address, self.warn = address, warn or (lambda message: None)
+        try:
+            self.client = distributed.Client(address, timeout=timeout, set_as_default=False)
+        except (OSError, TimeoutError, ValueError, TypeError) as exc:
+            raise ClusterError(f"cannot reach the Dask scheduler at {address!r}: {exc}") from None
+        self.client.subscribe_topic(TOPIC, self._event)
+
+    def _event(self, event) -> None:
+        _, msg = event
+        if isinstance(msg, dict) and "refused" in msg:
+            self.warn(f"worker {msg['worker']} refused: {msg['refused']}")
+
+    def workers(self) -> int:
+        return len(self.client.scheduler_info().get("workers", {}))
+
+    def executor(self, cfg: SandboxConfig, loaded: dict[str, tasks.Task]) -> ClusterExecutor:
+        return ClusterExecutor(self, cfg, loaded)
+
+    def close(self) -> None:
+        try:
+            self.client.close(timeout=5)
+        except Exception:  # noqa: BLE001 - a scheduler already gone leaves nothing to close cleanly
+            pass
+
+
+class ClusterExecutor:
+    """The executor seam (loop/executors.py) over Dask: every grade goes to a worker; a candidate whose worker
+    dies is rescheduled by Dask, and after the scheduler's allowed-failures it is `worker_lost`."""
+
+    def __init__(self, cluster: Cluster, cfg: SandboxConfig, loaded: dict[str, tasks.Task]):
+        self.cluster, self.client, self.cfg, self.loaded = cluster, cluster.client, cfg, loaded
+        self.plugin = f"loop-{uuid.uuid4().hex[:12]}"
+        packed = {executors.task_digest(t.path): (t.name, pack(t.path)) for t in loaded.values()}
+        self.pending: dict[str, distributed.Future] = {}
+        self.lock = threading.Lock()
+        self.closing = False
+        responses = self.client.sync(self.client.scheduler.register_worker_plugin, name=self.plugin,
+                                     plugin=distributed.protocol.pickle.dumps(LoopPlugin(self.plugin, code_version(), cfg, packed)),
+                                     idempotent=False)
+        broken = [addr for addr, r in responses.items() if r.get("status") != "OK"]
+        for addr in broken:  # e.g. loop not installed there: it cannot even read the plugin
+            self.cluster.warn(f"worker {addr} refused: cannot set up loop on it ({responses[addr].get('text', '')})")
+        if broken:
+            self.client.retire_workers(broken, close_workers=True)
+        if not self.cluster.workers():
+            self.cluster.warn(f"no workers connected to {cluster.address} yet: grades wait for the first one")
+
+    def accepts(self, task: tasks.Task, opts: Options) -> bool:
+        return True
+
+    def submit(self, ref: executors.TaskRef, source: str | None, opts: Options,
+               quarantined: frozenset = frozenset()) -> Future:
+        out: Future = Future()
+        key = f"loop-grade-{uuid.uuid4().hex}"
+        with self.lock:
+            d = self.client.submit(grade_on_worker, self.plugin, ref, source, opts, frozenset(quarantined),
+                                   key=key, pure=False)
+            self.pending[key] = d
+        d.add_done_callback(lambda d: self._done(d, out, ref, source, opts))
+        return out
+
+    def _done(self, d, out: Future, ref: executors.TaskRef, source: str | None, opts: Options) -> None:
+        """One answer per submitted grade: the Grade, worker_lost, or the scheduler lost (the batch stops)."""
+        with self.lock:
+            self.pending.pop(d.key, None)
+        if out.cancelled() or self.closing:
+            return
+        try:
+            if d.status == "finished":
+                out.set_result(d.result())
+            elif d.status == "error" and isinstance(d.exception(), distributed.KilledWorker):
+                out.set_result(worker_lost(self.loaded[ref.name], source, opts, self.cfg, str(d.exception())))
+            elif d.status == "error":
+                out.set_exception(d.exception())
+            else:
+                raise ClusterError(d.status)
+        except Exception as exc:  # noqa: BLE001 - cancelled by a lost scheduler, or its result lost with it
+            if not out.done():
+                out.set_exception(ClusterError(f"lost the Dask scheduler at {self.cluster.address} "
+                                               f"({type(exc).__name__}: {exc})"))
+        finally:
+            d.release()
+
+    def status(self) -> dict:
+        """For the progress line: workers connected and grades in flight."""
+        with self.lock:
+            inflight = len(self.pending)
+        return {"workers": self.cluster.workers(), "inflight": inflight}
+
+    def close(self, cancel: bool = False) -> None:
+        self.closing = True
+        with self.lock:
+            left = list(self.pending.values())
+        if self.client.status == "running":
+            try:
+                if cancel and left:
+                    self.client.cancel(left)
+                self.client.unregister_worker_plugin(self.plugin)
+            except Exception:  # noqa: BLE001 - the scheduler went away while closing
+                pass
