@@ -68,6 +68,7 @@ def unpack(name: str, digest: str, files: dict[str, tuple[int, bytes]], cache: P
     if not (root / "harness" / "tasks" / name / "task.toml").is_file():
         cache.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(dir=cache, prefix=f".{digest[:12]}-"))
+        tmp.chmod(0o755)  # as root, sandboxes run as other uids: they may need to read the task's files
         for rel, (mode, data) in files.items():
             path = tmp / "harness" / "tasks" / name / rel
             path.parent.mkdir(parents=True, exist_ok=True)
