@@ -86,7 +86,8 @@ def overlap(samples: int, latency: float) -> None:
           f"pipelined / max = {both / slower:.2f} (goal <= 1.15)")
 
 
-def memory(n: int) -> None:
+def write_cassette(path: Path, n: int) -> Path:
+    """A cassette of n distinct correct merge_intervals_py repairs, for model "bench" (what `loop run --replay` asks)."""
     from loop import config, tasks
     from loop.cassette import exchange
     from loop.runner import repair_prompt
@@ -96,13 +97,17 @@ def memory(n: int) -> None:
     task = tasks.load(ROOT, "merge_intervals_py")
     body = {"model": "bench", "messages": repair_prompt(task, sandbox_config(cfg0)), "temperature": cfg0.endpoint.temperature,
             "max_tokens": cfg0.endpoint.max_tokens, "n": 1}
+    with path.open("w") as f:
+        for i in range(n):
+            f.write(json.dumps(exchange(body, 200, completion(i).decode())) + "\n")
+    return path
+
+
+def memory(n: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         (tmp / "harness").symlink_to(ROOT / "harness")
-        cassette = tmp / "big.jsonl"
-        with cassette.open("w") as f:
-            for i in range(n):
-                f.write(json.dumps(exchange(body, 200, completion(i).decode())) + "\n")
+        cassette = write_cassette(tmp / "big.jsonl", n)
         cfg = tmp / "config.toml"
         cfg.write_text(f'[loop]\ndb = "{tmp / "runs.db"}"\nk = 1\ntrials = 0\nconcurrency = 2\n'
                        "[endpoint]\nmax_concurrency = 8\nmodel = \"bench\"\n")

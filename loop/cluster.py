@@ -16,9 +16,10 @@ import os
 import shutil
 import tempfile
 import threading
+import time
 import uuid
 from concurrent.futures import Future
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import distributed
@@ -32,6 +33,8 @@ from loop.grading.grade import Options, grade_without_attempts
 from loop.grading.model import Check, Grade
 from loop.sandbox import Limits, SandboxConfig, SandboxUnavailable, clean_env, run
 
+CHUNK_SECONDS = 1.0  # worker time one Dask task should hold: far above Dask's per-task cost, short to balance
+MAX_CHUNK = 256
 TOPIC = "loop-worker"  # worker -> coordinator events (refusals), through the scheduler's event log
 log = logging.getLogger("loop.cluster")
 _CODE: str | None = None
@@ -118,23 +121,26 @@ class LoopPlugin(WorkerPlugin):
         self.lock = threading.Lock()
         self.routed: dict[Options, executors.Routed] = {}
 
-    def grade(self, ref: executors.TaskRef, source: str | None, opts: Options, quarantined: frozenset) -> Grade:
+    def grade(self, items: list[tuple], opts: Options) -> tuple[list[Grade], float]:
+        """Grade (ref, source, quarantined) items at once on this worker's executors; the grades in order and
+        the seconds they took (the coordinator sizes its chunks by it)."""
         if self.problem:  # never reached: a refused worker closes before it takes tasks
             raise RuntimeError(f"worker refused: {self.problem}")
+        start = time.monotonic()
         with self.lock:
             if opts not in self.routed:
                 self.routed[opts] = executors.for_batch(self.cfg, opts, self.loaded, self.slots)
-        return self.routed[opts].submit(self.refs[ref.digest], source, opts, quarantined).result()
+        futures = [self.routed[opts].submit(self.refs[ref.digest], source, opts, q) for ref, source, q in items]
+        return [f.result() for f in futures], time.monotonic() - start
 
     def teardown(self, worker) -> None:
         for routed in getattr(self, "routed", {}).values():
             routed.close(cancel=True)
 
 
-def grade_on_worker(plugin: str, ref: executors.TaskRef, source: str | None, opts: Options,
-                    quarantined: frozenset) -> Grade:
-    """What a Dask task runs: one grade, by the plugin this coordinator registered on the worker."""
-    return distributed.get_worker().plugins[plugin].grade(ref, source, opts, quarantined)
+def grade_on_worker(plugin: str, items: list[tuple], opts: Options) -> tuple[list[Grade], float]:
+    """What a Dask task runs: a chunk of grades, by the plugin this coordinator registered on the worker."""
+    return distributed.get_worker().plugins[plugin].grade(items, opts)
 
 
 def worker_lost(task: tasks.Task, source: str | None, opts: Options, cfg: SandboxConfig, detail: str) -> Grade:
@@ -163,6 +169,9 @@ class Cluster:
     def workers(self) -> int:
         return len(self.client.scheduler_info().get("workers", {}))
 
+    def threads(self) -> int:
+        return sum(w.get("nthreads", 1) for w in self.client.scheduler_info().get("workers", {}).values())
+
     def executor(self, cfg: SandboxConfig, loaded: dict[str, tasks.Task]) -> ClusterExecutor:
         return ClusterExecutor(self, cfg, loaded)
 
@@ -173,74 +182,124 @@ class Cluster:
             pass
 
 
+@dataclass
+class _Item:
+    ref: executors.TaskRef
+    source: str | None
+    opts: Options
+    quarantined: frozenset
+    out: Future
+
+
 class ClusterExecutor:
-    """The executor seam (loop/executors.py) over Dask: every grade goes to a worker; a candidate whose worker
-    dies is rescheduled by Dask, and after the scheduler's allowed-failures it is `worker_lost`."""
+    """The executor seam (loop/executors.py) over Dask. Grades travel in chunks sized so that one takes about
+    CHUNK_SECONDS on a worker (a k=1 screen grades in milliseconds: one Dask task each would cost more in
+    scheduling than in grading), with at most two chunks per worker thread handed to Dask at a time. A chunk
+    whose worker died more often than the scheduler's allowed-failures is split into single grades; a single
+    grade that still kills its workers is `worker_lost`."""
 
     def __init__(self, cluster: Cluster, cfg: SandboxConfig, loaded: dict[str, tasks.Task]):
         self.cluster, self.client, self.cfg, self.loaded = cluster, cluster.client, cfg, loaded
         self.plugin = f"loop-{uuid.uuid4().hex[:12]}"
         packed = {executors.task_digest(t.path): (t.name, pack(t.path)) for t in loaded.values()}
-        self.pending: dict[str, distributed.Future] = {}
-        self.lock = threading.Lock()
+        self.queue: list[_Item] = []
+        self.chunks: dict[str, tuple[distributed.Future, list[_Item]]] = {}
+        self.chunk = 1  # grades per Dask task, from the seconds the last chunk took
+        self.wake = threading.Condition()
         self.closing = False
         responses = self.client.sync(self.client.scheduler.register_worker_plugin, name=self.plugin,
                                      plugin=distributed.protocol.pickle.dumps(LoopPlugin(self.plugin, code_version(), cfg, packed)),
                                      idempotent=False)
         broken = [addr for addr, r in responses.items() if r.get("status") != "OK"]
         for addr in broken:  # e.g. loop not installed there: it cannot even read the plugin
-            self.cluster.warn(f"worker {addr} refused: cannot set up loop on it ({responses[addr].get('text', '')})")
+            self.cluster.warn(f"worker {addr} refused: cannot set up loop on it ({responses[addr].get('exception_text', '')})")
         if broken:
             self.client.retire_workers(broken, close_workers=True)
         if not self.cluster.workers():
             self.cluster.warn(f"no workers connected to {cluster.address} yet: grades wait for the first one")
+        self.sender = threading.Thread(target=self._send, daemon=True, name="loop-cluster-sender")
+        self.sender.start()
 
     def accepts(self, task: tasks.Task, opts: Options) -> bool:
         return True
 
     def submit(self, ref: executors.TaskRef, source: str | None, opts: Options,
                quarantined: frozenset = frozenset()) -> Future:
-        out: Future = Future()
-        key = f"loop-grade-{uuid.uuid4().hex}"
-        with self.lock:
-            d = self.client.submit(grade_on_worker, self.plugin, ref, source, opts, frozenset(quarantined),
-                                   key=key, pure=False)
-            self.pending[key] = d
-        d.add_done_callback(lambda d: self._done(d, out, ref, source, opts))
-        return out
+        item = _Item(ref, source, opts, frozenset(quarantined), Future())
+        with self.wake:
+            self.queue.append(item)
+            self.wake.notify()
+        return item.out
 
-    def _done(self, d, out: Future, ref: executors.TaskRef, source: str | None, opts: Options) -> None:
-        """One answer per submitted grade: the Grade, worker_lost, or the scheduler lost (the batch stops)."""
-        with self.lock:
-            self.pending.pop(d.key, None)
-        if out.cancelled() or self.closing:
+    def _send(self) -> None:
+        """Hand chunks to Dask while fewer than two per worker thread are out (the rest wait here, in order)."""
+        while True:
+            with self.wake:
+                while not self.closing and not (self.queue and len(self.chunks) < 2 * max(1, self.cluster.threads())):
+                    self.wake.wait(timeout=0.5)
+                if self.closing:
+                    return
+                opts = self.queue[0].opts
+                n = min(self.chunk, -(-len(self.queue) // max(1, self.cluster.threads())))
+                items = [i for i in self.queue if i.opts == opts][:n]
+                taken = set(map(id, items))
+                self.queue = [i for i in self.queue if id(i) not in taken]
+                self._dispatch(items, opts)
+
+    def _dispatch(self, items: list[_Item], opts: Options) -> None:
+        key = f"loop-grade-{uuid.uuid4().hex}"
+        payload = [(i.ref, i.source, i.quarantined) for i in items]
+        d = self.client.submit(grade_on_worker, self.plugin, payload, opts, key=key, pure=False)
+        self.chunks[key] = (d, items)
+        d.add_done_callback(self._done)
+
+    def _done(self, d) -> None:
+        """One answer per submitted grade: its Grade, worker_lost, or the scheduler lost (the batch stops)."""
+        with self.wake:
+            _, items = self.chunks.pop(d.key, (None, []))
+            self.wake.notify()
+        if self.closing:
             return
         try:
             if d.status == "finished":
-                out.set_result(d.result())
+                grades, seconds = d.result()
+                self.chunk = max(1, min(MAX_CHUNK, round(CHUNK_SECONDS * len(grades) / max(seconds, 1e-3))))
+                for item, g in zip(items, grades):
+                    item.out.set_result(g)
             elif d.status == "error" and isinstance(d.exception(), distributed.KilledWorker):
-                out.set_result(worker_lost(self.loaded[ref.name], source, opts, self.cfg, str(d.exception())))
+                if len(items) > 1:  # find the one that kills workers: each alone, with a fresh count
+                    with self.wake:
+                        for item in items:
+                            self._dispatch([item], item.opts)
+                else:
+                    i = items[0]
+                    i.out.set_result(worker_lost(self.loaded[i.ref.name], i.source, i.opts, self.cfg, str(d.exception())))
             elif d.status == "error":
-                out.set_exception(d.exception())
+                for item in items:
+                    item.out.set_exception(d.exception())
             else:
                 raise ClusterError(d.status)
         except Exception as exc:  # noqa: BLE001 - cancelled by a lost scheduler, or its result lost with it
-            if not out.done():
-                out.set_exception(ClusterError(f"lost the Dask scheduler at {self.cluster.address} "
-                                               f"({type(exc).__name__}: {exc})"))
+            lost = ClusterError(f"lost the Dask scheduler at {self.cluster.address} ({type(exc).__name__}: {exc})")
+            for item in items:
+                if not item.out.done():
+                    item.out.set_exception(lost)
         finally:
             d.release()
 
     def status(self) -> dict:
-        """For the progress line: workers connected and grades in flight."""
-        with self.lock:
-            inflight = len(self.pending)
+        """For the progress line: workers connected and grades in flight (handed to Dask, not answered)."""
+        with self.wake:
+            inflight = sum(len(items) for _, items in self.chunks.values())
         return {"workers": self.cluster.workers(), "inflight": inflight}
 
     def close(self, cancel: bool = False) -> None:
-        self.closing = True
-        with self.lock:
-            left = list(self.pending.values())
+        with self.wake:
+            self.closing = True
+            self.wake.notify()
+            left = [d for d, _ in self.chunks.values()]
+            for item in self.queue:
+                item.out.cancel()
         if self.client.status == "running":
             try:
                 if cancel and left:
