@@ -160,17 +160,31 @@ class Cluster:
         except (OSError, TimeoutError, ValueError, TypeError) as exc:
             raise ClusterError(f"cannot reach the Dask scheduler at {address!r}: {exc}") from None
         self.client.subscribe_topic(TOPIC, self._event)
+        self._asked, self._seen = 0.0, (0, 0)
 
     def _event(self, event) -> None:
         _, msg = event
         if isinstance(msg, dict) and "refused" in msg:
             self.warn(f"worker {msg['worker']} refused: {msg['refused']}")
 
+    def _counts(self) -> tuple[int, int]:
+        """(workers, threads) from the scheduler's totals, asked at most once a second: each ask is a round trip,
+        and the progress line and the sender want them per grade."""
+        now = time.monotonic()
+        if now - self._asked > 1.0:
+            try:
+                info = self.client.scheduler_info(n_workers=0)  # totals only, not one entry per worker
+                self._seen = (int(info.get("n_workers", 0)), int(info.get("total_threads", 0)))
+            except Exception:  # noqa: BLE001 - the scheduler going away is noticed by the grades' futures
+                pass
+            self._asked = now
+        return self._seen
+
     def workers(self) -> int:
-        return len(self.client.scheduler_info().get("workers", {}))
+        return self._counts()[0]
 
     def threads(self) -> int:
-        return sum(w.get("nthreads", 1) for w in self.client.scheduler_info().get("workers", {}).values())
+        return self._counts()[1]
 
     def executor(self, cfg: SandboxConfig, loaded: dict[str, tasks.Task]) -> ClusterExecutor:
         return ClusterExecutor(self, cfg, loaded)
@@ -244,7 +258,12 @@ class ClusterExecutor:
                 items = [i for i in self.queue if i.opts == opts][:n]
                 taken = set(map(id, items))
                 self.queue = [i for i in self.queue if id(i) not in taken]
-                self._dispatch(items, opts)
+                try:
+                    self._dispatch(items, opts)
+                except Exception as exc:  # noqa: BLE001 - a client that lost its scheduler refuses new work
+                    lost = ClusterError(f"lost the Dask scheduler at {self.cluster.address} ({exc})")
+                    for item in items:
+                        item.out.set_exception(lost)
 
     def _dispatch(self, items: list[_Item], opts: Options) -> None:
         key = f"loop-grade-{uuid.uuid4().hex}"

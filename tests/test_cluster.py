@@ -182,6 +182,41 @@ def test_worker_killed_mid_batch(cluster, tmp_path):
     cluster.client.wait_for_workers(2, timeout=90)  # the nanny's fresh worker, for the tests after this one
 
 
+def test_candidate_that_keeps_killing_workers_is_worker_lost(tmp_path):
+    """Every worker that takes one of these grades is killed (as by a candidate that brings its host down): with the
+    scheduler's allowed-failures at 0, each ends `inconclusive`, reason worker_lost, once; the batch finishes."""
+    c = Cluster(tmp_path / "cluster", workers=1,
+                scheduler_env={"DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "0"})
+    server, db = _server(), tmp_path / "runs.db"
+    try:
+        proc = subprocess.Popen([*LOOP, "run", "--task", "merge_intervals_py", "--samples", "3", "--k", "2",
+                                 "--trials", "40", "--base-url", server.url, "--model", "m", "--cluster", c.address,
+                                 "--min-coverage", "0", "--json"], cwd=ROOT, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env={**os.environ, "LOOP_DB": str(db)})
+        kills = 0
+        while proc.poll() is None:
+            try:
+                busy = [a for a, keys in c.client.processing().items() if keys]
+                pids = c.worker_pids() if busy else {}
+            except Exception:  # noqa: BLE001 - a worker restarting under us
+                continue
+            for addr in busy:
+                if addr in pids:
+                    os.kill(pids[addr], signal.SIGKILL)
+                    kills += 1
+            time.sleep(0.05)
+        out, err = proc.communicate()
+    finally:
+        c.close()
+    assert proc.returncode == 0, err
+    assert kills >= 2
+    rows = _exactly_once(db, 2)
+    assert [(r["verdict"], r["reason"]) for r in rows] == [("inconclusive", "worker_lost")] * 3
+    attempts = sqlite_utils.Database(db).execute("select distinct status, reason from attempts").fetchall()
+    assert attempts == [("infra_unknown", "worker_lost")]
+    assert json.loads(out.strip().splitlines()[-1])["verdicts"] == {"inconclusive": 3}
+
+
 def test_scheduler_lost_mid_batch_then_resume(tmp_path):
     """The scheduler killed mid-batch: the batch stops (exit 2) with one line saying how to finish it, the grades
     so far stay stored, and `loop run --resume` without --cluster grades the rest locally, each exactly once."""
