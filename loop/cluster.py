@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import distributed
+from distributed.comm.addressing import parse_address, parse_host_port
 from distributed.diagnostics.plugin import WorkerPlugin
 
 import loop
@@ -155,6 +156,12 @@ class Cluster:
 
     def __init__(self, address: str, warn=None, timeout: float = 10.0):
         self.address, self.warn = address, warn or (lambda message: None)
+        try:  # checked before a Client exists: a half-made one spends 20 s closing itself at exit
+            scheme, location = parse_address(address)
+            if scheme in ("tcp", "tls"):
+                parse_host_port(location)
+        except ValueError as exc:
+            raise ClusterError(f"{address!r} is not a scheduler address ({exc}): give tcp://HOST:8786") from None
         try:
             self.client = distributed.Client(address, timeout=timeout, set_as_default=False)
         except (OSError, TimeoutError, ValueError, TypeError) as exc:

@@ -197,15 +197,15 @@ class _Job:
     @classmethod
     def load(cls, cfg: Config, names: list[str], origin: Origin, recorded: dict | None, sandbox: SandboxConfig,
              grade_now: bool, warn: Callable[[str], None] | None, cluster: str | None = None) -> _Job:
+        # First: a wrong or unreachable scheduler is said before minutes of polarity checks.
+        connected = executors.connect(cluster, warn, cfg.cluster.connect_timeout) if cluster and grade_now else None
         quarantine = {n: frozenset(quarantined_checks(cfg, n)) for n in names}
         loaded = {n: load_verified_task(cfg, n, sandbox) if grade_now else tasks.load(cfg.root, n) for n in names}
         settings = endpoint_settings(cfg, origin, recorded)
         message = missing_key_warning(cfg, settings, origin) if warn is not None else None
         if message:
             warn(message)
-        transport = make_transport(origin)
-        connected = executors.connect(cluster, warn, cfg.cluster.connect_timeout) if cluster and grade_now else None
-        return cls(loaded, quarantine, settings, transport, connected)
+        return cls(loaded, quarantine, settings, make_transport(origin), connected)
 
 
 class _Pipeline:

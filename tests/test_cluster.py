@@ -248,7 +248,7 @@ def test_scheduler_lost_mid_batch_then_resume(tmp_path):
 
 
 def test_unreachable_scheduler_writes_nothing(tmp_path):
-    """A scheduler nobody answers at: one line naming the address, exit 2, no batch in runs.db."""
+    """A scheduler nobody answers at, or an address that is none: one line naming it, exit 2, no batch in runs.db."""
     db = tmp_path / "runs.db"
     cfg = tmp_path / "config.toml"
     cfg.write_text(f'[loop]\ndb = "{db}"\n[cluster]\nconnect_timeout = 1.0\n')
@@ -258,6 +258,12 @@ def test_unreachable_scheduler_writes_nothing(tmp_path):
                           text=True, env={**os.environ, "LOOP_CLUSTER": "tcp://127.0.0.1:9"}, timeout=120)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines()[-1].startswith("error: cannot reach the Dask scheduler at 'tcp://127.0.0.1:9'")
+    assert not db.exists() or sqlite_utils.Database(db)["batches"].count == 0
+    bad = subprocess.run([*LOOP, "--config", str(cfg), "run", "--cluster", "garbage"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120)
+    assert bad.returncode == 2
+    assert bad.stderr.strip().splitlines() == ["error: 'garbage' is not a scheduler address (missing port number in "
+                                               "address 'garbage'): give tcp://HOST:8786"]
     assert not db.exists() or sqlite_utils.Database(db)["batches"].count == 0
 
 
