@@ -338,22 +338,26 @@ def generate_cmd(ctx, task_names, samples, concurrency, base_url, model, record,
 @click.option("--mode", type=click.Choice(["repair", "synthesize"]), default="repair")
 @click.option("--min-coverage", type=click.FloatRange(0, 1), default=None,
               help="Exit 3 when the batch decides less than this share of its candidates (loop.min_coverage, 0.8).")
+@click.option("--budget", type=click.FloatRange(min=0), default=None, metavar="AMOUNT",
+              help="Stop asking once the batch's cost (endpoint prices) would exceed AMOUNT; --resume continues.")
 @click.pass_context
 @handle_errors
 def run_cmd(ctx, task_names, samples, concurrency, base_url, model, record, replay_path, db, as_json, k,
-            trials, rotate_seed, resume, mode, min_coverage):
+            trials, rotate_seed, resume, mode, min_coverage, budget):
     """Generate candidates and grade each as it arrives; print verdicts per task and the pass rate.
 
     Without flags the shipped config.toml replays the curated demo cassette: no API key needed.
     """
     cfg = load_config(ctx)
     if mode == "synthesize":
+        if budget is not None:
+            raise click.UsageError("--budget applies to repair batches, not --mode synthesize")
         _synthesize(cfg, task_names, samples, concurrency, base_url, model, record, replay_path, db, as_json)
         return
     origin = _origin(record, replay_path, base_url, model, concurrency)
     done = runner.run_batch(cfg, list(task_names), origin=origin, samples=samples, k=k, trials=trials,
                             rotate_seed=rotate_seed, resume=resume, db=db, progress=Progress(not as_json),
-                            command=command_line(), warn=_warn)
+                            command=command_line(), warn=_warn, budget=budget)
     _print_batch(done, db or cfg.db_path, as_json, cfg.loop.min_coverage if min_coverage is None else min_coverage)
     # A finished batch exits 0: its failures are data (in runs.db and above), not a broken run; one that
     # decided less than loop.min_coverage of its candidates exits 3.

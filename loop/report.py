@@ -15,6 +15,7 @@ from pathlib import Path
 
 import sqlite_utils
 
+from loop import verdicts as V
 from loop.errors import LoopError
 from loop.store import RunStore
 
@@ -420,9 +421,12 @@ def batch_summary(db: Path, batch_id: int, candidates: int, verdicts: dict) -> d
     rows = pass_rates(db, batch=batch_id)
     decided = sum(r["decided"] for r in rows)
     passed = sum(r["passed"] for r in rows)
+    with RunStore(db) as store:  # stopped by --budget: neither failed nor infra, asked on --resume
+        not_asked = store.db.execute("select count(*) from candidates where batch_id = ? and status = ?",
+                                     [batch_id, V.NOT_ASKED]).fetchone()[0]
     total = {"candidates": candidates, "decided": decided, "passed": passed,
              "pass_rate": passed / decided if decided else None,
-             "coverage": decided / candidates if candidates else None}
+             "coverage": decided / candidates if candidates else None, "not_asked": not_asked}
     return {"batch_id": batch_id, "candidates": candidates, "verdicts": verdicts, "batch": total, "rates": rows}
 
 
@@ -432,7 +436,9 @@ def render_batch_summary(summary: dict) -> str:
     return (render_table(summary["rates"]) + "\n"
             + f"batch {summary['batch_id']}: pass rate {rate} over {total['decided']} decided of "
             f"{summary['candidates']} candidates (coverage {total['coverage']:.2f}); verdicts: "
-            + ", ".join(f"{k} {v}" for k, v in sorted(summary["verdicts"].items())))
+            + ", ".join(f"{k} {v}" for k, v in sorted(summary["verdicts"].items()))
+            + (f"; {total['not_asked']} not asked (budget reached: `loop run --resume {summary['batch_id']} "
+               "--budget MORE` asks for them)" if total.get("not_asked") else ""))
 
 
 def coverage_shortfall(db: Path, summary: dict, min_coverage: float) -> str | None:
@@ -446,5 +452,7 @@ def coverage_shortfall(db: Path, summary: dict, min_coverage: float) -> str | No
             "select reason, count(*) n from candidates where batch_id = ? and verdict in ('infra_unknown', "
             "'inconclusive') group by reason order by n desc limit 1", [summary["batch_id"]]).fetchone()
     reason = f"; main infra reason: {why[0]} ({why[1]} candidates)" if why else ""
+    if summary["batch"].get("not_asked"):
+        reason += f"; {summary['batch']['not_asked']} candidates not asked ({V.OVER_BUDGET})"
     return (f"batch {summary['batch_id']} decided too little: coverage {coverage:.2f} is below "
             f"loop.min_coverage {min_coverage:g}{reason}")
