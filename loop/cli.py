@@ -419,6 +419,12 @@ def report_cmd(ctx, batch, task, fmt, output, pass_k, compare, by, min_coverage,
         a, b = compare
         if by == "batch" and not (a.isdigit() and b.isdigit()):
             raise click.UsageError(f"--compare takes two batch ids (or use --by model|seed): {a!r} {b!r}")
+    if fmt == "html":  # one self-contained page (loop/report_html.py)
+        from loop import report_html
+
+        text = (report_html.render_comparison(path, a, b, by=by, min_coverage=min_coverage, root=cfg.root)
+                if compare else report_html.render(path, batch=batch, task=task, root=cfg.root))
+    elif compare:
         text = report.render_comparison(path, a, b, fmt, by=by, min_coverage=min_coverage)
     else:
         text = report.render_report(path, fmt, batch=batch, task=task, pass_k=pass_k)
