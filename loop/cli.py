@@ -406,15 +406,25 @@ def _print_batch(done, db: Path, as_json: bool, min_coverage: float = 0.0) -> No
 @click.option("--by", "by", type=click.Choice(["batch", "model", "seed"]), default="batch",
               help="What A and B name: batch ids (default), or models or seeds across all batches.")
 @click.option("--min-coverage", type=click.FloatRange(0, 1), default=0.9, help="Coverage a comparison flags below.")
+@click.option("--datasette", "datasette", is_flag=True,
+              help="Open runs.db in Datasette with loop's canned queries (the `datasette` extra).")
+@click.option("--port", type=click.IntRange(1, 65535), default=8001, help="Datasette's port on 127.0.0.1.")
 @click.option("--db", type=click.Path(path_type=Path), default=None)
 @click.pass_context
 @handle_errors
-def report_cmd(ctx, batch, task, fmt, output, pass_k, compare, by, min_coverage, db):
+def report_cmd(ctx, batch, task, fmt, output, pass_k, compare, by, min_coverage, datasette, port, db):
     """Pass rates per batch, task, model and seed, with Wilson 95% intervals, coverage and pass@k."""
     from loop import report
 
     cfg = load_config(ctx)
     path = db or cfg.db_path
+    if datasette:
+        from loop import datasette as ds
+
+        ds.check(path)
+        click.echo(f"serving {path} on http://127.0.0.1:{port}/ (canned queries: pass_rates, batch_rates, "
+                   "comparisons, cost, flaky_tests, not_asked); Ctrl-C stops", err=True)
+        sys.exit(ds.serve(path, port=port))
     if compare:
         a, b = compare
         if by == "batch" and not (a.isdigit() and b.isdigit()):
