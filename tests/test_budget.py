@@ -10,7 +10,7 @@ import sys
 import pytest
 import sqlite_utils
 
-from conftest import EXAMPLES, ROOT, ChatServer
+from conftest import ChatServer, repair_reply, tmp_project
 from loop.budget import Budget
 from loop.errors import ConfigError
 
@@ -18,18 +18,11 @@ PER_SAMPLE = (1000 * 2.0 + 500 * 10.0) / 1e6  # 0.007: 1000 prompt and 500 compl
 
 
 def _server():
-    code = (EXAMPLES / "merge_intervals_py" / "correct_repair.py").read_text()
-    return ChatServer(lambda body: (200, {"choices": [{"index": 0, "message": {
-        "role": "assistant", "content": f"```python\n{code}```"}}], "usage": {"prompt_tokens": 1000,
-                                                                           "completion_tokens": 500}}, {}))
+    return ChatServer(lambda body: repair_reply("correct_repair", 1000, 500))
 
 
 def test_a_budget_stops_the_batch_and_resume_with_more_finishes_it(tmp_path):
-    db = tmp_path / "runs.db"
-    cfg = tmp_path / "config.toml"
-    cfg.write_text(f'[loop]\ndb = "{db}"\nk = 1\ntrials = 0\n[endpoint]\nprompt_price = 2.0\n'
-                   'completion_price = 10.0\nmax_concurrency = 4\n')
-    (tmp_path / "harness").symlink_to(ROOT / "harness")
+    cfg, db = tmp_project(tmp_path, endpoint="prompt_price = 2.0\ncompletion_price = 10.0\nmax_concurrency = 4\n")
     loop = [sys.executable, "-m", "loop", "--config", str(cfg)]
     env = {**os.environ, "OPENAI_API_KEY": "k"}
     server = _server()
@@ -69,10 +62,7 @@ def test_a_budget_stops_the_batch_and_resume_with_more_finishes_it(tmp_path):
 
 
 def test_a_budget_without_prices_is_refused_before_anything_is_written(tmp_path):
-    db = tmp_path / "runs.db"
-    cfg = tmp_path / "config.toml"
-    cfg.write_text(f'[loop]\ndb = "{db}"\nk = 1\ntrials = 0\n')
-    (tmp_path / "harness").symlink_to(ROOT / "harness")
+    cfg, db = tmp_project(tmp_path)
     server = _server()
     try:
         done = subprocess.run([sys.executable, "-m", "loop", "--config", str(cfg), "run", "--task",

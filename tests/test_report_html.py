@@ -13,18 +13,9 @@ from html.parser import HTMLParser
 
 import sqlite_utils
 
-from conftest import EXAMPLES, ROOT, ChatServer
+from conftest import ROOT, ChatServer, repair_reply, tmp_project
 
 REPLIES = {"alpha": ["correct_repair", "descending_order", "example_only"], "beta": ["unchanged", "correct_repair"]}
-
-
-def _project(tmp_path):
-    db = tmp_path / "runs.db"
-    cfg = tmp_path / "config.toml"
-    cfg.write_text(f'[loop]\ndb = "{db}"\nk = 1\ntrials = 30\n[endpoint]\nprompt_price = 2.0\n'
-                   'completion_price = 10.0\nmax_concurrency = 1\n')
-    (tmp_path / "harness").symlink_to(ROOT / "harness")
-    return cfg, db
 
 
 def _two_batches(tmp_path):
@@ -35,11 +26,10 @@ def _two_batches(tmp_path):
         model = body["model"]
         name = REPLIES[model][asked[model] % len(REPLIES[model])]
         asked[model] += 1
-        code = (EXAMPLES / "merge_intervals_py" / f"{name}.py").read_text()
-        return 200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": f"```python\n{code}```"}}],
-                     "usage": {"prompt_tokens": 800, "completion_tokens": 300}}, {}
+        return repair_reply(name, 800, 300)
 
-    cfg, db = _project(tmp_path)
+    cfg, db = tmp_project(tmp_path, trials=30, endpoint="prompt_price = 2.0\ncompletion_price = 10.0\n"
+                                                        "max_concurrency = 1\n")
     server = ChatServer(respond)
     try:
         for model in REPLIES:
