@@ -37,6 +37,7 @@ bench: venv
 	$(BIN)/python bench/bench_loop.py
 	$(BIN)/python bench/bench_mutants.py
 	$(BIN)/python bench/bench_humaneval.py
+	$(BIN)/python bench/bench_report.py
 
 clean:
 	rm -rf $(VENV) runs.db runs.db-*
