@@ -64,6 +64,7 @@ def test_datasette_serves_the_canned_comparison_as_json(tmp_path):
         assert t["difference"] == pytest.approx(d) and t["low"] == pytest.approx(lo, abs=2e-4)
         assert t["high"] == pytest.approx(hi, abs=2e-4) and t["verdict"] == "better"
         assert by_task["only_a"]["verdict"] == "only in batch a"
+        assert rows[-1]["task"] == "(all tasks)" and (rows[-1]["a_passed"], rows[-1]["a_decided"]) == (9, 11)
         flaky = httpx.get(f"{base}/flaky_tests.json", params={"_shape": "array"}, timeout=10).json()
         assert flaky == [{"task": "t", "check": "test:wobbly", "flaky_grades": 1, "batches": str(b),
                           "first_candidate": cid}]
