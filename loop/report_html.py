@@ -27,6 +27,7 @@ vertical-align:top}th{background:#f3f3f3}td.num{text-align:right;font-variant-nu
 code,pre{font:13px/1.4 ui-monospace,monospace}figure{margin:1em 0}figcaption{font-size:13px;color:#555}
 table.diff{width:100%;border:1px solid #ccc}table.diff td{border:none;padding:0 6px;white-space:pre-wrap;
 font:13px/1.4 ui-monospace,monospace}.wide{overflow-x:auto}.charts{display:flex;flex-wrap:wrap;gap:0 24px}
+.charts figure{overflow-x:auto;max-width:100%}
 table.diff td.ln{color:#888;text-align:right;width:3em;user-select:none}table.diff td.mark{width:1em;font-weight:bold}
 tr.del{background:#fde8e8}tr.ins{background:#e6f6e6}tr.gap td{color:#888;background:#f6f6f6}
 del{background:#f4a8a8;text-decoration:line-through}ins{background:#9fdc9f;text-decoration:none}
@@ -246,9 +247,9 @@ def tasks_section(page: Page) -> str:
     for name in names:
         cands = list(d.query(f"select id, batch_id, sample, source, verdict, reason, duplicate_of from candidates "
                              f"where {where} and task = ? order by id", [*params, name]))
-        ids = [c["id"] for c in cands] + [c["duplicate_of"] for c in cands if c["duplicate_of"]]
-        checks = list(d.query(f"select * from checks where candidate_id in ({','.join('?' * len(ids))}) "
-                              "and repeat is null order by id", ids))
+        # a duplicate's original is in its own batch (identical sources are graded once per batch)
+        checks = list(d.query(f"select * from checks where candidate_id in (select id from candidates where {where} "
+                              "and task = ?) and repeat is null order by id", [*params, name]))
         parts.append(f"<h2 id='task-{esc(name)}'>Task {esc(name)}</h2>")
         parts.append(_transition_matrix(cands, checks))
         parts.append(_test_grid(cands, checks))
@@ -287,7 +288,8 @@ def _transition_matrix(cands: list[dict], checks: list[dict]) -> str:
 def _test_grid(cands: list[dict], checks: list[dict]) -> str:
     tests = sorted({c["check"] for c in checks if c["kind"] == "test"})
     cell = {(c["candidate_id"], c["check"]): c for c in checks}
-    out = ["<h3>Candidates × tests</h3><div class='wide'><table class='grid'><tr><th>candidate</th><th>verdict</th>"
+    out = ["<h3>Candidates × tests</h3><div class='wide'><table class='grid'><tr><th>candidate</th><th>batch</th>"
+           "<th>verdict</th>"
            + "".join(f"<th>{esc(x.removeprefix('test:'))}</th>" for x in tests) + "</tr>"]
     for c in cands:
         src = c["duplicate_of"] or c["id"]
@@ -297,7 +299,8 @@ def _test_grid(cands: list[dict], checks: list[dict]) -> str:
             tr = ch["transition"] if ch else None
             tds.append(f"<td class='{esc(tr)}'>{MARK.get(tr, esc(ch['candidate']) if ch else '')}</td>")
         dup = f" (= #{c['duplicate_of']})" if c["duplicate_of"] else ""
-        out.append(f"<tr><td>#{c['id']}{dup}</td><td>{esc(c['verdict'])}</td>{''.join(tds)}</tr>")
+        out.append(f"<tr><td>#{c['id']}{dup}</td><td>{c['batch_id']}</td><td>{esc(c['verdict'])}</td>"
+                   f"{''.join(tds)}</tr>")
     return "\n".join(out + ["</table></div>"])
 
 
@@ -315,7 +318,8 @@ def _failing(page: Page, name: str, cands: list[dict], checks: list[dict]) -> st
     for c in failing[:MAX_FAILING]:
         dups = [d["id"] for d in cands if d["duplicate_of"] == c["id"]]
         also = f" (same source as {', '.join(f'#{i}' for i in dups)})" if dups else ""
-        out.append(f"<div class='candidate' id='candidate-{c['id']}'><h4>#{c['id']} {esc(c['verdict'])}: "
+        out.append(f"<div class='candidate' id='candidate-{c['id']}'><h4>#{c['id']} (batch {c['batch_id']}) "
+                   f"{esc(c['verdict'])}: "
                    f"{esc(c['reason'])}{esc(also)}</h4>")
         out.append(_counterexample(per_cand.get(c["id"], [])))
         out.append(_diff(baseline, c["source"], patch_kind))
@@ -404,9 +408,9 @@ def _diff(baseline: str | None, source: str | None, patch_kind: bool) -> str:
         for k in range(j2 - j1):
             text = marked[k][1] if k < pairs else esc(new[j1 + k])
             rows.append(_diff_row("ins", "", j1 + k + 1, "+", text))
-    changed = sum(1 for t, *_ in matcher.get_opcodes() if t != "equal")
-    note = "identical to the baseline" if not changed else "against the baseline: − removed, + added"
-    return f"<p class='note'>Diff {note}</p><table class='diff'>{''.join(rows)}</table>"
+    if all(t == "equal" for t, *_ in matcher.get_opcodes()):
+        return "<p class='note'>The candidate is identical to the baseline.</p>"
+    return f"<p class='note'>Diff against the baseline: − removed, + added</p><table class='diff'>{''.join(rows)}</table>"
 
 
 def _diff_row(cls: str, old_no, new_no, mark: str, text: str) -> str:
