@@ -27,7 +27,7 @@ vertical-align:top}th{background:#f3f3f3}td.num{text-align:right;font-variant-nu
 code,pre{font:13px/1.4 ui-monospace,monospace}figure{margin:1em 0}figcaption{font-size:13px;color:#555}
 table.diff{width:100%;border:1px solid #ccc}table.diff td{border:none;padding:0 6px;white-space:pre-wrap;
 font:13px/1.4 ui-monospace,monospace}.wide{overflow-x:auto}.charts{display:flex;flex-wrap:wrap;gap:0 24px}
-.charts figure{overflow-x:auto;max-width:100%}
+.charts figure{overflow-x:auto;max-width:100%}#rates td,#cost td{white-space:nowrap}
 table.diff td.ln{color:#888;text-align:right;width:3em;user-select:none}table.diff td.mark{width:1em;font-weight:bold}
 tr.del{background:#fde8e8}tr.ins{background:#e6f6e6}tr.gap td{color:#888;background:#f6f6f6}
 del{background:#f4a8a8;text-decoration:line-through}ins{background:#9fdc9f;text-decoration:none}
@@ -60,7 +60,12 @@ class Page:
     colours: dict = field(default_factory=dict)
 
     def colour(self, model) -> str:
-        return self.colours.setdefault(str(model), PALETTE[len(self.colours) % len(PALETTE)])
+        return self.colours.setdefault(model_name(model), PALETTE[len(self.colours) % len(PALETTE)])
+
+
+def model_name(model) -> str:
+    """A batch graded from files (`loop grade`) has no model."""
+    return "(no model)" if model is None else str(model)
 
 
 def render(db: Path, *, batch: int | None = None, task: str | None = None, root: Path | None = None,
@@ -133,10 +138,10 @@ def chart_section(page: Page) -> str:
         return "<h2>Pass rate</h2><p>No candidates.</p>"
     per_batch = [_point(f"batch {b}", f"seed {rs[0]['seed']}", rs, page.colour(rs[0]["model"]))
                  for (b,), rs in _grouped(rows, lambda r: (r["batch_id"],)).items()]
-    per_model = [_point(str(m), _batches(len({r["batch_id"] for r in rs})), rs, page.colour(m))
+    per_model = [_point(model_name(m), _batches(len({r["batch_id"] for r in rs})), rs, page.colour(m))
                  for (m,), rs in _grouped(rows, lambda r: (r["model"],)).items()]
-    per_seed = [_point(f"seed {s}", str(m), rs, page.colour(m))
-                for (s, m), rs in sorted(_grouped(rows, lambda r: (r["seed"], str(r["model"]))).items(),
+    per_seed = [_point(f"seed {s}", model_name(m), rs, page.colour(m))
+                for (s, m), rs in sorted(_grouped(rows, lambda r: (r["seed"], model_name(r["model"]))).items(),
                                          key=lambda kv: (str(kv[0][0]), kv[0][1]))]
     legend = list(page.colours.items())
     charts = [svg_chart(per_batch, "Pass rate per batch", "batch (seed below)", legend, "chart-batch"),
@@ -162,7 +167,7 @@ def svg_chart(points: list[dict], title: str, x_title: str, legend: list[tuple[s
           f"<rect x='0' y='0' width='{width}' height='{height}' fill='#fff'/>",
           f"<text x='{left}' y='20' font-size='16' font-weight='bold'>{esc(title)}</text>"]
     x = left  # legend: one entry per model, then the glyphs
-    entries = [(c, str(m), "dot") for m, c in legend] + [("#444", "95% interval", "bar")]
+    entries = [(c, m, "dot") for m, c in legend] + [("#444", "95% interval", "bar")]
     for colour, name, glyph in entries:
         if glyph == "dot":
             el.append(f"<circle cx='{x + 6}' cy='40' r='6' fill='{colour}'/>")
@@ -208,7 +213,7 @@ def rates_section(page: Page) -> str:
     out = ["<h2>Pass rates</h2><div class='wide'><table id='rates'><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
     for r in page.rates:
         ci = "-" if r["pass_rate"] is None else f"[{r['wilson_low']:.2f}, {r['wilson_high']:.2f}]"
-        cells = [r["batch_id"], r["task"], r["model"], r["seed"], r["candidates"], r["decided"],
+        cells = [r["batch_id"], r["task"], model_name(r["model"]), r["seed"], r["candidates"], r["decided"],
                  R.fmt_value(r["pass_rate"]), ci, R.fmt_value(r["coverage"]), R.fmt_value(r["pass@1"]), R.fmt_value(r["pass@k"]),
                  r["flaky"], r["inconclusive"], r["infra_unknown"]]
         out.append("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in cells) + "</tr>")
