@@ -48,9 +48,11 @@ class Budget:
         if self.stopped:
             return False
         estimate = self.per_sample
-        if estimate is None:
-            return True if self.in_flight == 0 and self.spent < self.limit else None if self.in_flight else False
-        if self.spent + estimate * (self.in_flight + samples) <= self.limit:
+        if estimate is None:  # nothing answered yet: one request at a time learns the cost of a sample
+            fits = self.in_flight == 0 and self.spent < self.limit
+        else:
+            fits = self.spent + estimate * (self.in_flight + samples) <= self.limit
+        if fits:
             return True
         return None if self.in_flight else False
 
