@@ -143,11 +143,13 @@ def run_batch(cfg: Config, task_names: list[str], *, origin: Origin, samples: in
               k: int | None = None, trials: int | None = None, rotate_seed: bool = False, resume: int | None = None,
               db: Path | None = None, grade_now: bool = True, progress: Callable[[dict], None] | None = None,
               workers: int | None = None, command: str | None = None,
-              warn: Callable[[str], None] | None = None) -> BatchResult:
+              warn: Callable[[str], None] | None = None, budget: float | None = None) -> BatchResult:
     """Generate candidates and grade each as it arrives (generation and grading overlap).
 
     Every reply and every grade is committed as soon as it exists; `resume` finishes a batch after a
     crash without asking the endpoint again for what was received and without duplicate rows.
+    With `budget`, the batch stops asking once that total cost would be exceeded (loop/budget.py); what
+    it never asked for is marked `not_asked`, and a resume (with a higher budget) asks for it.
     """
     sandbox = sandbox_config(cfg)
     workers = workers or cfg.loop.concurrency or os.cpu_count() or 1
@@ -165,13 +167,16 @@ def run_batch(cfg: Config, task_names: list[str], *, origin: Origin, samples: in
                 job = _Job.load(cfg, sorted({r["task"] for r in rows}), origin, recorded, sandbox, grade_now, warn)
                 opts = Options(suite=batch["suite"] or cfg.loop.suite, seed=batch["seed"],
                                trials=batch["trials"] if batch["trials"] is not None else trials, k=batch["k"] or k)
-                return _Pipeline(cfg, store, resume, job, sandbox, opts, grade_now, progress, workers).run(rows)
+                spending = _budget(job.settings, budget, **store.spending(resume))
+                return _Pipeline(cfg, store, resume, job, sandbox, opts, grade_now, progress, workers,
+                                 spending).run(rows)
         origin = default_origin(cfg, origin)
         names = task_names or cfg.loop.tasks or tasks.list_tasks(cfg.root)
         if rotate_seed or cfg.loop.seed_policy == "rotate":
             rotate_seed_recorded(cfg, store)
         opts = Options(suite=cfg.loop.suite, seed=seeds.current(cfg.root), trials=trials, k=k)
         job = _Job.load(cfg, names, origin, None, sandbox, grade_now, warn)
+        spending = _budget(job.settings, budget)  # a budget without prices is refused before the batch exists
         samples = samples or cfg.loop.samples
         kind = "run" if grade_now else "generate"
         loop = {"k": opts.k, "trials": opts.trials, "suite": opts.suite, "seed": opts.seed, "samples": samples,
@@ -185,7 +190,17 @@ def run_batch(cfg: Config, task_names: list[str], *, origin: Origin, samples: in
                 for s in range(samples):
                     store.add_candidate(batch_id, n, s, source=None, status="pending", model=job.settings.model)
             rows = store.candidates(batch_id)
-            return _Pipeline(cfg, store, batch_id, job, sandbox, opts, grade_now, progress, workers).run(rows)
+            return _Pipeline(cfg, store, batch_id, job, sandbox, opts, grade_now, progress, workers,
+                             spending).run(rows)
+
+
+def _budget(settings: EndpointSettings, limit: float | None, spent: float = 0.0, answered: int = 0):
+    """The batch's Budget (None without --budget), knowing what its earlier runs already spent."""
+    if limit is None:
+        return None
+    from loop.budget import Budget
+
+    return Budget(limit, settings.prompt_price, settings.completion_price, spent=spent, answered=answered)
 
 
 @dataclass
@@ -214,7 +229,8 @@ class _Pipeline:
     store. Each task's kind writes its prompt and finds the candidate in a reply."""
 
     def __init__(self, cfg: Config, store: RunStore, batch_id: int, job: _Job, sandbox: SandboxConfig,
-                 opts: Options, grade_now: bool, progress: Callable[[dict], None] | None, workers: int):
+                 opts: Options, grade_now: bool, progress: Callable[[dict], None] | None, workers: int,
+                 budget=None):
         self.cfg, self.store, self.batch_id, self.loaded = cfg, store, batch_id, job.loaded
         self.settings, self.transport, self.sandbox, self.opts = job.settings, job.transport, sandbox, opts
         self.quarantine, self.grade_now, self.progress, self.workers = job.quarantine, grade_now, progress, workers
@@ -222,6 +238,7 @@ class _Pipeline:
         self.verdicts: dict[str, int] = {}
         self.graded_sha: dict[str, int] = {}   # "task:sha" -> candidate id holding the grade
         self.inflight: dict[str, asyncio.Future] = {}
+        self.budget = budget  # loop.budget.Budget, or None
 
     def run(self, rows: list[dict]) -> BatchResult:
         self.counts["total"] = len(rows)
@@ -243,7 +260,7 @@ class _Pipeline:
     async def _main(self, todo: list[dict]) -> None:
         from loop.endpoint import Endpoint
 
-        need_reply = [r for r in todo if r["status"] == "pending"]
+        need_reply = [r for r in todo if r["status"] in ("pending", V.NOT_ASKED)]
         # Where grades run is the executor's business (fork servers where they apply, a process pool else).
         self.executor = executors.for_batch(self.sandbox, self.opts, self.loaded, self.workers) if self.grade_now else None
         self.refs = {n: executors.ref_for(self.cfg.root, t) for n, t in self.loaded.items()} if self.grade_now else {}
@@ -262,6 +279,8 @@ class _Pipeline:
 
     def _log(self, record) -> None:
         cid, task, sample = record.tag
+        if self.budget is not None:
+            self.budget.charge(record.prompt_tokens, record.completion_tokens)
         self.store.add_request(self.batch_id, record, candidate_id=cid, task=task, sample=sample)
 
     def _requests(self, rows: list[dict]) -> list[list[dict]]:
@@ -278,8 +297,17 @@ class _Pipeline:
         """One request for `rows` (one task); each choice of the answer becomes one row's candidate."""
         first = rows[0]
         task = self.loaded[first["task"]]
-        answers = await endpoint.complete_each(self.prompts[task.name], len(rows),
-                                               tag=(first["id"], task.name, first["sample"]))
+        if self.budget is not None and not await self.budget.admit(len(rows)):
+            for row in rows:  # neither failed nor infra: never asked, so a resume asks
+                self.store.update_candidate(row["id"], status=V.NOT_ASKED, reason=V.OVER_BUDGET)
+            return
+        answers: list = []
+        try:
+            answers = await endpoint.complete_each(self.prompts[task.name], len(rows),
+                                                   tag=(first["id"], task.name, first["sample"]))
+        finally:
+            if self.budget is not None:
+                await self.budget.settle(len(rows), sum(isinstance(a, str) for a in answers))
         await asyncio.gather(*(self._receive(task, row, answer) for row, answer in zip(rows, answers)))
 
     async def _receive(self, task: tasks.Task, row: dict, answer) -> None:

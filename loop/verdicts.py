@@ -37,6 +37,10 @@ TIMEOUT = "timeout"
 CRASH = "crash"
 RESOURCE = "resource"
 
+# A candidate `loop run --budget` never asked for (status and reason; no verdict: a resume asks for it)
+NOT_ASKED = "not_asked"
+OVER_BUDGET = "over_budget"
+
 # Endpoint infra reasons
 RATE_LIMITED = "rate_limited"
 QUOTA = "quota"
