@@ -3,7 +3,7 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
-APT     = bubblewrap g++ git python3 python3-venv
+APT     = bubblewrap g++ git python3 python3-venv chromium
 
 .PHONY: run test deps venv bench clean
 
@@ -12,6 +12,7 @@ deps:
 	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
 	command -v g++ >/dev/null 2>&1 || missing="$$missing g++"; \
 	command -v git >/dev/null 2>&1 || missing="$$missing git"; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	command -v $(PYTHON) >/dev/null 2>&1 || missing="$$missing python3"; \
 	test -x $(BIN)/python || $(PYTHON) -c 'import ensurepip, venv' >/dev/null 2>&1 || missing="$$missing python3-venv"; \
 	if [ -n "$$missing" ]; then \
@@ -21,7 +22,7 @@ deps:
 
 venv: deps
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	@$(BIN)/python -m pip install -q -e '.[test,humaneval,cluster]'
+	@$(BIN)/python -m pip install -q -e '.[test,humaneval,datasette,cluster]'
 
 run: venv
 	$(BIN)/loop tasks check
@@ -36,6 +37,7 @@ bench: venv
 	$(BIN)/python bench/bench_loop.py
 	$(BIN)/python bench/bench_mutants.py
 	$(BIN)/python bench/bench_humaneval.py
+	$(BIN)/python bench/bench_report.py
 	$(BIN)/python bench/bench_cluster.py
 
 clean:

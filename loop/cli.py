@@ -267,9 +267,8 @@ def seed_show(ctx):
 def seed_rotate(ctx, db):
     """Write a new seed and record the rotation in runs.db."""
     cfg = load_config(ctx)
-    old, new = seeds.rotate(cfg.root)
     with RunStore(db or cfg.db_path) as store:
-        store.record_rotation(old, new)
+        old, new = runner.rotate_seed_recorded(cfg, store)
     click.echo(f"seed rotated: {old} -> {new}")
 
 
@@ -349,11 +348,13 @@ def generate_cmd(ctx, task_names, samples, concurrency, base_url, model, record,
 @click.option("--mode", type=click.Choice(["repair", "synthesize"]), default="repair")
 @click.option("--min-coverage", type=click.FloatRange(0, 1), default=None,
               help="Exit 3 when the batch decides less than this share of its candidates (loop.min_coverage, 0.8).")
+@click.option("--budget", type=click.FloatRange(min=0), default=None, metavar="AMOUNT",
+              help="Stop asking once the batch's cost (endpoint prices) would exceed AMOUNT; --resume continues.")
 @cluster_option
 @click.pass_context
 @handle_errors
 def run_cmd(ctx, task_names, samples, concurrency, base_url, model, record, replay_path, db, as_json, k,
-            trials, rotate_seed, resume, mode, min_coverage, cluster):
+            trials, rotate_seed, resume, mode, min_coverage, budget, cluster):
     """Generate candidates and grade each as it arrives; print verdicts per task and the pass rate.
 
     Without flags the shipped config.toml replays the curated demo cassette: no API key needed.
@@ -362,12 +363,15 @@ def run_cmd(ctx, task_names, samples, concurrency, base_url, model, record, repl
     if mode == "synthesize" and cluster:
         raise click.UsageError("--cluster grades repair batches; --mode synthesize judges suites on this machine")
     if mode == "synthesize":
+        if budget is not None:
+            raise click.UsageError("--budget applies to repair batches, not --mode synthesize")
         _synthesize(cfg, task_names, samples, concurrency, base_url, model, record, replay_path, db, as_json)
         return
     origin = _origin(record, replay_path, base_url, model, concurrency)
     done = runner.run_batch(cfg, list(task_names), origin=origin, samples=samples, k=k, trials=trials,
                             rotate_seed=rotate_seed, resume=resume, db=db, progress=Progress(not as_json),
-                            command=command_line(), warn=_warn, cluster=cluster_address(cfg, cluster))
+                            command=command_line(), warn=_warn, budget=budget,
+                            cluster=cluster_address(cfg, cluster))
     _print_batch(done, db or cfg.db_path, as_json, cfg.loop.min_coverage if min_coverage is None else min_coverage)
     # A finished batch exits 0: its failures are data (in runs.db and above), not a broken run; one that
     # decided less than loop.min_coverage of its candidates exits 3.
@@ -416,19 +420,35 @@ def _print_batch(done, db: Path, as_json: bool, min_coverage: float = 0.0) -> No
 @click.option("--by", "by", type=click.Choice(["batch", "model", "seed"]), default="batch",
               help="What A and B name: batch ids (default), or models or seeds across all batches.")
 @click.option("--min-coverage", type=click.FloatRange(0, 1), default=0.9, help="Coverage a comparison flags below.")
+@click.option("--datasette", "datasette", is_flag=True,
+              help="Open runs.db in Datasette with loop's canned queries (the `datasette` extra).")
+@click.option("--port", type=click.IntRange(1, 65535), default=8001, help="Datasette's port on 127.0.0.1.")
 @click.option("--db", type=click.Path(path_type=Path), default=None)
 @click.pass_context
 @handle_errors
-def report_cmd(ctx, batch, task, fmt, output, pass_k, compare, by, min_coverage, db):
+def report_cmd(ctx, batch, task, fmt, output, pass_k, compare, by, min_coverage, datasette, port, db):
     """Pass rates per batch, task, model and seed, with Wilson 95% intervals, coverage and pass@k."""
     from loop import report
 
     cfg = load_config(ctx)
     path = db or cfg.db_path
+    if datasette:
+        from loop import datasette as ds
+
+        ds.check(path)
+        click.echo(f"serving {path} on http://127.0.0.1:{port}/ (canned queries: pass_rates, batch_rates, "
+                   "comparisons, cost, flaky_tests, not_asked); Ctrl-C stops", err=True)
+        sys.exit(ds.serve(path, port=port))
     if compare:
         a, b = compare
         if by == "batch" and not (a.isdigit() and b.isdigit()):
             raise click.UsageError(f"--compare takes two batch ids (or use --by model|seed): {a!r} {b!r}")
+    if fmt == "html":  # one self-contained page (loop/report_html.py)
+        from loop import report_html
+
+        text = (report_html.render_comparison(path, a, b, by=by, min_coverage=min_coverage, root=cfg.root)
+                if compare else report_html.render(path, batch=batch, task=task, root=cfg.root))
+    elif compare:
         text = report.render_comparison(path, a, b, fmt, by=by, min_coverage=min_coverage)
     else:
         text = report.render_report(path, fmt, batch=batch, task=task, pass_k=pass_k)

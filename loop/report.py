@@ -7,7 +7,6 @@ every rate so a batch that lost half its requests cannot look healthy.
 from __future__ import annotations
 
 import csv
-import html
 import io
 import json
 from math import comb, sqrt
@@ -15,6 +14,7 @@ from pathlib import Path
 
 import sqlite_utils
 
+from loop import verdicts as V
 from loop.errors import LoopError
 from loop.store import RunStore
 
@@ -51,7 +51,7 @@ def pass_rates(db: Path, *, batch: int | None = None, task: str | None = None, k
     return rows
 
 
-def _fmt(v) -> str:
+def fmt_value(v) -> str:
     if v is None:
         return "-"
     return f"{v:.2f}" if isinstance(v, float) else str(v)
@@ -72,7 +72,7 @@ def render_table(rows: list[dict]) -> str:
         body.append([str(r["batch_id"]), r["task"], str(r["model"] or "-"), str(r["seed"]), str(r["candidates"]),
                      str(r["decided"]), str(r["stable_pass"]), str(r["stable_pass_varying"]), str(r["flaky"]),
                      str(r["stable_fail"]), str(r["inconclusive"]), str(r["infra_unknown"]), ci,
-                     _fmt(r["coverage"]), _fmt(r["pass@1"]), _fmt(r["pass@k"]) + (f" (k={r['k']})" if r["pass@k"] is not None else "")])
+                     fmt_value(r["coverage"]), fmt_value(r["pass@1"]), fmt_value(r["pass@k"]) + (f" (k={r['k']})" if r["pass@k"] is not None else "")])
     return columns(head, body)
 
 
@@ -86,89 +86,6 @@ def render_csv(rows: list[dict]) -> str:
 
 def render_json(rows: list[dict]) -> str:
     return json.dumps([{c: r.get(c) for c in COLUMNS} | {"k": r["k"]} for r in rows], indent=2)
-
-
-# HTML ----------------------------------------------------------------------------
-CSS = """body{font:14px system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:1em 0}
-td,th{border:1px solid #ccc;padding:3px 6px;text-align:left}th{background:#f3f3f3}
-.repaired{background:#b7e4b7}.preserved{background:#e2f2e2}.still_broken{background:#f6c6c6}.regressed{background:#e88}
-code{font-size:12px}"""
-MARK = {"repaired": "repaired ✔", "preserved": "preserved ✓", "still_broken": "still broken ✗", "regressed": "regressed ✗✗"}
-
-
-def render_html(db: Path, *, batch: int | None = None, task: str | None = None) -> str:
-    rows = pass_rates(db, batch=batch, task=task)
-    d = sqlite_utils.Database(db)
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>loop report</title><style>{CSS}</style>"
-             "</head><body><h1>loop report</h1>", "<h2>Pass rates</h2>", _html_rates(rows), _svg_chart(rows)]
-    cand_where = ("where batch_id = ?" if batch is not None else "where 1") + (" and task = ?" if task else "")
-    params = [p for p in (batch, task) if p is not None]
-    tasks = [r["task"] for r in d.query(f"select distinct task from candidates {cand_where} order by task", params)]
-    for t in tasks:
-        cands = list(d.query(f"select id, sample, verdict, duplicate_of from candidates {cand_where} and task = ? "
-                             "order by id", [*params, t]))
-        ids = [c["id"] for c in cands]
-        if not ids:
-            continue
-        marks = ",".join("?" * len(ids))
-        checks = list(d.query(f"select * from checks where candidate_id in ({marks}) and repeat is null", ids))
-        tests = sorted({c["check"] for c in checks if c["kind"] == "test"})
-        cell = {(c["candidate_id"], c["check"]): c for c in checks}
-        parts.append(f"<h2>{html.escape(t)}</h2><table><tr><th>candidate</th><th>verdict</th>"
-                     + "".join(f"<th>{html.escape(x.removeprefix('test:'))}</th>" for x in tests) + "</tr>")
-        for c in cands:
-            src = c["duplicate_of"] or c["id"]
-            tds = []
-            for x in tests:
-                ch = cell.get((src, x))
-                tr = ch["transition"] if ch else None
-                tds.append(f"<td class='{tr or ''}'>{MARK.get(tr, html.escape(str(ch['candidate'])) if ch else '')}</td>")
-            dup = f" (= {c['duplicate_of']})" if c["duplicate_of"] else ""
-            parts.append(f"<tr><td>#{c['id']}{dup}</td><td>{html.escape(str(c['verdict']))}</td>{''.join(tds)}</tr>")
-        parts.append("</table>")
-        rel = [c for c in checks if c["kind"] == "relation"]
-        if rel:
-            parts.append("<h3>Relations broken</h3><table><tr><th>candidate</th><th>relation</th><th>minimal counterexample</th>"
-                         "<th>detail</th></tr>")
-            for c in rel:
-                parts.append(f"<tr><td>#{c['candidate_id']}</td><td>{html.escape(c['check'])}</td>"
-                             f"<td><code>{html.escape(str(c['minimal']))}</code></td><td>{html.escape(c['detail'] or '')[:300]}</td></tr>")
-            parts.append("</table>")
-    parts.append("</body></html>")
-    return "\n".join(parts)
-
-
-def _html_rates(rows: list[dict]) -> str:
-    head = ["batch", "task", "model", "seed", "candidates", "decided", "pass rate", "95% CI", "coverage",
-            "pass@1", "pass@k", "flaky", "inconclusive", "infra_unknown"]
-    out = ["<table id='rates'><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
-    for r in rows:
-        ci = "-" if r["pass_rate"] is None else f"[{r['wilson_low']:.2f}, {r['wilson_high']:.2f}]"
-        cells = [r["batch_id"], r["task"], r["model"], r["seed"], r["candidates"], r["decided"], _fmt(r["pass_rate"]),
-                 ci, _fmt(r["coverage"]), _fmt(r["pass@1"]), _fmt(r["pass@k"]), r["flaky"], r["inconclusive"],
-                 r["infra_unknown"]]
-        out.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
-    return "\n".join(out + ["</table>"])
-
-
-def _svg_chart(rows: list[dict]) -> str:
-    """Pass rate with its Wilson interval per batch and seed, inline SVG (no scripts, no network)."""
-    pts = [r for r in rows if r["pass_rate"] is not None]
-    if not pts:
-        return ""
-    w, h, pad = max(200, 60 * len(pts)), 200, 30
-    step = (w - 2 * pad) / max(1, len(pts))
-    y = lambda v: h - pad - v * (h - 2 * pad)  # noqa: E731
-    el = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{w}' height='{h}' role='img' aria-label='pass rate chart'>",
-          f"<line x1='{pad}' y1='{y(0)}' x2='{w - pad}' y2='{y(0)}' stroke='#999'/>",
-          f"<line x1='{pad}' y1='{y(1)}' x2='{w - pad}' y2='{y(1)}' stroke='#ddd'/>"]
-    for i, r in enumerate(pts):
-        x = pad + step * (i + 0.5)
-        el.append(f"<line x1='{x}' y1='{y(r['wilson_low'])}' x2='{x}' y2='{y(r['wilson_high'])}' stroke='#36c' stroke-width='2'/>")
-        el.append(f"<circle cx='{x}' cy='{y(r['pass_rate'])}' r='4' fill='#36c'><title>batch {r['batch_id']} "
-                  f"{html.escape(r['task'])} seed {r['seed']}: {r['pass_rate']:.2f}</title></circle>")
-        el.append(f"<text x='{x}' y='{h - 8}' font-size='9' text-anchor='middle'>b{r['batch_id']} s{str(r['seed'])[:6]}</text>")
-    return "\n".join(el + ["</svg>"])
 
 
 Z = 1.959964  # 95%
@@ -245,32 +162,23 @@ def _compare_row(task: str, a: dict | None, b: dict | None, min_coverage: float)
     return row
 
 
-def _compare_cells(r: dict) -> list[str]:
+def compare_cells(r: dict) -> list[str]:
     def side(tag):
         rate = r[f"{tag}_rate"]
-        return "-" if r[f"{tag}_decided"] is None else f"{r[f'{tag}_passed']}/{r[f'{tag}_decided']} ({_fmt(rate)})"
+        return "-" if r[f"{tag}_decided"] is None else f"{r[f'{tag}_passed']}/{r[f'{tag}_decided']} ({fmt_value(rate)})"
 
     ci = "-" if r["difference"] is None else f"{r['difference']:+.4f} [{r['low']:.4f}, {r['high']:.4f}]"
-    return [side("a"), side("b"), ci, f"{_fmt(r['a_coverage'])} / {_fmt(r['b_coverage'])}", r["verdict"]]
+    return [side("a"), side("b"), ci, f"{fmt_value(r['a_coverage'])} / {fmt_value(r['b_coverage'])}", r["verdict"]]
+
+
+def compare_head(a, b, by: str = "batch") -> list[str]:
+    return ["task", f"{by} {a}", f"{by} {b}", "difference [95% CI]", "coverage a / b", "verdict"]
 
 
 def render_compare_table(rows: list[dict], a, b, by: str = "batch") -> str:
-    head = ["task", f"{by} {a}", f"{by} {b}", "difference [95% CI]", "coverage a / b", "verdict"]
-
-    body = [[r["task"], *_compare_cells(r)] for r in rows]
+    head = compare_head(a, b, by)
+    body = [[r["task"], *compare_cells(r)] for r in rows]
     return columns(head, body)
-
-
-def render_compare_html(rows: list[dict], a, b, by: str = "batch") -> str:
-    """The comparison as one self-contained page (no scripts, no network)."""
-    head = ["task", f"{by} {a}", f"{by} {b}", "difference [95% CI]", "coverage a / b", "verdict"]
-    cells = [[html.escape(str(r["task"])), *(html.escape(c) for c in _compare_cells(r))] for r in rows]
-    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in cells)
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(f'loop: {by} {a} vs {b}')}</title>"
-            f"<style>{CSS}</style></head><body><h1>{html.escape(f'{by} {a} against {by} {b}')}</h1><table id='compare'><tr>"
-            + "".join(f"<th>{html.escape(h)}</th>" for h in head) + f"</tr>{body}</table>"
-            "<p>difference = rate a - rate b, with Newcombe's hybrid score 95% interval.</p>"
-            "</body></html>")
 
 
 def render_compare_csv(rows: list[dict]) -> str:
@@ -300,9 +208,11 @@ def task_costs(db: Path, *, batch: int | None = None) -> list[dict]:
         "group by p.batch_id, p.task order by p.batch_id, p.task", params))
 
 
-def render_costs_table(batches: list[dict], tasks: list[dict]) -> str:
-    head = ["batch", "task", "prompt tokens", "completion tokens", "cost", "cost / decided", "cost / pass"]
+COST_HEAD = ["batch", "task", "prompt tokens", "completion tokens", "cost", "cost / decided", "cost / pass"]
 
+
+def cost_rows(batches: list[dict], tasks: list[dict]) -> list[list[str]]:
+    """Cells of the cost table: each batch's tasks, then the batch itself as task "(batch)"."""
     def money(v):
         return "-" if v is None else f"{v:.4f}"
 
@@ -314,7 +224,11 @@ def render_costs_table(batches: list[dict], tasks: list[dict]) -> str:
                          money(t["cost"] / t["passed"] if t["passed"] else None)])
         body.append([str(b["batch_id"]), "(batch)", str(b["prompt_tokens"]), str(b["completion_tokens"]),
                      money(b["cost"]), money(b["cost_per_decided"]), money(b["cost_per_pass"])])
-    return columns(head, body)
+    return body
+
+
+def render_costs_table(batches: list[dict], tasks: list[dict]) -> str:
+    return columns(COST_HEAD, cost_rows(batches, tasks))
 
 
 def request_rates(db: Path, *, batch: int | None = None) -> list[dict]:
@@ -343,14 +257,14 @@ def render_inputs_table(rows: list[dict]) -> str:
             "reference too slow", "discarded / grade"]
     body = [[str(r["batch_id"]), r["task"], str(r["grades"]), str(r["generated"]), str(r["kept"]),
              str(r["contract"]), str(r["reference_error"]), str(r["reference_timeout"]),
-             _fmt(r["discarded_per_grade"])] for r in rows]
+             fmt_value(r["discarded_per_grade"])] for r in rows]
     return columns(head, body)
 
 
 def render_requests_table(rows: list[dict]) -> str:
     head = ["batch", "requests", "429s", "429 share", "limiter wait (s)", "rate estimate (req/s)"]
-    body = [[str(r["batch_id"]), str(r["requests"]), str(r["rate_limited"]), _fmt(r["share_429"]),
-             _fmt(r["limiter_wait"]), _fmt(r["rate_estimate"])] for r in rows]
+    body = [[str(r["batch_id"]), str(r["requests"]), str(r["rate_limited"]), fmt_value(r["share_429"]),
+             fmt_value(r["limiter_wait"]), fmt_value(r["rate_estimate"])] for r in rows]
     return columns(head, body)
 
 
@@ -361,7 +275,7 @@ def synthesis_rates(db: Path, *, batch: int | None = None, task: str | None = No
 def render_synthesis_table(rows: list[dict]) -> str:
     head = ["batch", "model", "task", "suites", "accepted", "accepted share", "tests", "reproducing", "reproducing share"]
     body = [[str(r["batch_id"]), str(r["model"]), r["task"], str(r["suites"]), str(r["accepted"]),
-             _fmt(r["accepted_share"]), str(r["tests"]), str(r["reproducing"] or 0), _fmt(r["reproducing_share"])]
+             fmt_value(r["accepted_share"]), str(r["tests"]), str(r["reproducing"] or 0), fmt_value(r["reproducing_share"])]
             for r in rows]
     return columns(head, body)
 
@@ -369,9 +283,8 @@ def render_synthesis_table(rows: list[dict]) -> str:
 # --------------------------------------------------------------------------- whole reports, as commands show them
 def render_report(db: Path, fmt: str = "table", *, batch: int | None = None, task: str | None = None,
                   pass_k: int = 5) -> str:
-    """`loop report`: pass rates, and in a table or JSON also costs, requests, fuzz inputs and synthesis."""
-    if fmt == "html":
-        return render_html(db, batch=batch, task=task)
+    """`loop report`: pass rates, and in a table or JSON also costs, requests, fuzz inputs and synthesis
+    (the HTML page is loop/report_html.py)."""
     rows = pass_rates(db, batch=batch, task=task, k=pass_k)
     text = {"table": render_table, "json": render_json, "csv": render_csv}[fmt](rows)
     synth = synthesis_rates(db, batch=batch, task=task)
@@ -399,7 +312,17 @@ def render_report(db: Path, fmt: str = "table", *, batch: int | None = None, tas
 
 def render_comparison(db: Path, a: str, b: str, fmt: str = "table", *, by: str = "batch",
                       min_coverage: float = 0.9) -> str:
-    """`loop report --compare A B`; a batch that does not exist, or two sides without candidates, is a LoopError."""
+    """`loop report --compare A B` as a table, JSON or CSV (the HTML page is loop/report_html.py)."""
+    rows = comparison(db, a, b, by=by, min_coverage=min_coverage)
+    if fmt == "json":
+        return json.dumps({"by": by, "a": a, "b": b, "rows": rows}, indent=2)
+    if fmt == "csv":
+        return render_compare_csv(rows)
+    return render_compare_table(rows, a, b, by)
+
+
+def comparison(db: Path, a: str, b: str, *, by: str = "batch", min_coverage: float = 0.9) -> list[dict]:
+    """compare(), checked: a batch that does not exist, or two sides without candidates, is a LoopError."""
     if by == "batch":
         with RunStore(db) as store:
             for batch_id in (a, b):
@@ -407,11 +330,13 @@ def render_comparison(db: Path, a: str, b: str, fmt: str = "table", *, by: str =
     rows = compare(db, a, b, by=by, min_coverage=min_coverage)
     if len(rows) == 1:  # the overall row alone: neither side has a candidate
         raise LoopError(f"{db}: no candidates for {by} {a!r} or {by} {b!r}")
-    if fmt == "json":
-        return json.dumps({"by": by, "a": a, "b": b, "rows": rows}, indent=2)
-    if fmt == "csv":
-        return render_compare_csv(rows)
-    return (render_compare_html if fmt == "html" else render_compare_table)(rows, a, b, by)
+    return rows
+
+
+def side_batches(db: Path, a: str, b: str, by: str = "batch") -> list[int]:
+    """The batches a comparison's two sides add up."""
+    column = {"batch": "batch_id", "model": "model", "seed": "seed"}[by]
+    return sorted({r["batch_id"] for r in pass_rates(db) if str(r[column]) in (str(a), str(b))})
 
 
 def batch_summary(db: Path, batch_id: int, candidates: int, verdicts: dict) -> dict:
@@ -420,9 +345,12 @@ def batch_summary(db: Path, batch_id: int, candidates: int, verdicts: dict) -> d
     rows = pass_rates(db, batch=batch_id)
     decided = sum(r["decided"] for r in rows)
     passed = sum(r["passed"] for r in rows)
+    with RunStore(db) as store:  # stopped by --budget: neither failed nor infra, asked on --resume
+        not_asked = store.db.execute("select count(*) from candidates where batch_id = ? and status = ?",
+                                     [batch_id, V.NOT_ASKED]).fetchone()[0]
     total = {"candidates": candidates, "decided": decided, "passed": passed,
              "pass_rate": passed / decided if decided else None,
-             "coverage": decided / candidates if candidates else None}
+             "coverage": decided / candidates if candidates else None, "not_asked": not_asked}
     return {"batch_id": batch_id, "candidates": candidates, "verdicts": verdicts, "batch": total, "rates": rows}
 
 
@@ -432,7 +360,9 @@ def render_batch_summary(summary: dict) -> str:
     return (render_table(summary["rates"]) + "\n"
             + f"batch {summary['batch_id']}: pass rate {rate} over {total['decided']} decided of "
             f"{summary['candidates']} candidates (coverage {total['coverage']:.2f}); verdicts: "
-            + ", ".join(f"{k} {v}" for k, v in sorted(summary["verdicts"].items())))
+            + ", ".join(f"{k} {v}" for k, v in sorted(summary["verdicts"].items()))
+            + (f"; {total['not_asked']} not asked (budget reached: `loop run --resume {summary['batch_id']} "
+               "--budget MORE` asks for them)" if total.get("not_asked") else ""))
 
 
 def coverage_shortfall(db: Path, summary: dict, min_coverage: float) -> str | None:
@@ -446,5 +376,7 @@ def coverage_shortfall(db: Path, summary: dict, min_coverage: float) -> str | No
             "select reason, count(*) n from candidates where batch_id = ? and verdict in ('infra_unknown', "
             "'inconclusive') group by reason order by n desc limit 1", [summary["batch_id"]]).fetchone()
     reason = f"; main infra reason: {why[0]} ({why[1]} candidates)" if why else ""
+    if summary["batch"].get("not_asked"):
+        reason += f"; {summary['batch']['not_asked']} candidates not asked ({V.OVER_BUDGET})"
     return (f"batch {summary['batch_id']} decided too little: coverage {coverage:.2f} is below "
             f"loop.min_coverage {min_coverage:g}{reason}")

@@ -50,6 +50,13 @@ def quarantined_checks(cfg: Config, task: str) -> set[str]:
 _POLARITY_OK: set[tuple] = set()
 
 
+def rotate_seed_recorded(cfg: Config, store: RunStore) -> tuple[int | None, int]:
+    """Write a new harness seed and record the rotation, so any batch's seed can be traced back."""
+    old, new = seeds.rotate(cfg.root)
+    store.record_rotation(old, new)
+    return old, new
+
+
 def load_verified_task(cfg: Config, name: str, sandbox: SandboxConfig) -> tasks.Task:
     """Load a task and refuse it when baseline polarity does not hold.
 
@@ -136,11 +143,14 @@ def run_batch(cfg: Config, task_names: list[str], *, origin: Origin, samples: in
               k: int | None = None, trials: int | None = None, rotate_seed: bool = False, resume: int | None = None,
               db: Path | None = None, grade_now: bool = True, progress: Callable[[dict], None] | None = None,
               workers: int | None = None, command: str | None = None,
-              warn: Callable[[str], None] | None = None, cluster: str | None = None) -> BatchResult:
+              warn: Callable[[str], None] | None = None, budget: float | None = None,
+              cluster: str | None = None) -> BatchResult:
     """Generate candidates and grade each as it arrives (generation and grading overlap).
 
     Every reply and every grade is committed as soon as it exists; `resume` finishes a batch after a
-    crash without asking the endpoint again for what was received and without duplicate rows. With `cluster`
+    crash without asking the endpoint again for what was received and without duplicate rows.
+    With `budget`, the batch stops asking once that total cost would be exceeded (loop/budget.py); what
+    it never asked for is marked `not_asked`, and a resume (with a higher budget) asks for it. With `cluster`
     (a Dask scheduler's address, see settings.cluster_address) the grades run on its workers.
     """
     sandbox = sandbox_config(cfg)
@@ -160,13 +170,16 @@ def run_batch(cfg: Config, task_names: list[str], *, origin: Origin, samples: in
                                 cluster)
                 opts = Options(suite=batch["suite"] or cfg.loop.suite, seed=batch["seed"],
                                trials=batch["trials"] if batch["trials"] is not None else trials, k=batch["k"] or k)
-                return _Pipeline(cfg, store, resume, job, sandbox, opts, grade_now, progress, workers).run(rows)
+                spending = _budget(job.settings, budget, **store.spending(resume))
+                return _Pipeline(cfg, store, resume, job, sandbox, opts, grade_now, progress, workers,
+                                 spending).run(rows)
         origin = default_origin(cfg, origin)
         names = task_names or cfg.loop.tasks or tasks.list_tasks(cfg.root)
         if rotate_seed or cfg.loop.seed_policy == "rotate":
-            store.record_rotation(*seeds.rotate(cfg.root))
+            rotate_seed_recorded(cfg, store)
         opts = Options(suite=cfg.loop.suite, seed=seeds.current(cfg.root), trials=trials, k=k)
         job = _Job.load(cfg, names, origin, None, sandbox, grade_now, warn, cluster)
+        spending = _budget(job.settings, budget)  # a budget without prices is refused before the batch exists
         samples = samples or cfg.loop.samples
         kind = "run" if grade_now else "generate"
         loop = {"k": opts.k, "trials": opts.trials, "suite": opts.suite, "seed": opts.seed, "samples": samples,
@@ -180,7 +193,17 @@ def run_batch(cfg: Config, task_names: list[str], *, origin: Origin, samples: in
                 for s in range(samples):
                     store.add_candidate(batch_id, n, s, source=None, status="pending", model=job.settings.model)
             rows = store.candidates(batch_id)
-            return _Pipeline(cfg, store, batch_id, job, sandbox, opts, grade_now, progress, workers).run(rows)
+            return _Pipeline(cfg, store, batch_id, job, sandbox, opts, grade_now, progress, workers,
+                             spending).run(rows)
+
+
+def _budget(settings: EndpointSettings, limit: float | None, spent: float = 0.0, answered: int = 0):
+    """The batch's Budget (None without --budget), knowing what its earlier runs already spent."""
+    if limit is None:
+        return None
+    from loop.budget import Budget
+
+    return Budget(limit, settings.prompt_price, settings.completion_price, spent=spent, answered=answered)
 
 
 @dataclass
@@ -213,7 +236,8 @@ class _Pipeline:
     store. Each task's kind writes its prompt and finds the candidate in a reply."""
 
     def __init__(self, cfg: Config, store: RunStore, batch_id: int, job: _Job, sandbox: SandboxConfig,
-                 opts: Options, grade_now: bool, progress: Callable[[dict], None] | None, workers: int):
+                 opts: Options, grade_now: bool, progress: Callable[[dict], None] | None, workers: int,
+                 budget=None):
         self.cfg, self.store, self.batch_id, self.loaded = cfg, store, batch_id, job.loaded
         self.settings, self.transport, self.sandbox, self.opts = job.settings, job.transport, sandbox, opts
         self.quarantine, self.grade_now, self.progress, self.workers = job.quarantine, grade_now, progress, workers
@@ -223,6 +247,7 @@ class _Pipeline:
         self.verdicts: dict[str, int] = {}
         self.graded_sha: dict[str, int] = {}   # "task:sha" -> candidate id holding the grade
         self.inflight: dict[str, asyncio.Future] = {}
+        self.budget = budget  # loop.budget.Budget, or None
 
     def run(self, rows: list[dict]) -> BatchResult:
         self.counts["total"] = len(rows)
@@ -249,7 +274,7 @@ class _Pipeline:
     async def _main(self, todo: list[dict]) -> None:
         from loop.endpoint import Endpoint
 
-        need_reply = [r for r in todo if r["status"] == "pending"]
+        need_reply = [r for r in todo if r["status"] in ("pending", V.NOT_ASKED)]
         # Where grades run is the executor's business (fork servers where they apply, a process pool else).
         self.executor = (executors.for_batch(self.sandbox, self.opts, self.loaded, self.workers, self.cluster)
                          if self.grade_now else None)
@@ -271,6 +296,8 @@ class _Pipeline:
 
     def _log(self, record) -> None:
         cid, task, sample = record.tag
+        if self.budget is not None:
+            self.budget.charge(record.prompt_tokens, record.completion_tokens)
         self.store.add_request(self.batch_id, record, candidate_id=cid, task=task, sample=sample)
 
     def _requests(self, rows: list[dict]) -> list[list[dict]]:
@@ -287,8 +314,17 @@ class _Pipeline:
         """One request for `rows` (one task); each choice of the answer becomes one row's candidate."""
         first = rows[0]
         task = self.loaded[first["task"]]
-        answers = await endpoint.complete_each(self.prompts[task.name], len(rows),
-                                               tag=(first["id"], task.name, first["sample"]))
+        if self.budget is not None and not await self.budget.admit(len(rows)):
+            for row in rows:  # neither failed nor infra: never asked, so a resume asks
+                self.store.update_candidate(row["id"], status=V.NOT_ASKED, reason=V.OVER_BUDGET)
+            return
+        answers: list = []
+        try:
+            answers = await endpoint.complete_each(self.prompts[task.name], len(rows),
+                                                   tag=(first["id"], task.name, first["sample"]))
+        finally:
+            if self.budget is not None:
+                await self.budget.settle(len(rows), sum(isinstance(a, str) for a in answers))
         await asyncio.gather(*(self._receive(task, row, answer) for row, answer in zip(rows, answers)))
 
     async def _receive(self, task: tasks.Task, row: dict, answer) -> None:

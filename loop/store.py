@@ -151,6 +151,13 @@ class RunStore:
         except sqlite_utils.db.NotFoundError:
             raise StoreError(f"{self.path}: no candidate {candidate_id}") from None
 
+    def spending(self, batch_id: int) -> dict:
+        """What a batch has spent so far (the `usage` view) and over how many answered samples."""
+        spent = self.db.execute("select coalesce(sum(cost), 0.0) from usage where batch_id = ?", [batch_id]).fetchone()
+        answered = self.db.execute("select count(*) from candidates where batch_id = ? and reply is not null",
+                                   [batch_id]).fetchone()
+        return {"spent": spent[0], "answered": answered[0]}
+
     def candidates(self, batch_id: int) -> list[dict]:
         return list(self.db["candidates"].rows_where("batch_id = ?", [batch_id], order_by="id"))
 

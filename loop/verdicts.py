@@ -38,6 +38,10 @@ CRASH = "crash"
 RESOURCE = "resource"
 WORKER_LOST = "worker_lost"  # a cluster worker died grading it, more often than the scheduler allows
 
+# A candidate `loop run --budget` never asked for (status and reason; no verdict: a resume asks for it)
+NOT_ASKED = "not_asked"
+OVER_BUDGET = "over_budget"
+
 # Endpoint infra reasons
 RATE_LIMITED = "rate_limited"
 QUOTA = "quota"

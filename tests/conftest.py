@@ -100,3 +100,20 @@ def task_copy(tmp_path):
         return dest, cfg
 
     return make
+
+
+def tmp_project(tmp_path: Path, *, trials: int = 0, endpoint: str = "") -> tuple[Path, Path]:
+    """A config.toml in tmp_path (k = 1, its own runs.db, `endpoint` lines under [endpoint]) over the
+    repository's tasks: for tests that run `loop` as a subprocess. Returns (config, db)."""
+    db = tmp_path / "runs.db"
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(f'[loop]\ndb = "{db}"\nk = 1\ntrials = {trials}\n[endpoint]\n{endpoint}')
+    (tmp_path / "harness").symlink_to(ROOT / "harness")
+    return cfg, db
+
+
+def repair_reply(example: str, prompt_tokens: int, completion_tokens: int, task: str = "merge_intervals_py") -> tuple:
+    """A chat completion holding harness/examples/<task>/<example>.py, with the usage a metered endpoint bills."""
+    code = (EXAMPLES / task / f"{example}.py").read_text()
+    return 200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": f"```python\n{code}```"}}],
+                 "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}}, {}

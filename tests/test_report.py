@@ -103,20 +103,11 @@ def test_cost_follows_the_tokens_the_endpoint_reported(tmp_path):
     import os
     import subprocess
     import sys
-    from pathlib import Path
 
-    from conftest import EXAMPLES, ChatServer
+    from conftest import ChatServer, repair_reply, tmp_project
 
-    root = Path(__file__).resolve().parent.parent
-    code = (EXAMPLES / "merge_intervals_py" / "correct_repair.py").read_text()
-    server = ChatServer(lambda body: (200, {"choices": [{"index": 0, "message": {
-        "role": "assistant", "content": f"```python\n{code}```"}}], "usage": {"prompt_tokens": 1000,
-                                                                           "completion_tokens": 500}}, {}))
-    db = tmp_path / "runs.db"
-    cfg = tmp_path / "config.toml"
-    cfg.write_text(f'[loop]\ndb = "{db}"\nk = 1\ntrials = 0\n[endpoint]\nprompt_price = 2.0\n'
-                   'completion_price = 10.0\n')
-    (tmp_path / "harness").symlink_to(root / "harness")
+    server = ChatServer(lambda body: repair_reply("correct_repair", 1000, 500))
+    cfg, db = tmp_project(tmp_path, endpoint="prompt_price = 2.0\ncompletion_price = 10.0\n")
     loop = [sys.executable, "-m", "loop", "--config", str(cfg)]
     try:
         done = subprocess.run([*loop, "run", "--task", "merge_intervals_py", "--samples", "4", "--base-url",
