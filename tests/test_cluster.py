@@ -16,6 +16,7 @@ import pytest
 import sqlite_utils
 
 from conftest import EXAMPLES, ROOT, ChatServer
+from loop.executors import _die_with_parent
 from test_demo_batch import DATA, _snapshot
 
 
@@ -25,8 +26,9 @@ CODE = (EXAMPLES / "merge_intervals_py" / "correct_repair.py").read_text()
 
 
 def _start(args: list[str], log: Path, env: dict | None = None) -> subprocess.Popen:
+    """A scheduler or a worker: its own process group (to kill it whole), and dead with pytest if pytest dies."""
     return subprocess.Popen(args, stdout=log.open("w"), stderr=subprocess.STDOUT, start_new_session=True,
-                            env={**os.environ, **(env or {})})
+                            env={**os.environ, **(env or {})}, preexec_fn=_die_with_parent)
 
 
 def _stop(proc: subprocess.Popen) -> None:
