@@ -338,10 +338,12 @@ def generate_cmd(ctx, task_names, samples, concurrency, base_url, model, record,
 @click.option("--mode", type=click.Choice(["repair", "synthesize"]), default="repair")
 @click.option("--min-coverage", type=click.FloatRange(0, 1), default=None,
               help="Exit 3 when the batch decides less than this share of its candidates (loop.min_coverage, 0.8).")
+@click.option("--rounds", type=click.IntRange(min=1), default=None,
+              help="Feedback rounds: a stable_fail candidate gets its public evidence back (loop.rounds, 1).")
 @click.pass_context
 @handle_errors
 def run_cmd(ctx, task_names, samples, concurrency, base_url, model, record, replay_path, db, as_json, k,
-            trials, rotate_seed, resume, mode, min_coverage):
+            trials, rotate_seed, resume, mode, min_coverage, rounds):
     """Generate candidates and grade each as it arrives; print verdicts per task and the pass rate.
 
     Without flags the shipped config.toml replays the curated demo cassette: no API key needed.
@@ -353,7 +355,7 @@ def run_cmd(ctx, task_names, samples, concurrency, base_url, model, record, repl
     origin = _origin(record, replay_path, base_url, model, concurrency)
     done = runner.run_batch(cfg, list(task_names), origin=origin, samples=samples, k=k, trials=trials,
                             rotate_seed=rotate_seed, resume=resume, db=db, progress=Progress(not as_json),
-                            command=command_line(), warn=_warn)
+                            command=command_line(), warn=_warn, rounds=rounds)
     _print_batch(done, db or cfg.db_path, as_json, cfg.loop.min_coverage if min_coverage is None else min_coverage)
     # A finished batch exits 0: its failures are data (in runs.db and above), not a broken run; one that
     # decided less than loop.min_coverage of its candidates exits 3.

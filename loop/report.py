@@ -134,6 +134,7 @@ def render_html(db: Path, *, batch: int | None = None, task: str | None = None) 
                 parts.append(f"<tr><td>#{c['candidate_id']}</td><td>{html.escape(c['check'])}</td>"
                              f"<td><code>{html.escape(str(c['minimal']))}</code></td><td>{html.escape(c['detail'] or '')[:300]}</td></tr>")
             parts.append("</table>")
+    parts.append(_rounds().render_rounds_html(db, batch=batch, task=task))
     parts.append("</body></html>")
     return "\n".join(parts)
 
@@ -378,11 +379,15 @@ def render_report(db: Path, fmt: str = "table", *, batch: int | None = None, tas
     requests = request_rates(db, batch=batch)
     batches, costs = batch_rates(db, batch=batch), task_costs(db, batch=batch)
     inputs = fuzz_inputs(db, batch=batch, task=task)
+    rounds = _rounds()
+    rates, repairs = rounds.round_rates(db, batch=batch, task=task), rounds.round_repairs(db, batch=batch, task=task)
     if fmt == "json":
         return json.dumps({"pass_rates": json.loads(text), "synthesis": synth, "requests": requests,
-                           "batches": batches, "costs": costs, "fuzz_inputs": inputs}, indent=2)
+                           "batches": batches, "costs": costs, "fuzz_inputs": inputs,
+                           "rounds": rounds.rounds_json(rates, repairs)}, indent=2)
     if fmt != "table":
-        return text
+        # a second CSV table, after a blank line, only when a batch ran feedback rounds
+        return text + ("\n" + rounds.render_rounds_csv(rates) if rounds.has_rounds(rates) else "")
     if batches:
         text += "\n\nTokens and cost (endpoint.prompt_price / completion_price per million tokens)\n"
         text += render_costs_table(batches, costs)
@@ -394,7 +399,17 @@ def render_report(db: Path, fmt: str = "table", *, batch: int | None = None, tas
     if synth:
         text += "\n\nTest synthesis (suites judged against baseline and reference)\n"
         text += render_synthesis_table(synth)
+    if rounds.has_rounds(rates):
+        text += "\n\nFeedback rounds (pass rate after each round, per task and over all tasks; tokens per round)\n"
+        text += rounds.render_rounds_table(rates, repairs)
     return text
+
+
+def _rounds():
+    """loop.report_rounds (the repair curve), imported late: it builds on this module's helpers."""
+    from loop import report_rounds
+
+    return report_rounds
 
 
 def render_comparison(db: Path, a: str, b: str, fmt: str = "table", *, by: str = "batch",
@@ -423,7 +438,11 @@ def batch_summary(db: Path, batch_id: int, candidates: int, verdicts: dict) -> d
     total = {"candidates": candidates, "decided": decided, "passed": passed,
              "pass_rate": passed / decided if decided else None,
              "coverage": decided / candidates if candidates else None}
-    return {"batch_id": batch_id, "candidates": candidates, "verdicts": verdicts, "batch": total, "rates": rows}
+    out = {"batch_id": batch_id, "candidates": candidates, "verdicts": verdicts, "batch": total, "rates": rows}
+    rounds = _rounds().round_rates(db, batch=batch_id)
+    if _rounds().has_rounds(rounds):
+        out["rounds"] = rounds
+    return out
 
 
 def render_batch_summary(summary: dict) -> str:
@@ -432,7 +451,8 @@ def render_batch_summary(summary: dict) -> str:
     return (render_table(summary["rates"]) + "\n"
             + f"batch {summary['batch_id']}: pass rate {rate} over {total['decided']} decided of "
             f"{summary['candidates']} candidates (coverage {total['coverage']:.2f}); verdicts: "
-            + ", ".join(f"{k} {v}" for k, v in sorted(summary["verdicts"].items())))
+            + ", ".join(f"{k} {v}" for k, v in sorted(summary["verdicts"].items()))
+            + ("\n" + _rounds().summary_lines(summary["rounds"], summary["batch_id"]) if "rounds" in summary else ""))
 
 
 def coverage_shortfall(db: Path, summary: dict, min_coverage: float) -> str | None:

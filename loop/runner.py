@@ -9,10 +9,10 @@ import asyncio
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from loop import executors, kinds, seeds, tasks
+from loop import executors, feedback, kinds, seeds, tasks
 from loop import verdicts as V
 from loop.config import Config, EndpointSettings
 from loop.errors import CandidateError, CassetteError, TaskError
@@ -136,11 +136,13 @@ def run_batch(cfg: Config, task_names: list[str], *, origin: Origin, samples: in
               k: int | None = None, trials: int | None = None, rotate_seed: bool = False, resume: int | None = None,
               db: Path | None = None, grade_now: bool = True, progress: Callable[[dict], None] | None = None,
               workers: int | None = None, command: str | None = None,
-              warn: Callable[[str], None] | None = None) -> BatchResult:
+              warn: Callable[[str], None] | None = None, rounds: int | None = None) -> BatchResult:
     """Generate candidates and grade each as it arrives (generation and grading overlap).
 
     Every reply and every grade is committed as soon as it exists; `resume` finishes a batch after a
-    crash without asking the endpoint again for what was received and without duplicate rows.
+    crash without asking the endpoint again for what was received and without duplicate rows. With
+    `rounds` > 1 a stable_fail candidate is sent its public evidence and its repair graded, in the same
+    pipeline, until it passes or the rounds are spent (a resumed batch keeps the rounds it recorded).
     """
     sandbox = sandbox_config(cfg)
     workers = workers or cfg.loop.concurrency or os.cpu_count() or 1
@@ -158,7 +160,8 @@ def run_batch(cfg: Config, task_names: list[str], *, origin: Origin, samples: in
                 job = _Job.load(cfg, sorted({r["task"] for r in rows}), origin, recorded, sandbox, grade_now, warn)
                 opts = Options(suite=batch["suite"] or cfg.loop.suite, seed=batch["seed"],
                                trials=batch["trials"] if batch["trials"] is not None else trials, k=batch["k"] or k)
-                return _Pipeline(cfg, store, resume, job, sandbox, opts, grade_now, progress, workers).run(rows)
+                return _Pipeline(cfg, store, resume, job, sandbox, opts, grade_now, progress, workers,
+                                 rounds=recorded_rounds(batch)).run(rows)
         origin = default_origin(cfg, origin)
         names = task_names or cfg.loop.tasks or tasks.list_tasks(cfg.root)
         if rotate_seed or cfg.loop.seed_policy == "rotate":
@@ -167,8 +170,9 @@ def run_batch(cfg: Config, task_names: list[str], *, origin: Origin, samples: in
         job = _Job.load(cfg, names, origin, None, sandbox, grade_now, warn)
         samples = samples or cfg.loop.samples
         kind = "run" if grade_now else "generate"
+        rounds = (rounds or cfg.loop.rounds) if grade_now else 1  # a round needs the grade of the one before
         loop = {"k": opts.k, "trials": opts.trials, "suite": opts.suite, "seed": opts.seed, "samples": samples,
-                "workers": workers}
+                "workers": workers, "rounds": rounds}
         # A cassette that turns out not to belong to this batch leaves no trace of it.
         with store.batch(kind, discard_on=(CassetteError,), seed=opts.seed, model=job.settings.model,
                          endpoint=job.settings.base_url, k=opts.k, trials=opts.trials, suite=opts.suite,
@@ -178,7 +182,17 @@ def run_batch(cfg: Config, task_names: list[str], *, origin: Origin, samples: in
                 for s in range(samples):
                     store.add_candidate(batch_id, n, s, source=None, status="pending", model=job.settings.model)
             rows = store.candidates(batch_id)
-            return _Pipeline(cfg, store, batch_id, job, sandbox, opts, grade_now, progress, workers).run(rows)
+            return _Pipeline(cfg, store, batch_id, job, sandbox, opts, grade_now, progress, workers,
+                             rounds=rounds).run(rows)
+
+
+def recorded_rounds(batch: dict) -> int:
+    """The feedback rounds a stored batch was started with (1 for batches from before rounds)."""
+    try:
+        rounds = json.loads(batch["config"] or "{}").get("loop", {}).get("rounds", 1)
+    except (ValueError, AttributeError):
+        return 1
+    return rounds if isinstance(rounds, int) and rounds >= 1 else 1
 
 
 @dataclass
@@ -207,55 +221,66 @@ class _Pipeline:
     store. Each task's kind writes its prompt and finds the candidate in a reply."""
 
     def __init__(self, cfg: Config, store: RunStore, batch_id: int, job: _Job, sandbox: SandboxConfig,
-                 opts: Options, grade_now: bool, progress: Callable[[dict], None] | None, workers: int):
+                 opts: Options, grade_now: bool, progress: Callable[[dict], None] | None, workers: int, *,
+                 rounds: int = 1):
         self.cfg, self.store, self.batch_id, self.loaded = cfg, store, batch_id, job.loaded
         self.settings, self.transport, self.sandbox, self.opts = job.settings, job.transport, sandbox, opts
         self.quarantine, self.grade_now, self.progress, self.workers = job.quarantine, grade_now, progress, workers
         self.counts = {"total": 0, "done": 0, "infra_unknown": 0, "no_code": 0}
         self.verdicts: dict[str, int] = {}
-        self.graded_sha: dict[str, int] = {}   # "task:sha" -> candidate id holding the grade
+        self.graded_sha: dict[str, int] = {}   # "task:sha:round" -> candidate id holding the grade
         self.inflight: dict[str, asyncio.Future] = {}
+        self.rounds = rounds
+        self.endpoint = None  # open while the batch asks (follow-ups are asked from inside grading jobs)
 
     def run(self, rows: list[dict]) -> BatchResult:
         self.counts["total"] = len(rows)
         for r in rows:
+            r["round"] = r["round"] or 1
             if r["verdict"] is not None:
-                self._tally(r["verdict"])
+                self._tally(r["verdict"], r["round"])
                 if r["source_sha256"] and r["duplicate_of"] is None:
-                    self.graded_sha[f"{r['task']}:{r['source_sha256']}"] = r["id"]
+                    self.graded_sha[_dedupe_key(r)] = r["id"]
         asyncio.run(self._main([r for r in rows if r["verdict"] is None]))
-        return BatchResult(self.batch_id, len(rows), self.counts["infra_unknown"], self.counts["no_code"],
+        # The batch's candidates are its first answers; follow-ups are counted per round (round_rates).
+        first = sum(r["round"] == 1 for r in rows)
+        return BatchResult(self.batch_id, first, self.counts["infra_unknown"], self.counts["no_code"],
                            dict(self.verdicts))
 
-    def _tally(self, verdict: str) -> None:
+    def _tally(self, verdict: str, round_no: int = 1) -> None:
         self.counts["done"] += 1
-        self.verdicts[verdict] = self.verdicts.get(verdict, 0) + 1
+        if round_no == 1:
+            self.verdicts[verdict] = self.verdicts.get(verdict, 0) + 1
         if self.progress:
             self.progress({**self.counts, "verdicts": dict(self.verdicts)})
 
     async def _main(self, todo: list[dict]) -> None:
         from loop.endpoint import Endpoint
 
-        need_reply = [r for r in todo if r["status"] == "pending"]
+        need_reply = [r for r in todo if r["status"] == "pending" and r["round"] == 1]
+        follow_ups = [r for r in todo if r["status"] == "pending" and r["round"] > 1]
         # Where grades run is the executor's business (fork servers where they apply, a process pool else).
         self.executor = executors.for_batch(self.sandbox, self.opts, self.loaded, self.workers) if self.grade_now else None
         self.refs = {n: executors.ref_for(self.cfg.root, t) for n, t in self.loaded.items()} if self.grade_now else {}
         self.prompts = {n: kinds.get(self.loaded[n].kind).prompt(self.loaded[n], self.sandbox)
-                        for n in {r["task"] for r in need_reply}}
+                        for n in {r["task"] for r in need_reply + follow_ups}}
         try:
             jobs = [self._grade_row(r) for r in todo if r["status"] == "generated"]
-            if need_reply:
+            if need_reply or follow_ups or self.rounds > 1:
                 async with Endpoint(self.settings, transport=self.transport, on_request=self._log) as endpoint:
-                    await asyncio.gather(*jobs, *(self._ask(endpoint, rows) for rows in self._requests(need_reply)))
+                    self.endpoint = endpoint
+                    await asyncio.gather(*jobs, *(self._ask(endpoint, rows) for rows in self._requests(need_reply)),
+                                         *(self._follow(r) for r in follow_ups))
             else:
                 await asyncio.gather(*jobs)
         finally:
+            self.endpoint = None
             if self.executor is not None:
                 self.executor.close(cancel=True)
 
     def _log(self, record) -> None:
-        cid, task, sample = record.tag
-        self.store.add_request(self.batch_id, record, candidate_id=cid, task=task, sample=sample)
+        cid, task, sample, round_no = record.tag
+        self.store.add_request(self.batch_id, record, candidate_id=cid, task=task, sample=sample, round=round_no)
 
     def _requests(self, rows: list[dict]) -> list[list[dict]]:
         """The rows one request answers: up to samples_per_request (the OpenAI `n`) of one task, in order."""
@@ -272,7 +297,7 @@ class _Pipeline:
         first = rows[0]
         task = self.loaded[first["task"]]
         answers = await endpoint.complete_each(self.prompts[task.name], len(rows),
-                                               tag=(first["id"], task.name, first["sample"]))
+                                               tag=(first["id"], task.name, first["sample"], 1))
         await asyncio.gather(*(self._receive(task, row, answer) for row, answer in zip(rows, answers)))
 
     async def _receive(self, task: tasks.Task, row: dict, answer) -> None:
@@ -282,7 +307,7 @@ class _Pipeline:
             self.counts["infra_unknown"] += 1
             self.store.update_candidate(row["id"], status=V.INFRA_UNKNOWN, reason=answer.reason,
                                         verdict=V.INFRA_UNKNOWN, notes=json.dumps([answer.detail]))
-            self._tally(V.INFRA_UNKNOWN)
+            self._tally(V.INFRA_UNKNOWN, row["round"])
             return
         source = kinds.get(task.kind).extract(task, answer)
         self.counts["no_code"] += source is None
@@ -296,29 +321,69 @@ class _Pipeline:
 
     async def _grade_row(self, row: dict) -> None:
         sha, cid = row["source_sha256"], row["id"]
-        key = f"{row['task']}:{sha}"
-        if sha and key in self.graded_sha:  # identical source already graded in this batch
-            self._copy(self.graded_sha[key], cid)
+        key = _dedupe_key(row)
+        if sha and key in self.graded_sha:  # identical source already graded in this batch (and round)
+            await self._copy(self.graded_sha[key], row)
             return
         if sha and key in self.inflight:
             await self.inflight[key]  # set once the original's grade is stored, not when it is computed
             if key in self.graded_sha:  # else the original failed, and the batch with it
-                self._copy(self.graded_sha[key], cid)
+                await self._copy(self.graded_sha[key], row)
             return
         name = row["task"]
         stored = asyncio.get_running_loop().create_future()
         if sha:
             self.inflight[key] = stored
         try:
-            g = await asyncio.wrap_future(self.executor.submit(self.refs[name], row["source"], self.opts,
+            opts = replace(self.opts, seed=feedback.round_seed(self.opts.seed, row["round"]))
+            g = await asyncio.wrap_future(self.executor.submit(self.refs[name], row["source"], opts,
                                                               self.quarantine[name]))
-            self.store.record_grade(cid, g)
+            child = self.store.record_grade(cid, g, follow_up=self._earned(row, g))
             if sha:
                 self.graded_sha[key] = cid
         finally:
             stored.set_result(None)
-        self._tally(g.verdict)
+        self._tally(g.verdict, row["round"])
+        await self._next_round(child)
 
-    def _copy(self, original: int, duplicate: int) -> None:
-        verdict = self.store.record_duplicate(duplicate, original)
-        self._tally(verdict)
+    async def _copy(self, original: int, row: dict) -> None:
+        earned = None
+        if row["round"] < self.rounds:  # the original's next round holds the feedback on this very grade
+            prior = self.store.follow_up_of(original)
+            earned = {k: prior[k] for k in ("feedback", "evidence", "seed")} if prior else None
+        verdict = self.store.record_duplicate(row["id"], original, follow_up=earned)
+        self._tally(verdict, row["round"])
+        if earned:
+            await self._next_round(self.store.follow_up_of(row["id"])["id"])
+
+    # feedback rounds ------------------------------------------------------------
+    def _earned(self, row: dict, g) -> dict | None:
+        """The next round's row for a stable_fail grade with rounds left (flaky, inconclusive and
+        infra_unknown get none: the model is not blamed for the harness)."""
+        if g.verdict != V.STABLE_FAIL or row["round"] >= self.rounds:
+            return None
+        fb = feedback.render(self.loaded[row["task"]], g, row["round"])
+        return {"feedback": fb.text, "evidence": fb.evidence,
+                "seed": feedback.round_seed(self.opts.seed, row["round"] + 1)}
+
+    async def _next_round(self, child: int | None) -> None:
+        if child is None:
+            return
+        self.counts["total"] += 1
+        await self._follow(self.store.candidate(child))
+
+    async def _follow(self, row: dict) -> None:
+        """Ask for one follow-up: round 1's messages, then each earlier reply and the feedback on it."""
+        chain = self.store.lineage(row["id"])
+        turns = [(parent["reply"] or "", child["feedback"]) for parent, child in zip(chain, chain[1:])]
+        task = self.loaded[row["task"]]
+        if task.name not in self.prompts:
+            self.prompts[task.name] = kinds.get(task.kind).prompt(task, self.sandbox)
+        messages = feedback.conversation(self.prompts[task.name], turns)
+        answers = await self.endpoint.complete_each(messages, 1, tag=(row["id"], task.name, row["sample"], row["round"]))
+        await self._receive(task, row, answers[0])
+
+
+def _dedupe_key(row: dict) -> str:
+    """Identical sources share a grade within a round; rounds grade under different seeds."""
+    return f"{row['task']}:{row['source_sha256']}:{row['round']}"

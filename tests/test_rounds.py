@@ -1,0 +1,300 @@
+"""Issue 19: feedback rounds. A scripted endpoint on 127.0.0.1 answers round 2 differently once the feedback
+is in the conversation; the batch runs through the real client, grader, sandbox and runs.db."""
+
+from __future__ import annotations
+
+import json
+import os
+import runpy
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+import sqlite_utils
+
+from conftest import EXAMPLES, ROOT, ChatServer
+from loop import config, feedback, report, report_rounds, tasks
+from loop.grading.attempt import show
+from loop.grading.grade import Options, grade
+from loop.settings import sandbox_config
+
+LOOP = [sys.executable, "-m", "loop"]
+PY = EXAMPLES / "merge_intervals_py"
+SOURCES = {
+    "descending": (PY / "descending_order.py").read_text(),   # fails a relation: repaired in round 2
+    "example_only": (PY / "example_only.py").read_text(),     # never repaired
+    "flaky": (EXAMPLES / "demo" / "flaky.py").read_text(),    # flaky: gets no round
+    "correct": (PY / "correct_repair.py").read_text(),
+}
+TASK = tasks.load(ROOT, "merge_intervals_py")
+
+
+def _reply(label: str, source: str) -> str:
+    return f"Attempt ({label}):\n\n```python\n{source.rstrip()}\n```\n"
+
+
+def _answer(content: str, tokens: int) -> tuple[int, dict, dict]:
+    return 200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}],
+                 "usage": {"prompt_tokens": tokens, "completion_tokens": 10 * tokens}}, {}
+
+
+class RoundServer(ChatServer):
+    """Round 1 (two messages): the n-th request gets FIRST[n] (descending, example_only, flaky, then a 500
+    for every attempt: infra_unknown). Later rounds: the descending conversation is repaired once its
+    feedback carries the minimal counterexample; any other conversation repeats its last reply.
+    `hold` (an Event) keeps later-round requests waiting, to kill the batch in the middle of round 2."""
+
+    FIRST = ["descending", "example_only", "flaky", None]
+
+    def __init__(self, hold: threading.Event | None = None):
+        self.lock, self.first = threading.Lock(), 0
+        self.hold = hold
+
+        def respond(body):
+            messages = body["messages"]
+            if len(messages) == 2:
+                with self.lock:
+                    label = self.FIRST[min(self.first, len(self.FIRST) - 1)]
+                    self.first += label is not None
+                if label is None:
+                    return 500, {"error": {"message": "down"}}, {}
+                return _answer(_reply(label, SOURCES[label]), 100)
+            if self.hold is not None:
+                self.hold.wait(120)
+            last, said = messages[-2]["content"], messages[-1]["content"]
+            if "(descending)" in messages[2]["content"] and "Minimal counterexample" in said:
+                return _answer(_reply("correct", SOURCES["correct"]), 300)
+            return _answer(last, 200 * (len(messages) // 2))
+
+        super().__init__(respond)
+
+
+def _config(tmp_path, rounds: int) -> tuple:
+    db = tmp_path / "runs.db"
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(f'[loop]\ndb = "{db}"\nk = 5\ntrials = 40\nrounds = {rounds}\nmin_coverage = 0.5\n'
+                   '[endpoint]\nmax_attempts = 2\nmax_wait = 5.0\nmax_concurrency = 1\nadaptive = false\n')
+    if not (tmp_path / "harness").exists():
+        (tmp_path / "harness").symlink_to(ROOT / "harness")
+    return db, cfg
+
+
+def _run(cfg, *args, server) -> subprocess.CompletedProcess:
+    return subprocess.run([*LOOP, "--config", str(cfg), "run", *args, "--base-url", server.url, "--json"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+
+
+def _label(row: dict) -> str:
+    first = row["reply"] or ""
+    return first.split("(", 1)[1].split(")", 1)[0] if first.startswith("Attempt (") else "infra"
+
+
+def _conversations(d) -> dict[str, list[dict]]:
+    """Rows per conversation, keyed by the round-1 label, round 1 first."""
+    rows = list(d["candidates"].rows_where(order_by="round, id"))
+    by_sample: dict[int, list[dict]] = {}
+    for r in rows:
+        by_sample.setdefault(r["sample"], []).append(r)
+    return {_label(chain[0]): chain for chain in by_sample.values()}
+
+
+@pytest.fixture(scope="module")
+def three_rounds(tmp_path_factory):
+    """One batch, --rounds 3, four samples: descending, example_only, flaky and an infra failure."""
+    tmp = tmp_path_factory.mktemp("rounds")
+    db, cfg = _config(tmp, rounds=1)
+    server = RoundServer()
+    done = _run(cfg, "--task", "merge_intervals_py", "--samples", "4", "--model", "m", "--rounds", "3",
+                server=server)
+    server.close()
+    assert done.returncode == 0, done.stderr
+    return sqlite_utils.Database(db), server, json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_each_round_sends_the_whole_conversation(three_rounds):
+    d, server, _ = three_rounds
+    chains = _conversations(d)
+    first = [b["messages"] for b in server.bodies if len(b["messages"]) == 2][0]
+    assert [m["role"] for m in first] == ["system", "user"]
+    for label in ("descending", "example_only"):
+        chain = chains[label]
+        for depth, row in enumerate(chain[1:], 1):
+            sent = [b["messages"] for b in server.bodies if len(b["messages"]) == 2 + 2 * depth
+                    and chain[0]["reply"] == b["messages"][2]["content"]]
+            assert len(sent) == 1, (label, depth)  # one request per follow-up, never repeated
+            expected = list(first)
+            for parent, child in zip(chain[:depth], chain[1:depth + 1]):
+                expected += [{"role": "assistant", "content": parent["reply"]},
+                             {"role": "user", "content": child["feedback"]}]
+            assert sent[0] == expected
+    # The descending candidate's feedback: its relation, the shrunk input and its own output.
+    fb = chains["descending"][1]["feedback"]
+    assert "Relation `output_contract` does not hold" in fb and "Minimal counterexample (shrunk input):" in fb
+    assert "output is not sorted" in fb and "test:separated_ranges_stay_ascending (test)" in fb
+    assert chains["descending"][1]["evidence"] == "relation"
+
+
+def test_rows_rounds_seeds_and_verdicts(three_rounds):
+    d, _, summary = three_rounds
+    chains = _conversations(d)
+    assert [r["verdict"] for r in chains["descending"]] == ["stable_fail", "stable_pass"]
+    assert [r["verdict"] for r in chains["example_only"]] == ["stable_fail"] * 3
+    assert [r["verdict"] for r in chains["flaky"]] == ["flaky"]          # no round for flakiness
+    assert [r["verdict"] for r in chains["infra"]] == ["infra_unknown"]  # nor for the endpoint's failure
+    batch = d["batches"].get(1)
+    for chain in chains.values():
+        assert len({r["sample"] for r in chain}) == 1
+        assert [r["round"] for r in chain] == list(range(1, len(chain) + 1))
+        assert [r["parent_id"] for r in chain] == [None] + [r["id"] for r in chain[:-1]]
+        for r in chain:
+            if r["verdict"] != "infra_unknown":
+                assert r["seed"] == feedback.round_seed(batch["seed"], r["round"])
+                assert set(d.execute("select distinct seed from attempts where candidate_id = ?",
+                                     [r["id"]]).fetchall()) == {(r["seed"],)}
+    assert len({r["seed"] for r in chains["example_only"]}) == 3  # a fresh seed per round
+    assert json.loads(batch["config"])["loop"]["rounds"] == 3
+    assert summary["candidates"] == 4  # the batch's samples; follow-ups are counted per round
+
+
+def test_per_round_rates_tokens_and_repairs(three_rounds):
+    d, _, _ = three_rounds
+    rows = report_rounds.round_rates(_path(d), batch=1)
+    overall = [r for r in rows if r["task"] == "(all)"]
+    assert [(r["round"], r["samples"], r["decided"], r["passed"], r["asked"]) for r in overall] == [
+        (1, 4, 3, 0, 4), (2, 4, 3, 1, 2), (3, 4, 3, 1, 1)]
+    low, high = report.wilson(1, 3)
+    assert overall[1]["wilson_low"] == pytest.approx(low, abs=1e-4)
+    assert overall[1]["wilson_high"] == pytest.approx(high, abs=1e-4)
+    assert overall[0]["pass_rate"] == 0 and overall[1]["pass_rate"] == pytest.approx(1 / 3)
+    # tokens the server reported, per round: 100 a request in round 1 (3 answered), 300 + 400 in round 2, 600 in 3
+    assert [r["prompt_tokens"] for r in overall] == [300, 700, 600]
+    assert [r["completion_tokens"] for r in overall] == [3000, 7000, 6000]
+    by_round = dict(d.execute("select round, sum(prompt_tokens) from requests group by round").fetchall())
+    assert by_round == {1: 300, 2: 700, 3: 600}
+    repairs = {(r["round"], r["evidence"]): (r["follow_ups"], r["repaired"])
+               for r in d.query("select * from round_repairs")}
+    assert repairs[(2, "relation")] == (2, 1)
+    assert sum(n for n, _ in repairs.values()) == 3 and sum(k for _, k in repairs.values()) == 1
+    # pass_rates keeps meaning the first answers
+    first = d.execute("select candidates, decided, passed from pass_rates").fetchone()
+    assert first == (4, 3, 0)
+
+
+def _path(d) -> str:
+    return d.execute("pragma database_list").fetchone()[2]
+
+
+def test_report_formats_show_the_curve(three_rounds, tmp_path):
+    d, _, _ = three_rounds
+    db = _path(d)
+    table = report.render_report(db, "table", batch=1)
+    assert "Feedback rounds" in table and "0.33 [0.06, 0.79]" in table
+    data = json.loads(report.render_report(db, "json", batch=1))
+    assert [r["passed"] for r in data["rounds"]["rates"] if r["task"] == "(all)"] == [0, 1, 1]
+    assert any(r["evidence"] == "relation" and r["round"] == 2 and r["repaired"] == 1
+               for r in data["rounds"]["repairs"])
+    csv = report.render_report(db, "csv", batch=1)
+    assert "round,samples,asked,decided,passed" in csv.replace("batch_id,task,", "")
+    page = report.render_report(db, "html", batch=1)
+    svg = page[page.index("<svg", page.index("Feedback rounds")):]
+    svg = svg[:svg.index("</svg>")]
+    assert "<polyline" in svg and ">round<" in svg and ">pass rate<" in svg and "legend" in svg
+    assert "<script" not in page
+
+
+def _hidden_strings(task, minimal_inputs) -> list[str]:
+    """Every hidden value of the task (goldens, non-example tests) and the reference's output on each
+    shown counterexample, as compact JSON; values under 5 characters ("[]") tell nothing."""
+    values = []
+    for g in task.goldens:
+        values += [g.expected, g.args[0]]
+    values += [t.expected for t in task.tests if t.name != task.example]
+    ref = runpy.run_path(str(task.path / "reference.py"))[task.entry_point]
+    values += [ref(json.loads(json.dumps(x))) for x in minimal_inputs]
+    return [s for s in {show(v).replace(" ", "") for v in values} if len(s) >= 5]
+
+
+def test_nothing_hidden_leaks_into_feedback(three_rounds):
+    d, _, _ = three_rounds
+    for r in d["candidates"].rows_where("feedback is not null"):
+        parent = r["parent_id"]
+        minimal = [json.loads(m) for (m,) in d.execute(
+            "select minimal from checks where candidate_id = ? and minimal is not null", [parent])]
+        flat = r["feedback"].replace(" ", "").replace("\n", "")
+        leaks = [s for s in _hidden_strings(TASK, minimal) if s in flat]
+        assert leaks == [], (r["feedback"], leaks)
+        assert "expected" not in r["feedback"].split("Minimal counterexample")[-1]  # no reference answer
+
+
+HOSTILE = '''
+SEEN = []
+
+def merge_intervals(intervals):
+    """Hostile: remembers every input it is called with and returns them all on the demonstrated example."""
+    SEEN.append([list(iv) for iv in intervals])
+    if intervals == [[1, 3], [3, 5]]:
+        return SEEN
+    return sorted(intervals)[::-1]
+'''
+
+
+def test_a_candidate_cannot_smuggle_hidden_inputs_through_its_output():
+    """Goldens run before the named tests: a candidate that echoes what it saw on the example test would put
+    golden inputs into the feedback, so that text is withheld whole."""
+    sandbox = sandbox_config(config.load(ROOT / "config.toml"))
+    g = grade(TASK, HOSTILE, sandbox, Options(seed=1, k=1, trials=20))
+    assert g.verdict == "stable_fail"
+    example = next(c for c in g.checks if c.check == "test:touching_pair")
+    assert show(TASK.goldens[0].args[0]).replace(" ", "") in show(example.actual).replace(" ", "")  # it did echo
+    fb = feedback.render(TASK, g, 1)
+    assert feedback.WITHHELD in fb.text and fb.evidence in ("relation", "example_test")
+    flat = fb.text.replace(" ", "").replace("\n", "")
+    assert [s for s in _hidden_strings(TASK, []) if s in flat] == []
+
+
+def test_resume_in_the_middle_of_round_two(tmp_path):
+    """kill -9 while round 2's request is in flight; --resume asks only for the follow-ups still pending."""
+    db, cfg = _config(tmp_path, rounds=2)
+    hold = threading.Event()
+    server = RoundServer(hold=hold)
+    proc = subprocess.Popen([*LOOP, "--config", str(cfg), "run", "--task", "merge_intervals_py", "--samples", "3",
+                             "--base-url", server.url, "--model", "m"], cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + 180
+    while time.time() < deadline:  # both follow-ups stored, one of them asked (and held by the server)
+        time.sleep(0.1)
+        if any(len(b["messages"]) == 4 for b in server.bodies) and db.exists():
+            try:
+                if sqlite_utils.Database(db).execute("select count(*) from candidates where round = 2").fetchone()[0] == 2:
+                    break
+            except Exception:  # noqa: BLE001 - the database is being written; look again
+                continue
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    hold.set()
+    d = sqlite_utils.Database(db)
+    pending = list(d["candidates"].rows_where("status = 'pending'"))
+    assert pending and all(r["round"] == 2 and r["feedback"] for r in pending), "the kill should land in round 2"
+    before = [b for b in server.bodies]
+    resumed = RoundServer()
+    done = subprocess.run([*LOOP, "--config", str(cfg), "run", "--resume", "1", "--base-url", resumed.url, "--json"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert len(resumed.bodies) == len(pending)  # round 1 is not asked again
+    assert all(len(b["messages"]) == 4 for b in resumed.bodies)
+    # the resumed request is the very conversation the killed run sent
+    killed = [b for b in before if len(b["messages"]) == 4]
+    assert [b["messages"] for b in resumed.bodies if b["messages"][2] == killed[0]["messages"][2]] == [killed[0]["messages"]]
+    keys = d.execute("select task, sample, round, count(*) from candidates group by task, sample, round").fetchall()
+    assert all(n == 1 for *_, n in keys)
+    assert d.execute("select count(*) from candidates where round = 2").fetchone()[0] == 2
+    assert d["candidates"].count_where("verdict is null") == 0
+    chains = _conversations(d)
+    assert [r["verdict"] for r in chains["descending"]] == ["stable_fail", "stable_pass"]
+    assert all(n == 5 for (n,) in d.execute("select count(*) from attempts group by candidate_id"))
+    assert d["batches"].get(1)["status"] == "done"
+    server.close()
+    resumed.close()
