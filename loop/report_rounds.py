@@ -127,18 +127,19 @@ def _svg_curve(rates: list[dict]) -> str:
         return ""
     last = max(r["round"] for r in rates)
     w, h, left, right, top, bottom = 560, 300, 60, 190, 20, 50
-    x = lambda rnd: left + (rnd - 1) * (w - left - right) / max(1, last - 1)  # noqa: E731
+    x = lambda rnd: left + 25 + (rnd - 1) * (w - left - right - 50) / max(1, last - 1)  # noqa: E731
+    end = w - right
     y = lambda v: top + (1 - v) * (h - top - bottom)  # noqa: E731
     el = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{w}' height='{h}' role='img' "
           "aria-label='repair curve: pass rate after each feedback round' font-family='sans-serif'>",
-          f"<line x1='{left}' y1='{y(0)}' x2='{x(last)}' y2='{y(0)}' stroke='#333'/>",
+          f"<line x1='{left}' y1='{y(0)}' x2='{end}' y2='{y(0)}' stroke='#333'/>",
           f"<line x1='{left}' y1='{y(0)}' x2='{left}' y2='{y(1)}' stroke='#333'/>"]
     for v in (0, 0.25, 0.5, 0.75, 1):
-        el.append(f"<line x1='{left - 4}' y1='{y(v)}' x2='{x(last)}' y2='{y(v)}' stroke='#eee'/>")
+        el.append(f"<line x1='{left - 4}' y1='{y(v)}' x2='{end}' y2='{y(v)}' stroke='#eee'/>")
         el.append(f"<text x='{left - 8}' y='{y(v) + 4}' font-size='12' text-anchor='end'>{v:.2f}</text>")
     for rnd in range(1, last + 1):
         el.append(f"<text x='{x(rnd)}' y='{y(0) + 18}' font-size='12' text-anchor='middle'>{rnd}</text>")
-    el.append(f"<text x='{(left + x(last)) / 2}' y='{h - 8}' font-size='13' text-anchor='middle'>round</text>")
+    el.append(f"<text x='{(left + end) / 2}' y='{h - 8}' font-size='13' text-anchor='middle'>round</text>")
     el.append(f"<text x='16' y='{(top + y(0)) / 2}' font-size='13' text-anchor='middle' "
               f"transform='rotate(-90 16 {(top + y(0)) / 2})'>pass rate</text>")
     el.append(f"<g class='legend' font-size='12'>")
@@ -150,12 +151,14 @@ def _svg_curve(rates: list[dict]) -> str:
         for p in pts:
             px = x(p["round"]) + (i % 5 - 2) * 3  # whiskers of several series side by side, not on top
             el.append(f"<line x1='{px:.1f}' y1='{y(p['wilson_low']):.1f}' x2='{px:.1f}' y2='{y(p['wilson_high']):.1f}' "
-                      f"stroke='{colour}' stroke-opacity='0.5'/>")
+                      f"stroke='{colour}' stroke-width='2' stroke-opacity='0.6'/>")
             el.append(f"<circle cx='{x(p['round']):.1f}' cy='{y(p['pass_rate']):.1f}' r='3.5' fill='{colour}'>"
                       f"<title>batch {batch_id} {html.escape(task)} round {p['round']}: {_ci(p)}</title></circle>")
         ly = top + 8 + 18 * i
         el.append(f"<line x1='{w - right + 15}' y1='{ly}' x2='{w - right + 35}' y2='{ly}' stroke='{colour}' "
                   f"stroke-width='{width}'/>")
         el.append(f"<text x='{w - right + 40}' y='{ly + 4}'>b{batch_id} {html.escape(task)}</text>")
+    el.append(f"<text x='{w - right + 15}' y='{top + 8 + 18 * len(series) + 4}' fill='#555'>"
+              "bars: 95% Wilson interval</text>")
     el.append("</g>")
     return "\n".join(el + ["</svg>"])

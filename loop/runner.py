@@ -15,7 +15,7 @@ from pathlib import Path
 from loop import executors, feedback, kinds, seeds, tasks
 from loop import verdicts as V
 from loop.config import Config, EndpointSettings
-from loop.errors import CandidateError, CassetteError, TaskError
+from loop.errors import CandidateError, CassetteError, ResumeError, TaskError
 from loop.grading.grade import Options, grade, sha256
 from loop.grading.model import Grade
 from loop.grading.triage import load_quarantine
@@ -151,6 +151,9 @@ def run_batch(cfg: Config, task_names: list[str], *, origin: Origin, samples: in
     with RunStore(db or cfg.db_path) as store:
         if resume is not None:
             batch = store.batch_row(resume)
+            if rounds is not None and rounds != recorded_rounds(batch):  # its follow-ups were decided by them
+                raise ResumeError(f"batch {resume} was started with --rounds {recorded_rounds(batch)}: resume it "
+                                  f"without --rounds, not with --rounds {rounds}")
             # A resume that fails for any reason, a refused --model included, marks the batch failed.
             with store.batch(resume=resume):
                 rows = store.candidates(resume)
@@ -228,6 +231,7 @@ class _Pipeline:
         self.quarantine, self.grade_now, self.progress, self.workers = job.quarantine, grade_now, progress, workers
         self.counts = {"total": 0, "done": 0, "infra_unknown": 0, "no_code": 0}
         self.verdicts: dict[str, int] = {}
+        self.shown: dict[str, int] = {}
         self.graded_sha: dict[str, int] = {}   # "task:sha:round" -> candidate id holding the grade
         self.inflight: dict[str, asyncio.Future] = {}
         self.rounds = rounds
@@ -249,10 +253,11 @@ class _Pipeline:
 
     def _tally(self, verdict: str, round_no: int = 1) -> None:
         self.counts["done"] += 1
-        if round_no == 1:
+        if round_no == 1:  # the batch's verdicts are its first answers'; progress counts every round's
             self.verdicts[verdict] = self.verdicts.get(verdict, 0) + 1
+        self.shown[verdict] = self.shown.get(verdict, 0) + 1
         if self.progress:
-            self.progress({**self.counts, "verdicts": dict(self.verdicts)})
+            self.progress({**self.counts, "verdicts": dict(self.shown)})
 
     async def _main(self, todo: list[dict]) -> None:
         from loop.endpoint import Endpoint
@@ -317,7 +322,7 @@ class _Pipeline:
             await self._grade_row({**row, "source": source, "source_sha256": sha, "status": "generated"})
         elif self.progress:
             self.counts["done"] += 1
-            self.progress({**self.counts, "verdicts": dict(self.verdicts)})
+            self.progress({**self.counts, "verdicts": dict(self.shown)})
 
     async def _grade_row(self, row: dict) -> None:
         sha, cid = row["source_sha256"], row["id"]

@@ -279,6 +279,11 @@ def test_resume_in_the_middle_of_round_two(tmp_path):
     pending = list(d["candidates"].rows_where("status = 'pending'"))
     assert pending and all(r["round"] == 2 and r["feedback"] for r in pending), "the kill should land in round 2"
     before = [b for b in server.bodies]
+    status = d["batches"].get(1)["status"]
+    refused = subprocess.run([*LOOP, "--config", str(cfg), "run", "--resume", "1", "--rounds", "3"], cwd=ROOT,
+                             capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2 and "started with --rounds 2" in refused.stderr
+    assert d["batches"].get(1)["status"] == status and d["candidates"].count_where("status = 'pending'") == len(pending)
     resumed = RoundServer()
     done = subprocess.run([*LOOP, "--config", str(cfg), "run", "--resume", "1", "--base-url", resumed.url, "--json"],
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
@@ -298,3 +303,42 @@ def test_resume_in_the_middle_of_round_two(tmp_path):
     assert d["batches"].get(1)["status"] == "done"
     server.close()
     resumed.close()
+
+
+def test_bad_rounds_are_refused_before_anything_runs(loop_cli, tmp_path):
+    db = tmp_path / "runs.db"
+    for value, says in (("0", "'loop.rounds' must be at least 1"), ('"two"', "'loop.rounds' must be int")):
+        cfg = tmp_path / "bad.toml"
+        cfg.write_text(f'[loop]\ndb = "{db}"\nrounds = {value}\n')
+        code, out = loop_cli("run", config=cfg)
+        assert code == 2 and says in out, out
+    code, out = loop_cli("run", "--rounds", "0", "--db", db)
+    assert code == 2 and "--rounds" in out
+    assert not db.exists()
+
+
+@pytest.mark.slow
+def test_demo_cassette_rounds(tmp_path, monkeypatch, loop_cli):
+    """`make run` (--rounds 2): the first answers keep today's verdicts (tests/data/demo_batch.json); the
+    descending-order patch passes after its shrunk counterexample, the example-only patch never does."""
+    db = tmp_path / "runs.db"
+    monkeypatch.setenv("LOOP_DB", str(db))
+    code, out = loop_cli("run", "--rounds", "2")
+    assert code == 0, out
+    assert "after round 2: pass rate 0.75 [0.53, 0.89] (15/20 decided; 11 asked" in out
+    d = sqlite_utils.Database(db)
+    first = [{"task": r["task"], "sample": r["sample"], "verdict": r["verdict"], "reason": r["reason"]}
+             for r in d.query("select * from candidates where round = 1 order by task, sample")]
+    snapshot = json.loads((ROOT / "tests" / "data" / "demo_batch.json").read_text())
+    assert first == [{k: s[k] for k in ("task", "sample", "verdict", "reason")} for s in snapshot]
+    second = {(r["task"], r["sample"]): r for r in d.query("select * from candidates where round = 2")}
+    parent = {r["id"]: r for r in d.query("select * from candidates where round = 1")}
+    assert {k for k in second} == {(s["task"], s["sample"]) for s in snapshot if s["verdict"] == "stable_fail"}
+    descending = second[("merge_intervals_py", 2)]
+    assert descending["verdict"] == "stable_pass" and descending["evidence"] == "relation"
+    assert "Minimal counterexample (shrunk input)" in descending["feedback"]
+    assert parent[descending["parent_id"]]["sample"] == 2
+    assert second[("merge_intervals_py", 1)]["verdict"] == "stable_fail"  # example-only: never repaired
+    assert second[("merge_intervals_py", 5)]["evidence"] == "no_code"
+    assert second[("merge_intervals_cpp", 1)]["evidence"] == "build"
+    assert "error: expected ';' before 'return'" in second[("merge_intervals_cpp", 1)]["feedback"]
