@@ -291,6 +291,8 @@ def m009_rounds(db):
     db.execute("create unique index if not exists idx_candidates_batch_id_task_sample_round "
                "on candidates (batch_id, task, sample, round)")
     db.execute("create index if not exists idx_candidates_parent_id on candidates (parent_id)")
+    # pass_rates restated with `where round = 1` (a view cannot be altered, and shipped migrations stay as
+    # they are); the Wilson bounds now come from _wilson_sql.
     db.execute("drop view if exists pass_rates")
     decided = "c.verdict in ('stable_pass', 'stable_pass_varying', 'flaky', 'stable_fail')"
     db.execute(f"""

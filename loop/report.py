@@ -76,9 +76,9 @@ def render_table(rows: list[dict]) -> str:
     return columns(head, body)
 
 
-def render_csv(rows: list[dict]) -> str:
+def render_csv(rows: list[dict], fieldnames: list[str] = COLUMNS) -> str:
     out = io.StringIO()
-    w = csv.DictWriter(out, fieldnames=COLUMNS, extrasaction="ignore")
+    w = csv.DictWriter(out, fieldnames=fieldnames, extrasaction="ignore")
     w.writeheader()
     w.writerows(rows)
     return out.getvalue()

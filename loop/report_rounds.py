@@ -7,12 +7,10 @@ Kept apart from loop/report.py, which calls these functions, so the rest of the 
 
 from __future__ import annotations
 
-import csv
 import html
-import io
 from pathlib import Path
 
-from loop.report import _fmt, _view, columns, wilson
+from loop.report import _fmt, _view, columns, render_csv, wilson
 
 ALL = "(all)"  # the task name of the rows summed over every task of a batch
 RATE_COLUMNS = ["batch_id", "task", "round", "samples", "asked", "decided", "passed", "pass_rate", "wilson_low",
@@ -67,11 +65,7 @@ def render_rounds_table(rates: list[dict], repairs: list[dict]) -> str:
 
 
 def render_rounds_csv(rates: list[dict]) -> str:
-    out = io.StringIO()
-    w = csv.DictWriter(out, fieldnames=RATE_COLUMNS, extrasaction="ignore")
-    w.writeheader()
-    w.writerows(rates)
-    return out.getvalue()
+    return render_csv(rates, RATE_COLUMNS)
 
 
 def rounds_json(rates: list[dict], repairs: list[dict]) -> dict:
