@@ -19,6 +19,7 @@ from conftest import EXAMPLES, ROOT, ChatServer
 from loop import config, feedback, report, report_rounds, tasks
 from loop.grading.attempt import show
 from loop.grading.grade import Options, grade
+from loop.grading.model import Check, Grade
 from loop.settings import sandbox_config
 
 LOOP = [sys.executable, "-m", "loop"]
@@ -342,3 +343,47 @@ def test_demo_cassette_rounds(tmp_path, monkeypatch, loop_cli):
     assert second[("merge_intervals_py", 5)]["evidence"] == "no_code"
     assert second[("merge_intervals_cpp", 1)]["evidence"] == "build"
     assert "error: expected ';' before 'return'" in second[("merge_intervals_cpp", 1)]["feedback"]
+
+
+def test_repository_feedback_quotes_visible_tests_and_names_hidden_ones():
+    """A repository task: visible failing tests with their assertion messages, hidden ones (the hidden tests
+    folder) by name and kind; a visible message that quotes a hidden test file's line is withheld."""
+    task = tasks.load(ROOT, "repo_ledger_py")
+    hidden = "tests/test_tax_rounding.py::test_half_cent_rounds_up"
+    checks = [Check(f"test:{hidden}", "test", False, "assert 12 == 13", test_kind="f2p"),
+              Check("test:tests/test_tax.py::test_food_rate", "test", False, "AssertionError: assert 5 == 6",
+                    test_kind="p2p"),
+              Check("test:tests/test_invoice.py::test_total", "test", False,
+                    'AssertionError: assert compute_tax(250, "food") == 13  # 12.5', test_kind="p2p")]
+    g = Grade(task.name, "stable_fail", False, 1, 1, "full", "", True, [], checks)
+    fb = feedback.render(task, g, 1)
+    assert f"- test:{hidden} (test)" in fb.text and "12 == 13" not in fb.text
+    assert "Test tests/test_tax.py::test_food_rate fails: AssertionError: assert 5 == 6" in fb.text
+    assert f"Test tests/test_invoice.py::test_total fails: {feedback.WITHHELD}" in fb.text
+    assert fb.evidence == "visible_tests" and "unified diff" in fb.text
+
+
+def test_answer_feedback_never_shows_the_accepted_answers(tmp_path):
+    """The answer kind's check says "expected one of [...]": that detail is a hidden value, named only."""
+    from loop.kinds.answer import KIND
+
+    folder = tmp_path / "capital"
+    folder.mkdir()
+    task = KIND.load(folder, {"name": "capital", "kind": "answer", "description": "Capital of France?",
+                              "accepted": ["Paris", "Paris, France"]})
+    g = KIND.grade(task, "Lyon", sandbox_config(config.load(ROOT / "config.toml")), Options(k=1))
+    assert g.verdict == "stable_fail" and "Paris" in g.checks[0].detail
+    fb = feedback.render(task, g, 1)
+    assert "Paris" not in fb.text and "- test:answer (test)" in fb.text and fb.evidence == "hidden_only"
+
+
+def test_sanitizer_report_and_faults():
+    """The sanitizer report is shown; a crash or a timeout only by name (its text may echo hidden inputs)."""
+    task = tasks.load(ROOT, "merge_intervals_cpp")
+    report_text = "merge_intervals.cpp:9:17: runtime error: signed integer overflow: 2147483647 + 1"
+    checks = [Check("sanitizer", "sanitizer", False, report_text),
+              Check("crash", "fault", False, "terminate called after throwing: input [[5, 9], [1, 2]]")]
+    fb = feedback.render(task, Grade(task.name, "stable_fail", False, 1, 1, "full", "", True, [], checks), 1)
+    assert report_text in fb.text and fb.evidence == "sanitizer"
+    assert "- crash (fault)" in fb.text and "terminate called" not in fb.text
+    assert "tagged cpp" in fb.text
