@@ -258,9 +258,8 @@ def seed_show(ctx):
 def seed_rotate(ctx, db):
     """Write a new seed and record the rotation in runs.db."""
     cfg = load_config(ctx)
-    old, new = seeds.rotate(cfg.root)
     with RunStore(db or cfg.db_path) as store:
-        store.record_rotation(old, new)
+        old, new = runner.rotate_seed_recorded(cfg, store)
     click.echo(f"seed rotated: {old} -> {new}")
 
 

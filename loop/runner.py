@@ -50,6 +50,13 @@ def quarantined_checks(cfg: Config, task: str) -> set[str]:
 _POLARITY_OK: set[tuple] = set()
 
 
+def rotate_seed_recorded(cfg: Config, store: RunStore) -> tuple[int | None, int]:
+    """Write a new harness seed and record the rotation, so any batch's seed can be traced back."""
+    old, new = seeds.rotate(cfg.root)
+    store.record_rotation(old, new)
+    return old, new
+
+
 def load_verified_task(cfg: Config, name: str, sandbox: SandboxConfig) -> tasks.Task:
     """Load a task and refuse it when baseline polarity does not hold.
 
@@ -168,7 +175,7 @@ def run_batch(cfg: Config, task_names: list[str], *, origin: Origin, samples: in
         origin = default_origin(cfg, origin)
         names = task_names or cfg.loop.tasks or tasks.list_tasks(cfg.root)
         if rotate_seed or cfg.loop.seed_policy == "rotate":
-            store.record_rotation(*seeds.rotate(cfg.root))
+            rotate_seed_recorded(cfg, store)
         opts = Options(suite=cfg.loop.suite, seed=seeds.current(cfg.root), trials=trials, k=k)
         job = _Job.load(cfg, names, origin, None, sandbox, grade_now, warn)
         samples = samples or cfg.loop.samples
