@@ -21,6 +21,7 @@ from string import Template
 from loop import verdicts as V
 from loop.grading.attempt import show
 from loop.grading.model import Check, Grade
+from loop.grading.model import text as clean
 from loop.prompts import DISPLAY_NAMES, canonical_language, fence
 from loop.tasks import CheckSource, Task
 
@@ -102,7 +103,7 @@ def render(task: Task, grade: Grade, round_no: int, template: Path = TEMPLATE) -
     frame = _template(template)
     text = frame.substitute(task_name=task.name, round=round_no, evidence="\n\n".join(parts),
                             instruction=_instruction(task))
-    return Feedback(text.strip() + "\n", evidence)
+    return Feedback(clean(text.strip()) + "\n", evidence)  # lone surrogates a candidate returned: U+FFFD
 
 
 def _template(path: Path) -> Template:
