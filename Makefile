@@ -26,7 +26,7 @@ venv: deps
 
 run: venv
 	$(BIN)/loop tasks check
-	$(BIN)/loop run
+	$(BIN)/loop run --rounds 2
 
 test: venv
 	$(BIN)/python -m pytest -q -n 2

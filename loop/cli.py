@@ -350,11 +350,13 @@ def generate_cmd(ctx, task_names, samples, concurrency, base_url, model, record,
               help="Exit 3 when the batch decides less than this share of its candidates (loop.min_coverage, 0.8).")
 @click.option("--budget", type=click.FloatRange(min=0), default=None, metavar="AMOUNT",
               help="Stop asking once the batch's cost (endpoint prices) would exceed AMOUNT; --resume continues.")
+@click.option("--rounds", type=click.IntRange(min=1), default=None,
+              help="Feedback rounds: a stable_fail candidate gets its public evidence back (loop.rounds, 1).")
 @cluster_option
 @click.pass_context
 @handle_errors
 def run_cmd(ctx, task_names, samples, concurrency, base_url, model, record, replay_path, db, as_json, k,
-            trials, rotate_seed, resume, mode, min_coverage, budget, cluster):
+            trials, rotate_seed, resume, mode, min_coverage, budget, rounds, cluster):
     """Generate candidates and grade each as it arrives; print verdicts per task and the pass rate.
 
     Without flags the shipped config.toml replays the curated demo cassette: no API key needed.
@@ -370,7 +372,7 @@ def run_cmd(ctx, task_names, samples, concurrency, base_url, model, record, repl
     origin = _origin(record, replay_path, base_url, model, concurrency)
     done = runner.run_batch(cfg, list(task_names), origin=origin, samples=samples, k=k, trials=trials,
                             rotate_seed=rotate_seed, resume=resume, db=db, progress=Progress(not as_json),
-                            command=command_line(), warn=_warn, budget=budget,
+                            command=command_line(), warn=_warn, budget=budget, rounds=rounds,
                             cluster=cluster_address(cfg, cluster))
     _print_batch(done, db or cfg.db_path, as_json, cfg.loop.min_coverage if min_coverage is None else min_coverage)
     # A finished batch exits 0: its failures are data (in runs.db and above), not a broken run; one that

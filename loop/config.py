@@ -24,6 +24,7 @@ class LoopSection:
     seed_policy: str = "fixed"  # fixed | rotate
     concurrency: int = 0  # grading workers; 0 = one per core
     min_coverage: float = 0.8  # a graded batch deciding fewer of its candidates exits 3
+    rounds: int = 1  # feedback rounds: a stable_fail candidate is sent its public evidence, up to this many rounds
 
 
 @dataclass(frozen=True)
@@ -150,7 +151,7 @@ def load(path: Path | None = None, root: Path | None = None, env: dict | None = 
         raise ConfigError(f"{path}: key 'loop.min_coverage' must be between 0 and 1, not {loop.min_coverage}")
     if loop.concurrency < 0:
         raise ConfigError(f"{path}: key 'loop.concurrency' must be 0 (one per core) or more")
-    for key in ("k", "samples"):
+    for key in ("k", "samples", "rounds"):
         if getattr(loop, key) < 1:
             raise ConfigError(f"{path}: key 'loop.{key}' must be at least 1")
     if endpoint.samples_per_request < 1:

@@ -261,3 +261,99 @@ def m008_fuzz_inputs(db):
       1.0 * (sum(inputs_generated) - sum(inputs_kept)) / count(inputs_generated) as discarded_per_grade
     from candidates where inputs_generated is not null group by batch_id, task
     """)
+
+
+def _wilson_sql(passed: str, n: str, sign: str) -> str:
+    """SQL for one Wilson 95% bound of passed/n, clamped to [0, 1] (NULL when n is 0): one spelling of the
+    formula for the views below instead of another copy of it."""
+    p = f"(1.0 * {passed} / {n})"
+    bound = (f"(({p} + 1.9208 / {n} {sign} 1.96 * sqrt({p} * (1 - {p}) / {n} + 0.9604 / ({n} * {n})))"
+             f" / (1 + 3.8416 / {n}))")
+    clamp = "max(0.0, " if sign == "-" else "min(1.0, "
+    return f"case when {n} > 0 then {clamp}{bound}) end"
+
+
+@migrations(name="009_rounds")
+def m009_rounds(db):
+    """Feedback rounds (issue 19): a follow-up is a candidate row with its parent's sample, its own `round`
+    and `parent_id`, the `feedback` it was sent and the main kind of `evidence` in it; requests record their
+    round. Unique (batch, task, sample) becomes (batch, task, sample, round). pass_rates keeps meaning the
+    first answers (round 1), comparable with batches without rounds; round_rates is the repair curve."""
+    columns = db["candidates"].columns_dict
+    for name, kind in (("round", int), ("parent_id", int), ("feedback", str), ("evidence", str)):
+        if name not in columns:
+            db["candidates"].add_column(name, kind)
+    db.execute("update candidates set round = 1 where round is null")
+    if "round" not in db["requests"].columns_dict:
+        db["requests"].add_column("round", int)
+    db.execute("update requests set round = 1 where round is null")
+    db.execute("drop index if exists idx_candidates_batch_id_task_sample")
+    db.execute("create unique index if not exists idx_candidates_batch_id_task_sample_round "
+               "on candidates (batch_id, task, sample, round)")
+    db.execute("create index if not exists idx_candidates_parent_id on candidates (parent_id)")
+    # pass_rates restated with `where round = 1` (a view cannot be altered, and shipped migrations stay as
+    # they are); the Wilson bounds now come from _wilson_sql.
+    db.execute("drop view if exists pass_rates")
+    decided = "c.verdict in ('stable_pass', 'stable_pass_varying', 'flaky', 'stable_fail')"
+    db.execute(f"""
+    create view pass_rates as
+    with counts as (
+      select c.batch_id, c.task, coalesce(c.model, b.model) as model, b.seed as seed,
+        count(*) as candidates,
+        coalesce(sum({decided}), 0) as decided,
+        coalesce(sum(c.verdict in ('stable_pass', 'stable_pass_varying')), 0) as passed,
+        coalesce(sum(c.verdict = 'stable_pass'), 0) as stable_pass,
+        coalesce(sum(c.verdict = 'stable_pass_varying'), 0) as stable_pass_varying,
+        coalesce(sum(c.verdict = 'flaky'), 0) as flaky,
+        coalesce(sum(c.verdict = 'stable_fail'), 0) as stable_fail,
+        coalesce(sum(c.verdict = 'inconclusive'), 0) as inconclusive,
+        coalesce(sum(c.verdict = 'infra_unknown'), 0) as infra_unknown,
+        sum(c.verdict is null) as ungraded
+      from candidates c join batches b on b.id = c.batch_id
+      where coalesce(c.round, 1) = 1
+      group by c.batch_id, c.task, coalesce(c.model, b.model), b.seed
+    )
+    select *,
+      case when decided > 0 then 1.0 * passed / decided end as pass_rate,
+      {_wilson_sql('passed', 'decided', '-')} as wilson_low,
+      {_wilson_sql('passed', 'decided', '+')} as wilson_high,
+      1.0 * decided / candidates as coverage
+    from counts
+    """)
+    # After round r a sample (one conversation) has passed if any of its answers up to round r passed, and
+    # is decided if any of them was decided: follow-ups only continue decided (stable_fail) samples.
+    db.execute(f"""
+    create view round_rates as
+    with rounds as (select distinct batch_id, coalesce(round, 1) as round from candidates),
+    per_sample as (
+      select c.batch_id, c.task, c.sample, r.round,
+        max(coalesce({decided}, 0)) as decided,
+        max(coalesce(c.verdict in ('stable_pass', 'stable_pass_varying'), 0)) as passed,
+        max(coalesce(c.round, 1) = r.round) as asked
+      from candidates c join rounds r on r.batch_id = c.batch_id and coalesce(c.round, 1) <= r.round
+      group by c.batch_id, c.task, c.sample, r.round
+    ), counts as (
+      select batch_id, task, round, count(*) as samples, sum(decided) as decided, sum(passed) as passed,
+        sum(asked) as asked
+      from per_sample group by batch_id, task, round
+    ), tokens as (
+      select batch_id, task, coalesce(round, 1) as round, coalesce(sum(prompt_tokens), 0) as prompt_tokens,
+        coalesce(sum(completion_tokens), 0) as completion_tokens
+      from requests group by batch_id, task, coalesce(round, 1)
+    )
+    select k.batch_id, k.task, k.round, k.samples, k.asked, k.decided, k.passed,
+      case when k.decided > 0 then 1.0 * k.passed / k.decided end as pass_rate,
+      {_wilson_sql('k.passed', 'k.decided', '-')} as wilson_low,
+      {_wilson_sql('k.passed', 'k.decided', '+')} as wilson_high,
+      coalesce(t.prompt_tokens, 0) as prompt_tokens, coalesce(t.completion_tokens, 0) as completion_tokens
+    from counts k left join tokens t on t.batch_id = k.batch_id and t.task = k.task and t.round = k.round
+    """)
+    # Which evidence repaired what: each follow-up, by the main kind of evidence its feedback held.
+    db.execute("""
+    create view round_repairs as
+    select batch_id, task, round, evidence, count(*) as follow_ups,
+      coalesce(sum(verdict in ('stable_pass', 'stable_pass_varying')), 0) as repaired,
+      coalesce(sum(verdict in ('stable_pass', 'stable_pass_varying', 'flaky', 'stable_fail')), 0) as decided
+    from candidates where parent_id is not null
+    group by batch_id, task, round, evidence
+    """)

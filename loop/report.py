@@ -76,9 +76,9 @@ def render_table(rows: list[dict]) -> str:
     return columns(head, body)
 
 
-def render_csv(rows: list[dict]) -> str:
+def render_csv(rows: list[dict], fieldnames: list[str] = COLUMNS) -> str:
     out = io.StringIO()
-    w = csv.DictWriter(out, fieldnames=COLUMNS, extrasaction="ignore")
+    w = csv.DictWriter(out, fieldnames=fieldnames, extrasaction="ignore")
     w.writeheader()
     w.writerows(rows)
     return out.getvalue()
@@ -238,7 +238,7 @@ def request_rates(db: Path, *, batch: int | None = None) -> list[dict]:
     return list(sqlite_utils.Database(db).query(f"select * from request_rates {where} order by batch_id", params))
 
 
-def _view(db: Path, view: str, order: str, *, batch: int | None, task: str | None) -> list[dict]:
+def view_rows(db: Path, view: str, order: str, *, batch: int | None, task: str | None) -> list[dict]:
     """Rows of a view, filtered by batch and task where given (the database migrated first)."""
     RunStore(db).close()
     where = " and ".join(w for w, v in (("batch_id = ?", batch), ("task = ?", task)) if v is not None)
@@ -249,7 +249,7 @@ def _view(db: Path, view: str, order: str, *, batch: int | None, task: str | Non
 
 def fuzz_inputs(db: Path, *, batch: int | None = None, task: str | None = None) -> list[dict]:
     """Per batch and task: differential fuzzing's generated inputs, kept and discarded by reason."""
-    return _view(db, "fuzz_inputs", "batch_id, task", batch=batch, task=task)
+    return view_rows(db, "fuzz_inputs", "batch_id, task", batch=batch, task=task)
 
 
 def render_inputs_table(rows: list[dict]) -> str:
@@ -269,7 +269,7 @@ def render_requests_table(rows: list[dict]) -> str:
 
 
 def synthesis_rates(db: Path, *, batch: int | None = None, task: str | None = None) -> list[dict]:
-    return _view(db, "synthesis_rates", "batch_id, model, task", batch=batch, task=task)
+    return view_rows(db, "synthesis_rates", "batch_id, model, task", batch=batch, task=task)
 
 
 def render_synthesis_table(rows: list[dict]) -> str:
@@ -291,11 +291,15 @@ def render_report(db: Path, fmt: str = "table", *, batch: int | None = None, tas
     requests = request_rates(db, batch=batch)
     batches, costs = batch_rates(db, batch=batch), task_costs(db, batch=batch)
     inputs = fuzz_inputs(db, batch=batch, task=task)
+    rounds = _rounds()
+    rates, repairs = rounds.round_rates(db, batch=batch, task=task), rounds.round_repairs(db, batch=batch, task=task)
     if fmt == "json":
         return json.dumps({"pass_rates": json.loads(text), "synthesis": synth, "requests": requests,
-                           "batches": batches, "costs": costs, "fuzz_inputs": inputs}, indent=2)
+                           "batches": batches, "costs": costs, "fuzz_inputs": inputs,
+                           "rounds": rounds.rounds_json(rates, repairs)}, indent=2)
     if fmt != "table":
-        return text
+        # a second CSV table, after a blank line, only when a batch ran feedback rounds
+        return text + ("\n" + rounds.render_rounds_csv(rates) if rounds.has_rounds(rates) else "")
     if batches:
         text += "\n\nTokens and cost (endpoint.prompt_price / completion_price per million tokens)\n"
         text += render_costs_table(batches, costs)
@@ -307,7 +311,17 @@ def render_report(db: Path, fmt: str = "table", *, batch: int | None = None, tas
     if synth:
         text += "\n\nTest synthesis (suites judged against baseline and reference)\n"
         text += render_synthesis_table(synth)
+    if rounds.has_rounds(rates):
+        text += "\n\nFeedback rounds (pass rate after each round, per task and over all tasks; tokens per round)\n"
+        text += rounds.render_rounds_table(rates, repairs)
     return text
+
+
+def _rounds():
+    """loop.report_rounds (the repair curve), imported late: it builds on this module's helpers."""
+    from loop import report_rounds
+
+    return report_rounds
 
 
 def render_comparison(db: Path, a: str, b: str, fmt: str = "table", *, by: str = "batch",
@@ -351,7 +365,11 @@ def batch_summary(db: Path, batch_id: int, candidates: int, verdicts: dict) -> d
     total = {"candidates": candidates, "decided": decided, "passed": passed,
              "pass_rate": passed / decided if decided else None,
              "coverage": decided / candidates if candidates else None, "not_asked": not_asked}
-    return {"batch_id": batch_id, "candidates": candidates, "verdicts": verdicts, "batch": total, "rates": rows}
+    out = {"batch_id": batch_id, "candidates": candidates, "verdicts": verdicts, "batch": total, "rates": rows}
+    rounds = _rounds().round_rates(db, batch=batch_id)
+    if _rounds().has_rounds(rounds):
+        out["rounds"] = rounds
+    return out
 
 
 def render_batch_summary(summary: dict) -> str:
@@ -362,7 +380,8 @@ def render_batch_summary(summary: dict) -> str:
             f"{summary['candidates']} candidates (coverage {total['coverage']:.2f}); verdicts: "
             + ", ".join(f"{k} {v}" for k, v in sorted(summary["verdicts"].items()))
             + (f"; {total['not_asked']} not asked (budget reached: `loop run --resume {summary['batch_id']} "
-               "--budget MORE` asks for them)" if total.get("not_asked") else ""))
+               "--budget MORE` asks for them)" if total.get("not_asked") else "")
+            + ("\n" + _rounds().summary_lines(summary["rounds"], summary["batch_id"]) if "rounds" in summary else ""))
 
 
 def coverage_shortfall(db: Path, summary: dict, min_coverage: float) -> str | None:

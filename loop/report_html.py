@@ -16,6 +16,7 @@ from pathlib import Path
 import sqlite_utils
 
 from loop import report as R
+from loop import report_rounds
 from loop import verdicts as V
 
 CSS = """body{font:15px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1200px;padding:0 1em;color:#222}
@@ -443,5 +444,11 @@ def _intraline(a: str, b: str) -> tuple[str, str]:
 
 
 # The page, top to bottom. Each section takes the Page and returns HTML ("" to leave itself out).
+def rounds_section(page: Page) -> str:
+    """The repair curve of feedback rounds (empty when no batch shown ran a second round)."""
+    return report_rounds.render_rounds_html(page.db, batch=page.batches[0] if len(page.batches) == 1 else None,
+                                            task=page.task)
+
+
 SECTIONS: list[Callable[[Page], str]] = [comparison_section, chart_section, rates_section, cost_section,
-                                         tasks_section]
+                                         rounds_section, tasks_section]

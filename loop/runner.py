@@ -9,13 +9,13 @@ import asyncio
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from loop import executors, kinds, seeds, tasks
+from loop import executors, feedback, kinds, seeds, tasks
 from loop import verdicts as V
 from loop.config import Config, EndpointSettings
-from loop.errors import CandidateError, CassetteError, ClusterError, TaskError
+from loop.errors import CandidateError, CassetteError, ClusterError, ResumeError, TaskError
 from loop.grading.grade import Options, grade, sha256
 from loop.grading.model import Grade
 from loop.grading.triage import load_quarantine
@@ -143,12 +143,14 @@ def run_batch(cfg: Config, task_names: list[str], *, origin: Origin, samples: in
               k: int | None = None, trials: int | None = None, rotate_seed: bool = False, resume: int | None = None,
               db: Path | None = None, grade_now: bool = True, progress: Callable[[dict], None] | None = None,
               workers: int | None = None, command: str | None = None,
-              warn: Callable[[str], None] | None = None, budget: float | None = None,
+              warn: Callable[[str], None] | None = None, budget: float | None = None, rounds: int | None = None,
               cluster: str | None = None) -> BatchResult:
     """Generate candidates and grade each as it arrives (generation and grading overlap).
 
     Every reply and every grade is committed as soon as it exists; `resume` finishes a batch after a
-    crash without asking the endpoint again for what was received and without duplicate rows.
+    crash without asking the endpoint again for what was received and without duplicate rows. With
+    `rounds` > 1 a stable_fail candidate is sent its public evidence and its repair graded, in the same
+    pipeline, until it passes or the rounds are spent (a resumed batch keeps the rounds it recorded).
     With `budget`, the batch stops asking once that total cost would be exceeded (loop/budget.py); what
     it never asked for is marked `not_asked`, and a resume (with a higher budget) asks for it. With `cluster`
     (a Dask scheduler's address, see settings.cluster_address) the grades run on its workers.
@@ -160,6 +162,9 @@ def run_batch(cfg: Config, task_names: list[str], *, origin: Origin, samples: in
     with RunStore(db or cfg.db_path) as store:
         if resume is not None:
             batch = store.batch_row(resume)
+            if rounds is not None and rounds != recorded_rounds(batch):  # its follow-ups were decided by them
+                raise ResumeError(f"batch {resume} was started with --rounds {recorded_rounds(batch)}: resume it "
+                                  f"without --rounds, not with --rounds {rounds}")
             # A resume that fails for any reason, a refused --model included, marks the batch failed.
             with store.batch(resume=resume):
                 rows = store.candidates(resume)
@@ -172,7 +177,7 @@ def run_batch(cfg: Config, task_names: list[str], *, origin: Origin, samples: in
                                trials=batch["trials"] if batch["trials"] is not None else trials, k=batch["k"] or k)
                 spending = _budget(job.settings, budget, **store.spending(resume))
                 return _Pipeline(cfg, store, resume, job, sandbox, opts, grade_now, progress, workers,
-                                 spending).run(rows)
+                                 spending, rounds=recorded_rounds(batch)).run(rows)
         origin = default_origin(cfg, origin)
         names = task_names or cfg.loop.tasks or tasks.list_tasks(cfg.root)
         if rotate_seed or cfg.loop.seed_policy == "rotate":
@@ -182,8 +187,9 @@ def run_batch(cfg: Config, task_names: list[str], *, origin: Origin, samples: in
         spending = _budget(job.settings, budget)  # a budget without prices is refused before the batch exists
         samples = samples or cfg.loop.samples
         kind = "run" if grade_now else "generate"
+        rounds = (rounds or cfg.loop.rounds) if grade_now else 1  # a round needs the grade of the one before
         loop = {"k": opts.k, "trials": opts.trials, "suite": opts.suite, "seed": opts.seed, "samples": samples,
-                "workers": workers, **({"cluster": cluster} if cluster and grade_now else {})}
+                "workers": workers, "rounds": rounds, **({"cluster": cluster} if cluster and grade_now else {})}
         # A cassette that turns out not to belong to this batch leaves no trace of it.
         with store.batch(kind, discard_on=(CassetteError,), seed=opts.seed, model=job.settings.model,
                          endpoint=job.settings.base_url, k=opts.k, trials=opts.trials, suite=opts.suite,
@@ -194,7 +200,7 @@ def run_batch(cfg: Config, task_names: list[str], *, origin: Origin, samples: in
                     store.add_candidate(batch_id, n, s, source=None, status="pending", model=job.settings.model)
             rows = store.candidates(batch_id)
             return _Pipeline(cfg, store, batch_id, job, sandbox, opts, grade_now, progress, workers,
-                             spending).run(rows)
+                             spending, rounds=rounds).run(rows)
 
 
 def _budget(settings: EndpointSettings, limit: float | None, spent: float = 0.0, answered: int = 0):
@@ -204,6 +210,15 @@ def _budget(settings: EndpointSettings, limit: float | None, spent: float = 0.0,
     from loop.budget import Budget
 
     return Budget(limit, settings.prompt_price, settings.completion_price, spent=spent, answered=answered)
+
+
+def recorded_rounds(batch: dict) -> int:
+    """The feedback rounds a stored batch was started with (1 for batches from before rounds)."""
+    try:
+        rounds = json.loads(batch["config"] or "{}").get("loop", {}).get("rounds", 1)
+    except (ValueError, AttributeError):
+        return 1
+    return rounds if isinstance(rounds, int) and rounds >= 1 else 1
 
 
 @dataclass
@@ -237,7 +252,7 @@ class _Pipeline:
 
     def __init__(self, cfg: Config, store: RunStore, batch_id: int, job: _Job, sandbox: SandboxConfig,
                  opts: Options, grade_now: bool, progress: Callable[[dict], None] | None, workers: int,
-                 budget=None):
+                 budget=None, *, rounds: int = 1):
         self.cfg, self.store, self.batch_id, self.loaded = cfg, store, batch_id, job.loaded
         self.settings, self.transport, self.sandbox, self.opts = job.settings, job.transport, sandbox, opts
         self.quarantine, self.grade_now, self.progress, self.workers = job.quarantine, grade_now, progress, workers
@@ -245,60 +260,73 @@ class _Pipeline:
         self.executor = None
         self.counts = {"total": 0, "done": 0, "infra_unknown": 0, "no_code": 0}
         self.verdicts: dict[str, int] = {}
-        self.graded_sha: dict[str, int] = {}   # "task:sha" -> candidate id holding the grade
+        self.shown: dict[str, int] = {}
+        self.graded_sha: dict[str, int] = {}   # "task:sha:round" -> candidate id holding the grade
         self.inflight: dict[str, asyncio.Future] = {}
         self.budget = budget  # loop.budget.Budget, or None
+        self.rounds = rounds
+        self.endpoint = None  # open while the batch asks (follow-ups are asked from inside grading jobs)
 
     def run(self, rows: list[dict]) -> BatchResult:
         self.counts["total"] = len(rows)
         for r in rows:
+            r["round"] = r["round"] or 1
             if r["verdict"] is not None:
-                self._tally(r["verdict"])
+                self._tally(r["verdict"], r["round"])
                 if r["source_sha256"] and r["duplicate_of"] is None:
-                    self.graded_sha[f"{r['task']}:{r['source_sha256']}"] = r["id"]
+                    self.graded_sha[_dedupe_key(r)] = r["id"]
         try:
             asyncio.run(self._main([r for r in rows if r["verdict"] is None]))
         except ClusterError as exc:  # what was graded is stored; say how to finish
             raise ClusterError(f"{exc}; batch {self.batch_id} stopped with its grades so far stored: "
                                f"`loop run --resume {self.batch_id}` (with or without --cluster) finishes it") from None
-        return BatchResult(self.batch_id, len(rows), self.counts["infra_unknown"], self.counts["no_code"],
+        # The batch's candidates are its first answers; follow-ups are counted per round (round_rates).
+        first = sum(r["round"] == 1 for r in rows)
+        return BatchResult(self.batch_id, first, self.counts["infra_unknown"], self.counts["no_code"],
                            dict(self.verdicts))
 
-    def _tally(self, verdict: str) -> None:
+    def _tally(self, verdict: str, round_no: int = 1) -> None:
         self.counts["done"] += 1
-        self.verdicts[verdict] = self.verdicts.get(verdict, 0) + 1
+        if round_no == 1:  # the batch's verdicts are its first answers'; progress counts every round's
+            self.verdicts[verdict] = self.verdicts.get(verdict, 0) + 1
+        self.shown[verdict] = self.shown.get(verdict, 0) + 1
         if self.progress:
             status = getattr(self.executor, "status", None)  # e.g. a cluster's workers and grades in flight
-            self.progress({**self.counts, "verdicts": dict(self.verdicts), **(status() if status else {})})
+            self.progress({**self.counts, "verdicts": dict(self.shown), **(status() if status else {})})
 
     async def _main(self, todo: list[dict]) -> None:
         from loop.endpoint import Endpoint
 
-        need_reply = [r for r in todo if r["status"] in ("pending", V.NOT_ASKED)]
+        unasked = [r for r in todo if r["status"] in ("pending", V.NOT_ASKED)]
+        need_reply = [r for r in unasked if r["round"] == 1]
+        follow_ups = [r for r in unasked if r["round"] > 1]
         # Where grades run is the executor's business (fork servers where they apply, a process pool else).
         self.executor = (executors.for_batch(self.sandbox, self.opts, self.loaded, self.workers, self.cluster)
                          if self.grade_now else None)
         self.refs = {n: executors.ref_for(self.cfg.root, t) for n, t in self.loaded.items()} if self.grade_now else {}
         self.prompts = {n: kinds.get(self.loaded[n].kind).prompt(self.loaded[n], self.sandbox)
-                        for n in {r["task"] for r in need_reply}}
+                        for n in {r["task"] for r in need_reply + follow_ups}}
         try:
             jobs = [self._grade_row(r) for r in todo if r["status"] == "generated"]
-            if need_reply:
+            if need_reply or follow_ups or self.rounds > 1:
                 async with Endpoint(self.settings, transport=self.transport, on_request=self._log) as endpoint:
-                    await asyncio.gather(*jobs, *(self._ask(endpoint, rows) for rows in self._requests(need_reply)))
+                    self.endpoint = endpoint
+                    await asyncio.gather(*jobs, *(self._ask(endpoint, rows) for rows in self._requests(need_reply)),
+                                         *(self._follow(r) for r in follow_ups))
             else:
                 await asyncio.gather(*jobs)
         finally:
+            self.endpoint = None
             if self.executor is not None:
                 self.executor.close(cancel=True)
             if self.cluster is not None:
                 self.cluster.close()
 
     def _log(self, record) -> None:
-        cid, task, sample = record.tag
+        cid, task, sample, round_no = record.tag
         if self.budget is not None:
             self.budget.charge(record.prompt_tokens, record.completion_tokens)
-        self.store.add_request(self.batch_id, record, candidate_id=cid, task=task, sample=sample)
+        self.store.add_request(self.batch_id, record, candidate_id=cid, task=task, sample=sample, round=round_no)
 
     def _requests(self, rows: list[dict]) -> list[list[dict]]:
         """The rows one request answers: up to samples_per_request (the OpenAI `n`) of one task, in order."""
@@ -314,17 +342,10 @@ class _Pipeline:
         """One request for `rows` (one task); each choice of the answer becomes one row's candidate."""
         first = rows[0]
         task = self.loaded[first["task"]]
-        if self.budget is not None and not await self.budget.admit(len(rows)):
-            for row in rows:  # neither failed nor infra: never asked, so a resume asks
-                self.store.update_candidate(row["id"], status=V.NOT_ASKED, reason=V.OVER_BUDGET)
+        answers = await self._within_budget(rows, lambda: endpoint.complete_each(
+            self.prompts[task.name], len(rows), tag=(first["id"], task.name, first["sample"], 1)))
+        if answers is None:
             return
-        answers: list = []
-        try:
-            answers = await endpoint.complete_each(self.prompts[task.name], len(rows),
-                                                   tag=(first["id"], task.name, first["sample"]))
-        finally:
-            if self.budget is not None:
-                await self.budget.settle(len(rows), sum(isinstance(a, str) for a in answers))
         await asyncio.gather(*(self._receive(task, row, answer) for row, answer in zip(rows, answers)))
 
     async def _receive(self, task: tasks.Task, row: dict, answer) -> None:
@@ -334,7 +355,7 @@ class _Pipeline:
             self.counts["infra_unknown"] += 1
             self.store.update_candidate(row["id"], status=V.INFRA_UNKNOWN, reason=answer.reason,
                                         verdict=V.INFRA_UNKNOWN, notes=json.dumps([answer.detail]))
-            self._tally(V.INFRA_UNKNOWN)
+            self._tally(V.INFRA_UNKNOWN, row["round"])
             return
         source = kinds.get(task.kind).extract(task, answer)
         self.counts["no_code"] += source is None
@@ -344,33 +365,90 @@ class _Pipeline:
             await self._grade_row({**row, "source": source, "source_sha256": sha, "status": "generated"})
         elif self.progress:
             self.counts["done"] += 1
-            self.progress({**self.counts, "verdicts": dict(self.verdicts)})
+            self.progress({**self.counts, "verdicts": dict(self.shown)})
 
     async def _grade_row(self, row: dict) -> None:
         sha, cid = row["source_sha256"], row["id"]
-        key = f"{row['task']}:{sha}"
-        if sha and key in self.graded_sha:  # identical source already graded in this batch
-            self._copy(self.graded_sha[key], cid)
+        key = _dedupe_key(row)
+        if sha and key in self.graded_sha:  # identical source already graded in this batch (and round)
+            await self._copy(self.graded_sha[key], row)
             return
         if sha and key in self.inflight:
             await self.inflight[key]  # set once the original's grade is stored, not when it is computed
             if key in self.graded_sha:  # else the original failed, and the batch with it
-                self._copy(self.graded_sha[key], cid)
+                await self._copy(self.graded_sha[key], row)
             return
         name = row["task"]
         stored = asyncio.get_running_loop().create_future()
         if sha:
             self.inflight[key] = stored
         try:
-            g = await asyncio.wrap_future(self.executor.submit(self.refs[name], row["source"], self.opts,
+            opts = replace(self.opts, seed=feedback.round_seed(self.opts.seed, row["round"]))
+            g = await asyncio.wrap_future(self.executor.submit(self.refs[name], row["source"], opts,
                                                               self.quarantine[name]))
-            self.store.record_grade(cid, g)
+            child = self.store.record_grade(cid, g, follow_up=self._earned(row, g))
             if sha:
                 self.graded_sha[key] = cid
         finally:
             stored.set_result(None)
-        self._tally(g.verdict)
+        self._tally(g.verdict, row["round"])
+        await self._next_round(child)
 
-    def _copy(self, original: int, duplicate: int) -> None:
-        verdict = self.store.record_duplicate(duplicate, original)
-        self._tally(verdict)
+    async def _copy(self, original: int, row: dict) -> None:
+        earned = None
+        if row["round"] < self.rounds:  # the original's next round holds the feedback on this very grade
+            prior = self.store.follow_up_of(original)
+            earned = {k: prior[k] for k in ("feedback", "evidence", "seed")} if prior else None
+        verdict = self.store.record_duplicate(row["id"], original, follow_up=earned)
+        self._tally(verdict, row["round"])
+        if earned:
+            await self._next_round(self.store.follow_up_of(row["id"])["id"])
+
+    # feedback rounds ------------------------------------------------------------
+    def _earned(self, row: dict, g) -> dict | None:
+        """The next round's row for a stable_fail grade with rounds left (flaky, inconclusive and
+        infra_unknown get none: the model is not blamed for the harness)."""
+        if g.verdict != V.STABLE_FAIL or row["round"] >= self.rounds:
+            return None
+        fb = feedback.render(self.loaded[row["task"]], g, row["round"])
+        return {"feedback": fb.text, "evidence": fb.evidence,
+                "seed": feedback.round_seed(self.opts.seed, row["round"] + 1)}
+
+    async def _next_round(self, child: int | None) -> None:
+        if child is None:
+            return
+        self.counts["total"] += 1
+        await self._follow(self.store.candidate(child))
+
+    async def _follow(self, row: dict) -> None:
+        """Ask for one follow-up: round 1's messages, then each earlier reply and the feedback on it."""
+        chain = self.store.lineage(row["id"])
+        turns = [(parent["reply"] or "", child["feedback"]) for parent, child in zip(chain, chain[1:])]
+        task = self.loaded[row["task"]]
+        if task.name not in self.prompts:
+            self.prompts[task.name] = kinds.get(task.kind).prompt(task, self.sandbox)
+        messages = feedback.conversation(self.prompts[task.name], turns)
+        answers = await self._within_budget([row], lambda: self.endpoint.complete_each(
+            messages, 1, tag=(row["id"], task.name, row["sample"], row["round"])))
+        if answers is not None:
+            await self._receive(task, row, answers[0])
+
+    async def _within_budget(self, rows: list[dict], ask) -> list | None:
+        """`await ask()` for these rows if the budget admits them; else mark them not asked (neither failed
+        nor infra: a resume with a higher budget asks) and return None."""
+        if self.budget is not None and not await self.budget.admit(len(rows)):
+            for row in rows:
+                self.store.update_candidate(row["id"], status=V.NOT_ASKED, reason=V.OVER_BUDGET)
+            return None
+        answers: list = []
+        try:
+            answers = await ask()
+        finally:
+            if self.budget is not None:
+                await self.budget.settle(len(rows), sum(isinstance(a, str) for a in answers))
+        return answers
+
+
+def _dedupe_key(row: dict) -> str:
+    """Identical sources share a grade within a round; rounds grade under different seeds."""
+    return f"{row['task']}:{row['source_sha256']}:{row['round']}"

@@ -119,23 +119,52 @@ class RunStore:
     # candidates ----------------------------------------------------------
     def add_candidate(self, batch_id: int, task: str, sample: int, *, source: str | None, reply: str | None = None,
                       status: str = "generated", reason: str | None = None, model: str | None = None,
-                      sha256: str | None = None) -> int:
-        """Insert one received sample; re-inserting the same (batch, task, sample) keeps the first."""
+                      sha256: str | None = None, round: int = 1) -> int:
+        """Insert one received sample; re-inserting the same (batch, task, sample, round) keeps the first."""
         row = {"batch_id": batch_id, "task": task, "sample": sample, "source": source, "reply": reply,
-               "source_sha256": sha256, "status": status, "reason": reason, "model": model, "created_at": now()}
+               "source_sha256": sha256, "status": status, "reason": reason, "model": model, "created_at": now(),
+               "round": round}
         with immediate(self.db):
-            existing = list(self.db["candidates"].rows_where(
-                "batch_id = ? and task = ? and sample = ?", [batch_id, task, sample], limit=1))
-            if existing:
-                return existing[0]["id"]
-            return self.db["candidates"].insert(row).last_pk
+            return self._insert_once(row)
+
+    def _insert_once(self, row: dict) -> int:
+        existing = list(self.db["candidates"].rows_where(
+            "batch_id = ? and task = ? and sample = ? and coalesce(round, 1) = ?",
+            [row["batch_id"], row["task"], row["sample"], row.get("round", 1)], limit=1))
+        if existing:
+            return existing[0]["id"]
+        return self.db["candidates"].insert(row).last_pk
+
+    def _follow_up(self, parent_id: int, follow_up: dict | None) -> int | None:
+        """The pending row of a failed candidate's next round (inside the caller's transaction, so a grade
+        and the follow-up it earns are committed together): its parent's sample, its round, the feedback."""
+        if follow_up is None:
+            return None
+        parent = self.db["candidates"].get(parent_id)
+        row = {"batch_id": parent["batch_id"], "task": parent["task"], "sample": parent["sample"],
+               "round": (parent["round"] or 1) + 1, "parent_id": parent_id, "status": "pending",
+               "model": parent["model"], "source": None, "created_at": now(), **follow_up}
+        return self._insert_once(row)
+
+    def follow_up_of(self, candidate_id: int) -> dict | None:
+        """The next round's row of a candidate, if it earned one."""
+        rows = list(self.db["candidates"].rows_where("parent_id = ?", [candidate_id], order_by="id", limit=1))
+        return rows[0] if rows else None
+
+    def lineage(self, candidate_id: int) -> list[dict]:
+        """A conversation's rows, round 1 first, ending with `candidate_id`."""
+        chain = [self.candidate(candidate_id)]
+        while chain[0]["parent_id"] is not None:
+            chain.insert(0, self.candidate(chain[0]["parent_id"]))
+        return chain
 
     def update_candidate(self, candidate_id: int, **cols) -> None:
         with immediate(self.db):
             self.db["candidates"].update(candidate_id, cols)
 
-    def record_duplicate(self, duplicate: int, original: int) -> str:
-        """Give a duplicate source the verdict of the identical candidate graded before it."""
+    def record_duplicate(self, duplicate: int, original: int, *, follow_up: dict | None = None) -> str:
+        """Give a duplicate source the verdict of the identical candidate graded before it (and, with
+        `follow_up`, its own next round: each sample continues its own conversation)."""
         row = self.candidate(original)
         cols = {k: row[k] for k in ("verdict", "resolved", "suite", "seed", "k", "passes", "fails", "infra",
                                      "digests", "sandboxed", "reason", "notes",
@@ -143,6 +172,7 @@ class RunStore:
         with immediate(self.db):
             self.db["candidates"].update(duplicate, {**cols, "status": "graded", "duplicate_of": original,
                                                       "graded_at": now()})
+            self._follow_up(duplicate, follow_up)
         return row["verdict"]
 
     def candidate(self, candidate_id: int) -> dict:
@@ -161,8 +191,10 @@ class RunStore:
     def candidates(self, batch_id: int) -> list[dict]:
         return list(self.db["candidates"].rows_where("batch_id = ?", [batch_id], order_by="id"))
 
-    def record_grade(self, candidate_id: int, grade, *, duplicate_of: int | None = None) -> None:
-        """Write a grade (verdict, attempts, checks) in one transaction, replacing any earlier one."""
+    def record_grade(self, candidate_id: int, grade, *, duplicate_of: int | None = None,
+                     follow_up: dict | None = None) -> int | None:
+        """Write a grade (verdict, attempts, checks) in one transaction, replacing any earlier one; with
+        `follow_up` (feedback, evidence, seed) also the next round's pending row, whose id is returned."""
         cols = {
             "status": "graded", "verdict": grade.verdict, "resolved": int(grade.resolved), "suite": grade.suite,
             "seed": grade.seed, "k": grade.k, "passes": grade.passes, "fails": grade.fails, "infra": grade.infra,
@@ -183,6 +215,7 @@ class RunStore:
             rows += [self._check_row(candidate_id, a.repeat, c) for a in grade.attempts for c in a.checks
                      if not c.passed]
             self.db["checks"].insert_all(rows)
+            return self._follow_up(candidate_id, follow_up)
 
     @staticmethod
     def _check_row(candidate_id: int, repeat: int | None, c) -> dict:
@@ -195,8 +228,8 @@ class RunStore:
 
     # requests and seeds -------------------------------------------------
     def add_request(self, batch_id: int, record, *, candidate_id: int | None = None, task: str | None = None,
-                    sample: int | None = None) -> None:
-        row = {"batch_id": batch_id, "candidate_id": candidate_id, "task": task, "sample": sample,
+                    sample: int | None = None, round: int = 1) -> None:
+        row = {"batch_id": batch_id, "candidate_id": candidate_id, "task": task, "sample": sample, "round": round,
                "attempt": record.attempt, "started_at": record.started_at, "latency": record.latency,
                "status_code": record.status_code, "error_class": record.error_class, "wait": record.wait,
                "prompt_tokens": record.prompt_tokens, "completion_tokens": record.completion_tokens,

@@ -1,7 +1,11 @@
 """Write harness/cassettes/demo.jsonl: curated replies (not model output) for `loop run` without a key.
 
-Every request body is rendered exactly as `loop run` renders it, so the real client replays it.
-Run after changing a prompt or a task's demonstrated example: .venv/bin/python harness/cassettes/make_demo.py
+Every request body is rendered exactly as `loop run` renders it, so the real client replays it. Round 2
+(`loop run --rounds 2`, as `make run` runs it): each first answer that grades stable_fail is graded here with
+the batch's settings, and its follow-up conversation (round 1, the answer, the feedback loop/feedback.py
+renders) gets the curated answer FOLLOW names; without --rounds those exchanges are never asked for.
+Run after changing a prompt, the feedback template or a task's demonstrated example:
+.venv/bin/python harness/cassettes/make_demo.py
 """
 
 import json
@@ -11,9 +15,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from loop import config, tasks  # noqa: E402
+from loop import config, feedback, kinds, seeds, tasks  # noqa: E402
+from loop import verdicts as V  # noqa: E402
 from loop.cassette import exchange  # noqa: E402
-from loop.runner import repair_prompt  # noqa: E402
+from loop.grading.grade import Options, grade  # noqa: E402
+from loop.runner import quarantined_checks, repair_prompt  # noqa: E402
 from loop.settings import sandbox_config  # noqa: E402
 
 EX = ROOT / "harness" / "examples"
@@ -32,6 +38,7 @@ def prose(text: str) -> dict:
     return body
 
 
+NO_CODE = "I looked at it and the function seems fine to me."
 PLAN = {
     "merge_intervals_py": [
         ("correct repair", EX / "merge_intervals_py" / "correct_repair.py"),
@@ -39,7 +46,7 @@ PLAN = {
         ("ordering patch: descending output (seed 003)", EX / "merge_intervals_py" / "descending_order.py"),
         ("flaky candidate", EX / "demo" / "flaky.py"),
         ("passes with varying output", EX / "demo" / "varying.py"),
-        ("reply without code", "I looked at it and the function seems fine to me."),
+        ("reply without code", NO_CODE),
         ("429 storm", None),
     ],
     "merge_intervals_cpp": [
@@ -54,6 +61,36 @@ PLAN = {
 }
 
 
+# Round 2: what the curated model answers once it has read the feedback on its first answer. The
+# descending-order patch is repaired after its shrunk counterexample; the example-only patch and the reply
+# without code never are.
+FOLLOW = {
+    EX / "merge_intervals_py" / "descending_order.py": EX / "merge_intervals_py" / "correct_repair.py",
+    EX / "merge_intervals_py" / "example_only.py": EX / "merge_intervals_py" / "example_only.py",
+    NO_CODE: "I checked again: the function still looks fine to me.",
+    EX / "merge_intervals_cpp" / "friday_patch.cpp": EX / "merge_intervals_cpp" / "correct_repair.cpp",
+    EX / "demo" / "does_not_compile.cpp": EX / "merge_intervals_cpp" / "friday_patch.cpp",
+    EX / "dedupe_words_py" / "lower_not_casefold.py": EX / "dedupe_words_py" / "correct_repair.py",
+}
+
+
+def answer(what, lang: str) -> dict:
+    return prose(what) if isinstance(what, str) else reply(what.read_text(), lang)
+
+
+def follow_up(cfg, sandbox, task, first: list[dict], body: dict, content: str, graded: dict) -> dict | None:
+    """The round-2 request after `content` (None when its grade earns no round), graded as the batch grades."""
+    source = kinds.get(task.kind).extract(task, content)
+    if source not in graded:
+        opts = Options(suite=cfg.loop.suite, seed=seeds.current(cfg.root), trials=cfg.loop.trials, k=cfg.loop.k)
+        graded[source] = grade(task, source, sandbox, opts, quarantined_checks(cfg, task.name))
+    g = graded[source]
+    if g.verdict != V.STABLE_FAIL:
+        return None
+    said = feedback.render(task, g, 1).text
+    return {**body, "messages": feedback.conversation(first, [(content, said)])}
+
+
 def main() -> None:
     cfg = config.load(ROOT / "config.toml")
     sandbox = sandbox_config(cfg)
@@ -64,6 +101,7 @@ def main() -> None:
         body = {"model": e.model, "messages": repair_prompt(task, sandbox), "temperature": e.temperature,
                 "max_tokens": e.max_tokens, "n": 1}
         lang = "cpp" if task.language == "cpp" else "python"
+        graded: dict = {}
         files = [(label, what) for label, what in items if isinstance(what, Path)]
         while len(items) < cfg.loop.samples:  # identical sources repeat: a batch grades each once
             label, what = files[len(items) % len(files)]
@@ -73,10 +111,16 @@ def main() -> None:
             if what is None:
                 err = {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}
                 lines += [exchange(body, 429, err, {"retry-after-ms": "20"}, **extra) for _ in range(e.max_attempts)]
-            elif isinstance(what, str):
-                lines.append(exchange(body, 200, prose(what), **extra))
             else:
-                lines.append(exchange(body, 200, reply(what.read_text(), lang), **extra))
+                first = answer(what, lang)
+                lines.append(exchange(body, 200, first, **extra))
+                content = first["choices"][0]["message"]["content"]
+                second = follow_up(cfg, sandbox, task, body["messages"], body, content, graded)
+                if second is not None:
+                    then = FOLLOW[what]
+                    lines.append(exchange(second, 200, answer(then, lang), curated=True, round=2,
+                                          label=f"{name}: round 2 after {label}: "
+                                                f"{then.name if isinstance(then, Path) else 'still no code'}"))
     out = ROOT / "harness" / "cassettes" / "demo.jsonl"
     out.write_text("".join(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n" for line in lines))
     print(f"wrote {out}: {len(lines)} exchanges")
