@@ -219,10 +219,12 @@ class RepoKind:
 
 def missing_tool(spec: RepoSpec) -> str | None:
     """The first toolchain program not installed where the sandbox looks for it (/usr/bin:/bin)."""
-    for tool in spec.toolchain:
-        if not (tool.startswith("/") and Path(tool).exists()) and shutil.which(tool, path="/usr/bin:/bin") is None:
-            return tool
-    return None
+    return next((tool for tool in spec.toolchain if tool_missing(tool)), None)
+
+
+def tool_missing(tool: str) -> bool:
+    """A program the sandbox cannot start: neither an existing absolute path nor on /usr/bin:/bin."""
+    return not (tool.startswith("/") and Path(tool).exists()) and shutil.which(tool, path="/usr/bin:/bin") is None
 
 
 def _tool_warning(task: Task, tool: str) -> str:
