@@ -217,8 +217,11 @@ def grade_cmd(ctx, task, file, batch_id, suite, seed, trials, k, db, as_json, no
     """
     cfg = load_config(ctx)
     if predictions is not None:
-        _grade_predictions(cfg, predictions, task or file or batch_id, suite or trials or no_sandbox, seed, k, db,
-                           as_json)
+        given = [name for name, value in (("TASK", task), ("FILE", file), ("--batch", batch_id), ("--suite", suite),
+                                          ("--trials", trials), ("--no-sandbox", no_sandbox or None)) if value is not None]
+        if given:
+            raise click.UsageError(f"{given[0]} cannot be combined with --predictions (it takes --k, --seed, --db, --json)")
+        _grade_predictions(cfg, predictions, seed, k, db, as_json)
         return
     if batch_id is not None:
         given = [f"--{name}" for name, value in (("suite", suite), ("seed", seed), ("trials", trials), ("k", k),
@@ -242,13 +245,11 @@ def grade_cmd(ctx, task, file, batch_id, suite, seed, trials, k, db, as_json, no
     raise click.exceptions.Exit(V.exit_status(done.grade.verdict))
 
 
-def _grade_predictions(cfg, path: Path, positional, unsupported, seed, k, db, as_json) -> None:
+def _grade_predictions(cfg, path: Path, seed, k, db, as_json) -> None:
     """`loop grade --predictions`: one batch; --json prints SWE-bench's report keyed by instance_id.
     A finished batch exits 0 (its failures are data), or 3 when it decided too little."""
     from loop import report, swebench
 
-    if positional is not None or unsupported:
-        raise click.UsageError("--predictions takes only --k, --seed, --db and --json")
     done = swebench.grade_predictions(cfg, path, k=k, seed=seed, db=db, progress=Progress(not as_json),
                                       command=command_line())
     summary = report.batch_summary(db or cfg.db_path, done.batch_id, done.candidates, done.verdicts)

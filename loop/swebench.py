@@ -135,9 +135,11 @@ def read_instances(path: Path) -> list[Instance]:
         f2p = _id_list(obj["FAIL_TO_PASS"], where, "FAIL_TO_PASS")
         if not f2p:
             raise SwebenchError(f"{where}: field 'FAIL_TO_PASS' is empty: nothing would tell a fix from no fix")
-        out.append(Instance(number, iid, obj["repo"], obj["base_commit"].strip(), obj["patch"],
-                            obj.get("test_patch") or "", f2p, _id_list(obj["PASS_TO_PASS"], where, "PASS_TO_PASS"),
-                            (obj.get("environment_setup_commit") or "").strip() or None, obj["problem_statement"]))
+        # text(): a lone surrogate (valid JSON, not valid UTF-8) becomes U+FFFD before it reaches a file
+        out.append(Instance(number, iid, obj["repo"], obj["base_commit"].strip(), text(obj["patch"]),
+                            text(obj.get("test_patch") or ""), f2p,
+                            _id_list(obj["PASS_TO_PASS"], where, "PASS_TO_PASS"),
+                            (obj.get("environment_setup_commit") or "").strip() or None, text(obj["problem_statement"])))
     return out
 
 
@@ -422,7 +424,7 @@ def read_predictions(path: Path, known: dict[str, dict]) -> list[Prediction]:
         if iid in seen:
             raise SwebenchError(f"{where}: instance {iid!r} already predicted on line {seen[iid]}")
         seen[iid] = number
-        out.append(Prediction(number, iid, model, patch))
+        out.append(Prediction(number, iid, text(model), text(patch)))  # hostile bytes are the patch's failure
     return out
 
 

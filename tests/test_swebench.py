@@ -285,10 +285,43 @@ def test_predictions_refused_patches(loop_cli, project):
     report = _grade(loop_cli, project, preds)[1]
     assert report["acme__calc-1"]["reason"] == "touches_tests"
     assert report["acme__units-2"]["reason"] == "outside_repository"
-    preds = _preds(project, "empty.jsonl", [_pred("acme__calc-1", None)])
-    empty = _grade(loop_cli, project, preds)[1]["acme__calc-1"]
+    # an empty prediction; a hostile one (a lone surrogate, a NUL, no diff at all) fails itself, not loop
+    preds = _preds(project, "empty.jsonl", [_pred("acme__calc-1", None), _pred("acme__units-2", "\ud800\x00 no diff")])
+    report = _grade(loop_cli, project, preds)[1]
+    empty, hostile = report["acme__calc-1"], report["acme__units-2"]
     assert (empty["patch_is_None"], empty["patch_exists"], empty["resolved"], empty["reason"]) == (
         True, False, False, V.NO_CODE)
+    assert (hostile["resolved"], hostile["reason"], hostile["verdict"]) == (False, "patch_does_not_apply", V.STABLE_FAIL)
+    con = sqlite3.connect(project["db"])
+    assert con.execute("SELECT count(*), count(distinct batch_id) FROM candidates").fetchone() == (6, 3)
+
+
+@pytest.mark.slow
+def test_an_interrupted_predictions_batch_is_finished_by_grade_batch(loop_cli, project, monkeypatch):
+    """A crash after the batch and its candidates are stored, before any grade: `loop grade --batch` grades
+    them, once each."""
+    from loop import runner
+
+    assert _import(loop_cli, project)[0] == 0
+    preds = _preds(project, "preds.jsonl", [_pred("acme__calc-1", CALC_GOLD), _pred("acme__units-2", UNITS_GOLD)])
+
+    class Crash(Exception):
+        pass
+
+    def crash(*a, **kw):
+        raise Crash
+
+    monkeypatch.setattr(runner, "run_batch", crash)
+    with pytest.raises(Crash):
+        loop_cli("grade", "--predictions", preds, "--k", "1", config=project["cfg"])
+    monkeypatch.undo()
+    con = sqlite3.connect(project["db"])
+    assert con.execute("SELECT status, verdict FROM candidates").fetchall() == [("generated", None)] * 2
+    code, out = loop_cli("grade", "--batch", "1", config=project["cfg"])
+    assert code == 0, out
+    rows = con.execute("SELECT task, verdict, resolved FROM candidates ORDER BY task").fetchall()
+    assert rows == [("acme__calc-1", V.STABLE_PASS, 1), ("acme__units-2", V.STABLE_PASS, 1)]
+    assert con.execute("SELECT count(*), count(distinct candidate_id) FROM attempts").fetchone() == (2, 2)
 
 
 # bad input: one line, exit 2, nothing written ---------------------------------------------------------------
