@@ -248,9 +248,9 @@ def grade_cmd(ctx, task, file, batch_id, suite, seed, trials, k, db, as_json, no
 def _grade_predictions(cfg, path: Path, seed, k, db, as_json) -> None:
     """`loop grade --predictions`: one batch; --json prints SWE-bench's report keyed by instance_id.
     A finished batch exits 0 (its failures are data), or 3 when it decided too little."""
-    from loop import report, swebench
+    from loop import report, swebench_grade
 
-    done = swebench.grade_predictions(cfg, path, k=k, seed=seed, db=db, progress=Progress(not as_json),
+    done = swebench_grade.grade_predictions(cfg, path, k=k, seed=seed, db=db, progress=Progress(not as_json),
                                       command=command_line())
     summary = report.batch_summary(db or cfg.db_path, done.batch_id, done.candidates, done.verdicts)
     if as_json:

@@ -43,7 +43,7 @@ class SwebenchError(LoopError):
 
 @dataclass(frozen=True)
 class Instance:
-    line: int
+    where: str  # FILE:LINE, for errors
     instance_id: str
     repo: str
     base_commit: str
@@ -56,9 +56,9 @@ class Instance:
 
 
 # reading ------------------------------------------------------------------------------------------------
-def _json_lines(path: Path, what: str, keyed: bool = False) -> list[tuple[int, dict]]:
-    """(line number, object) per non-empty line; a whole-file JSON list (or SWE-bench's dict keyed by
-    instance_id, for predictions) is accepted too, numbered by position."""
+def json_objects(path: Path, what: str, keyed: bool = False) -> list[tuple[str, dict]]:
+    """(where, object) per non-empty line ("FILE:LINE"); a whole-file JSON list (or SWE-bench's dict keyed
+    by instance_id, for predictions) is accepted too ("FILE: item N"). Decoded totally: one line error."""
     try:
         raw = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -71,25 +71,25 @@ def _json_lines(path: Path, what: str, keyed: bool = False) -> list[tuple[int, d
     if raw.lstrip().startswith(("[", "{")):
         try:
             whole = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             if raw.lstrip().startswith("["):
                 raise SwebenchError(f"{path}: not valid JSON") from None
     if keyed and isinstance(whole, dict) and whole and all(isinstance(v, dict) for v in whole.values()):
         whole = list(whole.values())
     if isinstance(whole, list):
-        out = list(enumerate(whole, 1))
+        out = [(f"{path}: item {n}", obj) for n, obj in enumerate(whole, 1)]
     else:
         out = []
         for number, line in enumerate(raw.splitlines(), 1):
             if not line.strip():
                 continue
             try:
-                out.append((number, json.loads(line)))
-            except ValueError as exc:
-                raise SwebenchError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
-    for number, obj in out:
+                out.append((f"{path}:{number}", json.loads(line)))
+            except (ValueError, RecursionError) as exc:
+                raise SwebenchError(f"{path}:{number}: not valid JSON ({getattr(exc, 'msg', 'nested too deeply')})") from None
+    for where, obj in out:
         if not isinstance(obj, dict):
-            raise SwebenchError(f"{path}:{number}: expected a JSON object")
+            raise SwebenchError(f"{where}: expected a JSON object")
     if not out:
         raise SwebenchError(f"{path}: no {what}s in the file")
     return out
@@ -114,8 +114,7 @@ def _id_list(value, where: str, key: str) -> tuple[str, ...]:
 def read_instances(path: Path) -> list[Instance]:
     """Every instance of the file, checked: a missing or malformed field names the line and the field."""
     out, seen = [], {}
-    for number, obj in _json_lines(path, "instance"):
-        where = f"{path}:{number}"
+    for where, obj in json_objects(path, "instance"):
         for key in REQUIRED:
             if key not in obj or obj[key] is None:
                 raise SwebenchError(f"{where}: missing field '{key}'")
@@ -130,13 +129,13 @@ def read_instances(path: Path) -> list[Instance]:
             raise SwebenchError(f"{where}: field 'instance_id' {iid!r} cannot name a task folder "
                                 "(letters, digits, '.', '_', '-')")
         if iid in seen:
-            raise SwebenchError(f"{where}: instance_id {iid!r} already on line {seen[iid]}")
-        seen[iid] = number
+            raise SwebenchError(f"{where}: instance_id {iid!r} already at {seen[iid]}")
+        seen[iid] = where
         f2p = _id_list(obj["FAIL_TO_PASS"], where, "FAIL_TO_PASS")
         if not f2p:
             raise SwebenchError(f"{where}: field 'FAIL_TO_PASS' is empty: nothing would tell a fix from no fix")
         # text(): a lone surrogate (valid JSON, not valid UTF-8) becomes U+FFFD before it reaches a file
-        out.append(Instance(number, iid, obj["repo"], obj["base_commit"].strip(), text(obj["patch"]),
+        out.append(Instance(where, iid, obj["repo"], obj["base_commit"].strip(), text(obj["patch"]),
                             text(obj.get("test_patch") or ""), f2p,
                             _id_list(obj["PASS_TO_PASS"], where, "PASS_TO_PASS"),
                             (obj.get("environment_setup_commit") or "").strip() or None, text(obj["problem_statement"])))
@@ -365,7 +364,7 @@ def import_instances(path: Path, repos: Path, dest: Path, requirements: Path | N
     staging = Path(tempfile.mkdtemp(prefix=".swebench-import-", dir=dest))
     try:
         for inst in instances:
-            where = f"{path}:{inst.line}"
+            where = inst.where
             folder = staging / inst.instance_id
             folder.mkdir()
             _build(inst, where, find_clone(repos, inst.repo, where), folder, prefix, req_text)
@@ -378,121 +377,3 @@ def import_instances(path: Path, repos: Path, dest: Path, requirements: Path | N
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return [i.instance_id for i in instances]
-
-
-# predictions -> one batch -> SWE-bench's report ---------------------------------------------------------
-REFUSALS = (repo_patch.PATCH_DOES_NOT_APPLY, repo_patch.TOUCHES_TESTS, repo_patch.OUTSIDE_REPOSITORY)
-
-
-@dataclass(frozen=True)
-class Prediction:
-    line: int
-    instance_id: str
-    model: str
-    patch: str | None  # None or "": SWE-bench's empty prediction
-
-
-def imported(root: Path) -> dict[str, dict]:
-    """instance_id -> its swebench.json, for every imported instance under root's tasks."""
-    out = {}
-    for name in tasks.list_tasks(root):
-        meta = tasks.tasks_root(root) / name / META
-        if meta.is_file():
-            try:
-                out[name] = json.loads(meta.read_text(encoding="utf-8"))
-            except (ValueError, UnicodeDecodeError):
-                raise SwebenchError(f"{meta}: not valid JSON") from None
-    return out
-
-
-def read_predictions(path: Path, known: dict[str, dict]) -> list[Prediction]:
-    """SWE-bench predictions (JSONL, a JSON list, or a dict keyed by instance_id): instance_id,
-    model_name_or_path, model_patch; each for an imported instance, once."""
-    out, seen = [], {}
-    for number, obj in _json_lines(path, "prediction", keyed=True):
-        where = f"{path}:{number}"
-        for key in ("instance_id", "model_name_or_path", "model_patch"):
-            if key not in obj:
-                raise SwebenchError(f"{where}: missing field '{key}'")
-        iid, model, patch = obj["instance_id"], obj["model_name_or_path"], obj["model_patch"]
-        if not isinstance(iid, str) or not isinstance(model, str) or not (patch is None or isinstance(patch, str)):
-            raise SwebenchError(f"{where}: instance_id and model_name_or_path must be strings, model_patch a "
-                                "string or null")
-        if iid not in known:
-            raise SwebenchError(f"{where}: instance {iid!r} is not imported (run: loop tasks import swebench "
-                                "INSTANCES.jsonl --repos DIR)")
-        if iid in seen:
-            raise SwebenchError(f"{where}: instance {iid!r} already predicted on line {seen[iid]}")
-        seen[iid] = number
-        out.append(Prediction(number, iid, text(model), text(patch)))  # hostile bytes are the patch's failure
-    return out
-
-
-def instance_report(meta: dict, prediction: Prediction, row: dict, checks: list[dict]) -> dict:
-    """One instance in SWE-bench's report shape, from the stored grade: a test is a success only when it
-    passed in every attempt (resolved = loop's resolved: a green verdict, steady across repeats)."""
-    passed = {c["check"].removeprefix("test:") for c in checks if c["kind"] == "test" and c["passed"]}
-    status = {}
-    for key in ("FAIL_TO_PASS", "PASS_TO_PASS"):
-        ids = meta[key]
-        status[key] = {"success": [t for t in ids if t in passed], "failure": [t for t in ids if t not in passed]}
-    status["FAIL_TO_FAIL"] = {"success": [], "failure": []}  # loop runs only the named tests
-    status["PASS_TO_FAIL"] = {"success": [], "failure": []}
-    refused = row["reason"] if row["reason"] in REFUSALS else None
-    empty = not (prediction.patch or "").strip()
-    report = {"model_name_or_path": prediction.model, "patch_is_None": prediction.patch is None,
-              "patch_exists": not empty, "patch_successfully_applied": not empty and refused is None,
-              "resolved": bool(row["resolved"]), "tests_status": status, "verdict": row["verdict"],
-              "candidate_id": row["id"]}
-    if not report["resolved"]:
-        failing = [c["check"] for c in checks if not c["passed"] and not c["quarantined"] and not c["excluded"]]
-        report["reason"] = refused or ", ".join(failing) or row["reason"] or row["verdict"]
-        detail = next((c["detail"] for c in checks if c["check"] == row["reason"]), None)
-        if detail:
-            report["detail"] = detail
-    return report
-
-
-@dataclass
-class Graded:
-    batch_id: int
-    candidates: int
-    verdicts: dict
-    reports: dict[str, dict]  # instance_id -> SWE-bench report (plus verdict and reason)
-
-
-def grade_predictions(cfg, path: Path, *, k: int | None = None, seed: int | None = None, db: Path | None = None,
-                      progress=None, command: str | None = None) -> Graded:
-    """Grade a predictions file as one batch (kind `predictions`) and report it per instance.
-
-    Everything is checked first (the file, every instance's task and its polarity), so bad input writes
-    nothing; then the batch is stored with its candidates and graded the way `loop grade --batch` grades
-    a generated batch, which also finishes it after a crash."""
-    from loop import runner, seeds
-    from loop.grading.grade import sha256
-    from loop.settings import Origin, sandbox_config
-    from loop.store import RunStore
-
-    known = imported(cfg.root)
-    preds = read_predictions(path, known)
-    sandbox = sandbox_config(cfg)
-    for p in preds:
-        runner.load_verified_task(cfg, p.instance_id, sandbox)
-    db = db or cfg.db_path
-    k = k or cfg.loop.k
-    seed = seeds.current(cfg.root) if seed is None else seed
-    with RunStore(db) as store:
-        batch_id = store.start_batch(
-            "predictions", seed=seed, model=", ".join(sorted({p.model for p in preds})), suite=cfg.loop.suite,
-            k=k, trials=0, sandboxed=int(sandbox.enabled), command=command,
-            config={"predictions": str(path), "loop": {"k": k, "trials": 0, "suite": cfg.loop.suite, "seed": seed}})
-        for p in preds:
-            source = p.patch if (p.patch or "").strip() else None
-            store.add_candidate(batch_id, p.instance_id, 0, source=source, model=p.model,
-                                sha256=sha256(source) if source else None)
-    done = runner.run_batch(cfg, [], origin=Origin(), resume=batch_id, db=db, progress=progress, command=command)
-    with RunStore(db) as store:
-        rows = {r["task"]: r for r in store.candidates(batch_id)}
-        reports = {p.instance_id: instance_report(known[p.instance_id], p, rows[p.instance_id],
-                                                  store.grade_checks(rows[p.instance_id]["id"])) for p in preds}
-    return Graded(batch_id, done.candidates, done.verdicts, reports)

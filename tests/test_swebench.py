@@ -381,5 +381,5 @@ def test_bad_predictions_are_refused(loop_cli, project):
     unknown = _preds(project, "b.jsonl", [_pred("acme__nope-9", CALC_GOLD)])
     _refused(loop_cli, project, [*grade, unknown], "instance 'acme__nope-9' is not imported")
     twice = _preds(project, "c.jsonl", [_pred("acme__calc-1", CALC_GOLD), _pred("acme__calc-1", CALC_GOLD)])
-    _refused(loop_cli, project, [*grade, twice], "already predicted on line 1")
+    _refused(loop_cli, project, [*grade, twice], "already predicted at")
     assert not project["db"].exists()
