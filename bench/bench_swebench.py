@@ -50,9 +50,10 @@ def make_instance(work: Path) -> dict:
     test_patch = git(clone, "diff", "--cached", base)
     git(clone, "reset", "-q", "--hard", base)
     meta = tomllib.loads((TASK / "task.toml").read_text())
-    p2p = sorted(f"{f.relative_to(clone)}::{line.split('(')[0][4:]}"
-                 for f in (clone / "tests").glob("test_*.py")
-                 for line in f.read_text().splitlines() if line.startswith("def test_"))
+    collected = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                                "tests"], cwd=clone, capture_output=True, text=True,
+                               env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}).stdout
+    p2p = sorted(line for line in collected.splitlines() if "::" in line)
     return {"instance_id": "acme__ledger-1", "repo": "acme/ledger", "base_commit": base,
             "patch": (TASK / "gold.patch").read_text(), "test_patch": test_patch,
             "FAIL_TO_PASS": meta["fail_to_pass"], "PASS_TO_PASS": json.dumps(p2p),

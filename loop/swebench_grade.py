@@ -7,7 +7,6 @@ in every repeat.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,20 +26,12 @@ class Prediction:
     patch: str | None  # None or "": SWE-bench's empty prediction
 
 
-def imported(root: Path) -> dict[str, dict]:
-    """instance_id -> its swebench.json, for every imported instance under root's tasks."""
-    out = {}
-    for name in tasks.list_tasks(root):
-        meta = tasks.tasks_root(root) / name / META
-        if meta.is_file():
-            try:
-                out[name] = json.loads(meta.read_text(encoding="utf-8"))
-            except (ValueError, UnicodeDecodeError):
-                raise SwebenchError(f"{meta}: not valid JSON") from None
-    return out
+def imported(root: Path) -> set[str]:
+    """The instance ids imported under root's tasks (their folders hold swebench.json)."""
+    return {name for name in tasks.list_tasks(root) if (tasks.tasks_root(root) / name / META).is_file()}
 
 
-def read_predictions(path: Path, known: dict[str, dict]) -> list[Prediction]:
+def read_predictions(path: Path, known: set[str]) -> list[Prediction]:
     """SWE-bench predictions (JSONL, a JSON list, or a dict keyed by instance_id): instance_id,
     model_name_or_path, model_patch; each for an imported instance, once."""
     out, seen = [], {}
@@ -62,14 +53,23 @@ def read_predictions(path: Path, known: dict[str, dict]) -> list[Prediction]:
     return out
 
 
-def instance_report(meta: dict, prediction: Prediction, row: dict, checks: list[dict]) -> dict:
+def graded_ids(task, checks: list[dict]) -> dict[str, list[str]]:
+    """The ids the task grades (not what swebench.json says the dataset had: task.toml is what ran);
+    an omitted pass_to_pass is every test the grade checked as p2p."""
+    p2p = task.spec.pass_to_pass
+    if p2p is None:
+        p2p = [c["check"].removeprefix("test:") for c in checks if c["kind"] == "test" and c["test_kind"] == "p2p"]
+    return {"FAIL_TO_PASS": list(task.spec.fail_to_pass), "PASS_TO_PASS": list(p2p)}
+
+
+def instance_report(ids: dict[str, list[str]], prediction: Prediction, row: dict, checks: list[dict]) -> dict:
     """One instance in SWE-bench's report shape, from the stored grade: a test is a success only when it
     passed in every attempt (resolved = loop's resolved: a green verdict, steady across repeats)."""
     passed = {c["check"].removeprefix("test:") for c in checks if c["kind"] == "test" and c["passed"]}
     status = {}
     for key in ("FAIL_TO_PASS", "PASS_TO_PASS"):
-        ids = meta[key]
-        status[key] = {"success": [t for t in ids if t in passed], "failure": [t for t in ids if t not in passed]}
+        status[key] = {"success": [t for t in ids[key] if t in passed],
+                       "failure": [t for t in ids[key] if t not in passed]}
     status["FAIL_TO_FAIL"] = {"success": [], "failure": []}  # loop runs only the named tests
     status["PASS_TO_FAIL"] = {"success": [], "failure": []}
     refused = row["reason"] if row["reason"] in REFUSALS else None
@@ -110,8 +110,7 @@ def grade_predictions(cfg, path: Path, *, k: int | None = None, seed: int | None
     known = imported(cfg.root)
     preds = read_predictions(path, known)
     sandbox = sandbox_config(cfg)
-    for p in preds:
-        runner.load_verified_task(cfg, p.instance_id, sandbox)
+    loaded = {p.instance_id: runner.load_verified_task(cfg, p.instance_id, sandbox) for p in preds}
     db = db or cfg.db_path
     k = k or cfg.loop.k
     seed = seeds.current(cfg.root) if seed is None else seed
@@ -127,6 +126,9 @@ def grade_predictions(cfg, path: Path, *, k: int | None = None, seed: int | None
     done = runner.run_batch(cfg, [], origin=Origin(), resume=batch_id, db=db, progress=progress, command=command)
     with RunStore(db) as store:
         rows = {r["task"]: r for r in store.candidates(batch_id)}
-        reports = {p.instance_id: instance_report(known[p.instance_id], p, rows[p.instance_id],
-                                                  store.grade_checks(rows[p.instance_id]["id"])) for p in preds}
+        reports = {}
+        for p in preds:
+            checks = store.grade_checks(rows[p.instance_id]["id"])
+            reports[p.instance_id] = instance_report(graded_ids(loaded[p.instance_id], checks), p,
+                                                     rows[p.instance_id], checks)
     return Graded(batch_id, done.candidates, done.verdicts, reports)
