@@ -126,7 +126,7 @@ def tasks_check(ctx, names, no_sandbox):
 @click.option("--requirements", type=click.Path(path_type=Path), default=None,
               help="swebench: requirements file for every instance (default: the clone's declared dependencies + pytest).")
 @click.option("--test-command", default=None,
-              help="swebench: test command the test files are appended to (default: python3 -m pytest -p "
+              help="swebench: test command the test ids are appended to (default: python3 -m pytest -p "
                    "no:cacheprovider --junitxml={report}).")
 @click.pass_context
 @handle_errors

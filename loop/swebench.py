@@ -91,7 +91,7 @@ def json_objects(path: Path, what: str, keyed: bool = False) -> list[tuple[str, 
         if not isinstance(obj, dict):
             raise SwebenchError(f"{where}: expected a JSON object")
     if not out:
-        raise SwebenchError(f"{path}: no {what}s in the file")
+        raise SwebenchError(f"{path}: no {what} in the file")
     return out
 
 
@@ -114,7 +114,7 @@ def _id_list(value, where: str, key: str) -> tuple[str, ...]:
 def read_instances(path: Path) -> list[Instance]:
     """Every instance of the file, checked: a missing or malformed field names the line and the field."""
     out, seen = [], {}
-    for where, obj in json_objects(path, "instance"):
+    for where, obj in json_objects(path, "instances"):
         for key in REQUIRED:
             if key not in obj or obj[key] is None:
                 raise SwebenchError(f"{where}: missing field '{key}'")
@@ -269,11 +269,12 @@ def _toml(value) -> str:
     return json.dumps(text(value), ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
-def test_command(prefix: list[str], tree: Path, files: list[str]) -> list[str]:
-    """The prefix, `pythonpath=src` for a src layout (the package is not installed), and the test files
-    (run whole, as SWE-bench does, so one id pytest cannot find does not stop the others)."""
+def test_command(prefix: list[str], tree: Path) -> list[str]:
+    """The prefix, `pythonpath=src` for a src layout (the package is not installed), and the named ids
+    ({tests}): only they run, and the prompt, which shows the command, names no hidden test file. An id
+    pytest cannot find stops the whole run, so `loop tasks check` (and every grade's polarity) catches it."""
     extra = ["-o", "pythonpath=src"] if any((tree / "src").glob("*/__init__.py")) else []
-    return [*prefix, *extra, *files]
+    return [*prefix, *extra, "{tests}"]
 
 
 def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[str], requirements: str | None) -> None:
@@ -316,7 +317,7 @@ def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[s
         "name": inst.instance_id, "kind": "repo", "language": "python",
         "description": f"SWE-bench instance {inst.instance_id}: {inst.repo} at {base[:12]}",
         "bug_report": inst.problem_statement.strip() or f"(no problem statement for {inst.instance_id})",
-        "repo": "repo", "context": context, "test_command": test_command(prefix, tree, files), "parser": "junit",
+        "repo": "repo", "context": context, "test_command": test_command(prefix, tree), "parser": "junit",
         # a patch may edit neither a file holding a named test nor one the test patch touches
         "test_paths": sorted(set(files) | set(hidden)), "gold_patch": "gold.patch",
         "fail_to_pass": inst.fail_to_pass, "pass_to_pass": inst.pass_to_pass,
@@ -332,7 +333,7 @@ def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[s
 
 
 def parse_command(command: str | None) -> list[str]:
-    """--test-command: the argv prefix the test files are appended to; its program must exist here."""
+    """--test-command: the argv prefix the test ids are appended to; its program must exist here."""
     try:
         argv = shlex.split(command or DEFAULT_COMMAND)
     except ValueError as exc:

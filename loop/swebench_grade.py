@@ -35,7 +35,7 @@ def read_predictions(path: Path, known: set[str]) -> list[Prediction]:
     """SWE-bench predictions (JSONL, a JSON list, or a dict keyed by instance_id): instance_id,
     model_name_or_path, model_patch; each for an imported instance, once."""
     out, seen = [], {}
-    for where, obj in json_objects(path, "prediction", keyed=True):
+    for where, obj in json_objects(path, "predictions", keyed=True):
         for key in ("instance_id", "model_name_or_path", "model_patch"):
             if key not in obj:
                 raise SwebenchError(f"{where}: missing field '{key}'")

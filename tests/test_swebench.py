@@ -193,7 +193,7 @@ def test_import_writes_repo_tasks_pinned_at_the_base_commit(loop_cli, project):
     assert (calc / "gold.patch").read_text() == CALC_GOLD
     meta = tomllib.loads((calc / "task.toml").read_text())
     assert meta["kind"] == "repo" and meta["fail_to_pass"] == CALC_F2P and meta["pass_to_pass"] == CALC_P2P
-    assert meta["test_command"][-2:] == ["tests/test_clamp.py", "tests/test_ops.py"]
+    assert meta["test_command"][-1] == "{tests}"  # the ids: the prompt shows the command, never a hidden file
     assert meta["test_paths"] == ["tests/helpers.py", "tests/test_clamp.py", "tests/test_ops.py"]
     assert meta["context"] == ["calc/ops.py"]
     assert meta["bug_report"] == "clamp(-5, 0, 10) gives 10; it should be 0."
@@ -201,7 +201,7 @@ def test_import_writes_repo_tasks_pinned_at_the_base_commit(loop_cli, project):
     # the JSON-string lists, the owner/name clone layout, a src layout
     units = tomllib.loads((root / "acme__units-2" / "task.toml").read_text())
     assert units["fail_to_pass"] == ["test_convert.py::test_km"] and units["pass_to_pass"] == ["test_convert.py::test_cm"]
-    assert units["test_command"][-3:] == ["-o", "pythonpath=src", "test_convert.py"]
+    assert units["test_command"][-3:] == ["-o", "pythonpath=src", "{tests}"]
     assert "hidden_tests" not in units
     # the tree is covered by the task hash: the same import gives the same digest, an edit another
     digest = tasks.load_folder(calc).spec.digest
@@ -373,6 +373,18 @@ def test_a_parser_finding_no_tests_refuses_the_batch(loop_cli, project):
         "SELECT count(*) FROM batches").fetchone() == (0,)
 
 
+@pytest.mark.slow
+def test_an_id_pytest_cannot_find_refuses_the_task_naming_it(loop_cli, project):
+    rows = [{**project["rows"][0], "PASS_TO_PASS": CALC_P2P + ["tests/test_ops.py::test_gone"]}]
+    assert _import(loop_cli, project, instances=_instances(project, "gone.jsonl", rows))[0] == 0
+    preds = _preds(project, "preds.jsonl", [_pred("acme__calc-1", CALC_GOLD)])
+    _refused(loop_cli, project, ["grade", "--predictions", preds, "--k", "1"],
+             "ERROR: not found: /repo/tests/test_ops.py::test_gone")
+    assert not project["db"].exists()
+    code, out = loop_cli("tasks", "check", "acme__calc-1", config=project["cfg"])
+    assert code == 2 and "test_gone" in out
+
+
 def test_bad_predictions_are_refused(loop_cli, project):
     assert _import(loop_cli, project)[0] == 0
     grade = ["grade", "--predictions"]
@@ -382,4 +394,10 @@ def test_bad_predictions_are_refused(loop_cli, project):
     _refused(loop_cli, project, [*grade, unknown], "instance 'acme__nope-9' is not imported")
     twice = _preds(project, "c.jsonl", [_pred("acme__calc-1", CALC_GOLD), _pred("acme__calc-1", CALC_GOLD)])
     _refused(loop_cli, project, [*grade, twice], "already predicted at")
+    _refused(loop_cli, project, [*grade, project["tmp"] / "none.jsonl"], "predictions file not found")
+    code, out = loop_cli(*grade, nofield, "--trials", "3", config=project["cfg"])  # click's usage error
+    assert code == 2 and "Error: --trials cannot be combined with --predictions" in out
+    nested = project["tmp"] / "nested.jsonl"
+    nested.write_text("[" * 100000 + "\n")
+    _refused(loop_cli, project, [*grade, nested], "not valid JSON")
     assert not project["db"].exists()

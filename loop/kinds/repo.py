@@ -321,7 +321,9 @@ def baseline(task: Task, cfg: SandboxConfig, env: Path | None, repeat: int) -> d
         if res.fault is not None and res.outcomes is None:
             raise TaskError(f"task '{task.name}': the test command fails on the base tree ({res.fault})")
         if not res.outcomes:
-            tail = res.stderr.strip().splitlines()[-1:] or [f"exit status {res.exit_code}"]
+            lines = res.stderr.strip().splitlines()
+            # pytest names an id it cannot find on an "ERROR: not found: ..." line, before a detail line
+            tail = [x for x in lines if x.startswith("ERROR")][-1:] or lines[-1:] or [f"exit status {res.exit_code}"]
             raise TaskError(f"task '{task.name}': the {spec.parser} parser found no tests in the base tree's "
                             f"report ({tail[0][:200]})")
         _BASELINES[key] = res.outcomes
