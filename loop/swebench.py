@@ -274,7 +274,7 @@ def test_command(prefix: list[str], tree: Path) -> list[str]:
     ({tests}): only they run, and the prompt, which shows the command, names no hidden test file. An id
     pytest cannot find stops the whole run, so `loop tasks check` (and every grade's polarity) catches it."""
     extra = ["-o", "pythonpath=src"] if any((tree / "src").glob("*/__init__.py")) else []
-    return [*prefix, *extra, "{tests}"]
+    return [*prefix, *extra] if "{tests}" in prefix else [*prefix, *extra, "{tests}"]
 
 
 def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[str], requirements: str | None) -> None:

@@ -230,6 +230,20 @@ def test_declared_requirements_and_override(loop_cli, project, tmp_path):
     assert (project["root"] / "harness" / "tasks" / "acme__units-2" / "requirements.txt").read_text() == "pytest==8.3.4\n"
 
 
+def test_toml_strings_round_trip_whatever_the_dataset_holds():
+    """A problem statement may hold any character (control characters, DEL, quotes, lone surrogates)."""
+    import random
+
+    from loop.grading.model import text
+
+    rng = random.Random(15)
+    pool = [0, 0x7F, 0x22, 0x5C, 0x0A, 0x1F, 0xE9, 0xD800, 0x1F600]
+    for _ in range(3000):
+        s = "".join(chr(rng.choice(pool + [rng.randrange(0x110000)])) for _ in range(rng.randrange(12)))
+        assert tomllib.loads("x = " + swebench._toml(s))["x"] == text(s)
+    assert tomllib.loads("x = " + swebench._toml(["a", "b\x7f"]))["x"] == ["a", "b\x7f"]
+
+
 # grade --predictions -------------------------------------------------------------------------------------
 @pytest.mark.slow
 def test_predictions_gold_resolved_noop_unresolved(loop_cli, project):
