@@ -89,18 +89,13 @@ def tasks_group():
 @handle_errors
 def tasks_list(ctx, as_json):
     """List the tasks."""
-    cfg = load_config(ctx)
-    rows = []
-    for name in tasks.list_tasks(cfg.root):
-        t = tasks.load(cfg.root, name)
-        rows.append({"name": t.name, "language": t.language, "tests": len(t.tests), "goldens": len(t.goldens),
-                     "baseline": t.baseline is not None, "relations": t.oracle_path is not None,
-                     "description": t.description})
+    rows = tasks.summaries(load_config(ctx).root)
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
     for r in rows:
-        click.echo(f"{r['name']:<24} {r['language']:<7} {r['tests']:>2} tests {r['goldens']:>2} goldens  {r['description'][:60]}")
+        click.echo(f"{r['name']:<24} {r['kind']:<8} {r['language']:<7} {r['tests']:>2} tests {r['goldens']:>2} goldens  "
+                   f"{r['description'][:60]}")
 
 
 @tasks_group.command("check")
@@ -128,18 +123,42 @@ def tasks_check(ctx, names, no_sandbox):
 
 
 @tasks_group.command("import")
-@click.argument("source", type=click.Choice(["humaneval"]))
+@click.argument("source", type=click.Choice(["humaneval", "swebench"]))
+@click.argument("instances", type=click.Path(path_type=Path), required=False)
 @click.option("--dest", type=click.Path(path_type=Path), default=None,
               help="Folder to write the task folders into (default: harness/tasks).")
+@click.option("--repos", type=click.Path(path_type=Path), default=None,
+              help="swebench: folder of local clones named owner__name or owner/name.")
+@click.option("--requirements", type=click.Path(path_type=Path), default=None,
+              help="swebench: requirements file for every instance (default: the clone's declared dependencies + pytest).")
+@click.option("--test-command", default=None,
+              help="swebench: test command the test ids are appended to (default: python3 -m pytest -p "
+                   "no:cacheprovider --junitxml={report}).")
 @click.pass_context
 @handle_errors
-def tasks_import(ctx, source, dest):
-    """Import a public benchmark as task folders (humaneval: needs pip install '.[humaneval]')."""
+def tasks_import(ctx, source, instances, dest, repos, requirements, test_command):
+    """Import a public benchmark as task folders (humaneval: needs pip install '.[humaneval]';
+    swebench: INSTANCES.jsonl --repos DIR, one repo task per instance)."""
+    dest = dest or tasks.tasks_root(load_config(ctx).root)
+    if source == "swebench":
+        _import_swebench(instances, dest, repos, requirements, test_command)
+        return
+    if instances or repos or requirements or test_command:
+        raise click.UsageError("humaneval takes no INSTANCES, --repos, --requirements or --test-command")
     from loop import humaneval
 
-    dest = dest or tasks.tasks_root(load_config(ctx).root)
     names = humaneval.import_humaneval(dest)
     click.echo(f"imported {len(names)} tasks into {dest} ({names[0]} .. {names[-1]})")
+
+
+def _import_swebench(instances, dest, repos, requirements, test_command) -> None:
+    from loop import swebench
+
+    if instances is None or repos is None:
+        raise click.UsageError("swebench needs INSTANCES.jsonl and --repos DIR")
+    names = swebench.import_instances(instances, repos, dest, requirements, test_command)
+    click.echo(f"imported {len(names)} SWE-bench instance(s) into {dest}: {', '.join(names[:5])}"
+               + (" ..." if len(names) > 5 else ""))
 
 
 def _warn_unsandboxed(sandbox) -> None:
@@ -192,15 +211,25 @@ def print_grade(g, candidate_id=None) -> None:
 @click.option("--db", type=click.Path(path_type=Path), default=None, help="runs.db path.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--no-sandbox", is_flag=True, help="Run unsandboxed (printed loudly and recorded).")
+@click.option("--predictions", type=click.Path(path_type=Path), default=None,
+              help="Grade a SWE-bench predictions file (instance_id, model_name_or_path, model_patch) as one batch.")
 @cluster_option
 @click.pass_context
 @handle_errors
-def grade_cmd(ctx, task, file, batch_id, suite, seed, trials, k, db, as_json, no_sandbox, cluster):
-    """Grade FILE as TASK's candidate and record the grade in runs.db (or, with --batch, a stored batch).
+def grade_cmd(ctx, task, file, batch_id, suite, seed, trials, k, db, as_json, no_sandbox, predictions, cluster):
+    """Grade FILE as TASK's candidate and record the grade in runs.db (or, with --batch, a stored batch;
+    with --predictions, a SWE-bench predictions file).
 
     Exit status: 0 stable_pass / stable_pass_varying, 1 flaky / stable_fail, 3 inconclusive, 2 usage error.
     """
     cfg = load_config(ctx)
+    if predictions is not None:
+        given = [name for name, value in (("TASK", task), ("FILE", file), ("--batch", batch_id), ("--suite", suite),
+                                          ("--trials", trials), ("--no-sandbox", no_sandbox or None)) if value is not None]
+        if given:
+            raise click.UsageError(f"{given[0]} cannot be combined with --predictions (it takes --k, --seed, --db, --json)")
+        _grade_predictions(cfg, predictions, seed, k, db, as_json, cluster_address(cfg, cluster))
+        return
     if batch_id is not None:
         given = [f"--{name}" for name, value in (("suite", suite), ("seed", seed), ("trials", trials), ("k", k),
                                                  ("no-sandbox", no_sandbox or None)) if value is not None]
@@ -223,6 +252,30 @@ def grade_cmd(ctx, task, file, batch_id, suite, seed, trials, k, db, as_json, no
     else:
         print_grade(done.grade, done.candidate_id)
     raise click.exceptions.Exit(V.exit_status(done.grade.verdict))
+
+
+def _grade_predictions(cfg, path: Path, seed, k, db, as_json, cluster) -> None:
+    """`loop grade --predictions`: one batch; --json prints SWE-bench's report keyed by instance_id.
+    A finished batch exits 0 (its failures are data), or 3 when it decided too little."""
+    from loop import report, swebench_grade
+
+    done = swebench_grade.grade_predictions(cfg, path, k=k, seed=seed, db=db, progress=Progress(not as_json),
+                                            command=command_line(), cluster=cluster)
+    summary = report.batch_summary(db or cfg.db_path, done.batch_id, done.candidates, done.verdicts)
+    if as_json:
+        click.echo(json.dumps(done.reports, ensure_ascii=False))
+    else:
+        for iid, r in done.reports.items():
+            f2p, p2p = r["tests_status"]["FAIL_TO_PASS"], r["tests_status"]["PASS_TO_PASS"]
+            click.echo(f"{iid}: {'resolved' if r['resolved'] else 'unresolved'} ({r['verdict']}; fail-to-pass "
+                       f"{len(f2p['success'])}/{len(f2p['success']) + len(f2p['failure'])}, pass-to-pass "
+                       f"{len(p2p['success'])}/{len(p2p['success']) + len(p2p['failure'])})"
+                       + (f"  {r['reason'][:200]}" if "reason" in r else ""))
+        click.echo(report.render_batch_summary(summary))
+    shortfall = report.coverage_shortfall(db or cfg.db_path, summary, cfg.loop.min_coverage)
+    if shortfall:
+        click.echo(f"error: {shortfall}", err=True)
+        sys.exit(V.EXIT_INCONCLUSIVE)
 
 
 @cli.command("replay")

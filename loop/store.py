@@ -191,6 +191,13 @@ class RunStore:
     def candidates(self, batch_id: int) -> list[dict]:
         return list(self.db["candidates"].rows_where("batch_id = ?", [batch_id], order_by="id"))
 
+    def grade_checks(self, candidate_id: int) -> list[dict]:
+        """A candidate's grade-level check rows (one per named test, plus the first failure of each other check);
+        a duplicate's are its original's."""
+        row = self.candidate(candidate_id)
+        cid = row["duplicate_of"] or candidate_id
+        return list(self.db["checks"].rows_where('candidate_id = ? and "repeat" is null', [cid], order_by="id"))
+
     def record_grade(self, candidate_id: int, grade, *, duplicate_of: int | None = None,
                      follow_up: dict | None = None) -> int | None:
         """Write a grade (verdict, attempts, checks) in one transaction, replacing any earlier one; with

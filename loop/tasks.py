@@ -98,6 +98,17 @@ def list_tasks(root: Path) -> list[str]:
     return sorted(p.name for p in base.iterdir() if (p / "task.toml").is_file()) if base.is_dir() else []
 
 
+def summaries(root: Path) -> list[dict]:
+    """One row per task, as `loop tasks list` shows it (the kind says how each is graded)."""
+    rows = []
+    for name in list_tasks(root):
+        t = load(root, name)
+        rows.append({"name": t.name, "kind": t.kind, "language": t.language, "tests": len(t.tests),
+                     "goldens": len(t.goldens), "baseline": t.baseline is not None,
+                     "relations": t.oracle_path is not None, "description": t.description})
+    return rows
+
+
 def load(root: Path, name: str) -> Task:
     folder = tasks_root(root) / name
     if not (folder / "task.toml").is_file():

@@ -219,10 +219,12 @@ class RepoKind:
 
 def missing_tool(spec: RepoSpec) -> str | None:
     """The first toolchain program not installed where the sandbox looks for it (/usr/bin:/bin)."""
-    for tool in spec.toolchain:
-        if not (tool.startswith("/") and Path(tool).exists()) and shutil.which(tool, path="/usr/bin:/bin") is None:
-            return tool
-    return None
+    return next((tool for tool in spec.toolchain if tool_missing(tool)), None)
+
+
+def tool_missing(tool: str) -> bool:
+    """A program the sandbox cannot start: neither an existing absolute path nor on /usr/bin:/bin."""
+    return not (tool.startswith("/") and Path(tool).exists()) and shutil.which(tool, path="/usr/bin:/bin") is None
 
 
 def _tool_warning(task: Task, tool: str) -> str:
@@ -319,7 +321,9 @@ def baseline(task: Task, cfg: SandboxConfig, env: Path | None, repeat: int) -> d
         if res.fault is not None and res.outcomes is None:
             raise TaskError(f"task '{task.name}': the test command fails on the base tree ({res.fault})")
         if not res.outcomes:
-            tail = res.stderr.strip().splitlines()[-1:] or [f"exit status {res.exit_code}"]
+            lines = res.stderr.strip().splitlines()
+            # pytest names an id it cannot find on an "ERROR: not found: ..." line, before a detail line
+            tail = [x for x in lines if x.startswith("ERROR")][-1:] or lines[-1:] or [f"exit status {res.exit_code}"]
             raise TaskError(f"task '{task.name}': the {spec.parser} parser found no tests in the base tree's "
                             f"report ({tail[0][:200]})")
         _BASELINES[key] = res.outcomes
