@@ -6,8 +6,11 @@ It calls tasks, grading and the store; it never prints (the CLI does) and raises
 from __future__ import annotations
 
 import asyncio
+import functools
+import hashlib
 import json
 import os
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +53,17 @@ def quarantined_checks(cfg: Config, task: str) -> set[str]:
 _POLARITY_OK: set[tuple] = set()
 
 
+def _verified_marker(task: tasks.Task, sandbox: SandboxConfig) -> Path:
+    """Where a task whose polarity held is remembered across runs: keyed by its folder's content, the
+    sandbox settings and loop's version, so any change to the task checks it again (164 imported HumanEval
+    tasks cost 328 sandbox starts to check, more than grading a samples file of them does)."""
+    from loop import __version__
+    from loop.ratelimit import default_path
+
+    key = hashlib.sha256(f"{executors.task_digest(task.path)}\0{sandbox!r}\0{__version__}".encode()).hexdigest()
+    return default_path().parent / "verified" / key
+
+
 def load_verified_task(cfg: Config, name: str, sandbox: SandboxConfig) -> tasks.Task:
     """Load a task and refuse it when baseline polarity does not hold.
 
@@ -58,12 +72,19 @@ def load_verified_task(cfg: Config, name: str, sandbox: SandboxConfig) -> tasks.
     task = tasks.load(cfg.root, name)
     key = (str(task.path), task.baseline, task.reference, repr(task.tests), sandbox)
     if key not in _POLARITY_OK:
-        try:
-            problems = kinds.get(task.kind).polarity(task, sandbox)
-        except SandboxUnavailable:
-            return task
-        if problems:
-            raise TaskError(f"task refused: {problems[0]}")
+        marker = _verified_marker(task, sandbox)
+        if not marker.exists():
+            try:
+                problems = kinds.get(task.kind).polarity(task, sandbox)
+            except SandboxUnavailable:
+                return task
+            if problems:
+                raise TaskError(f"task refused: {problems[0]}")
+            try:
+                marker.parent.mkdir(parents=True, exist_ok=True)
+                marker.touch()
+            except OSError:
+                pass  # an unwritable cache costs the next run the check, nothing else
         _POLARITY_OK.add(key)
     return task
 
@@ -221,7 +242,10 @@ class _Job:
     def load(cls, cfg: Config, names: list[str], origin: Origin, recorded: dict | None, sandbox: SandboxConfig,
              grade_now: bool, warn: Callable[[str], None] | None) -> _Job:
         quarantine = {n: frozenset(quarantined_checks(cfg, n)) for n in names}
-        loaded = {n: load_verified_task(cfg, n, sandbox) if grade_now else tasks.load(cfg.root, n) for n in names}
+        load = functools.partial(load_verified_task, cfg, sandbox=sandbox) if grade_now else \
+            functools.partial(tasks.load, cfg.root)
+        with ThreadPoolExecutor(max_workers=max(1, min(len(names), os.cpu_count() or 1) * 2)) as pool:
+            loaded = dict(zip(names, pool.map(load, names)))  # polarity checks wait on sandboxes: overlap them
         settings = endpoint_settings(cfg, origin, recorded)
         message = missing_key_warning(cfg, settings, origin) if warn is not None else None
         if message:

@@ -141,9 +141,10 @@ class ForkServer:
 
 
 def job_for(task: Task, source: str, tests: list[tuple], wires: list = (), need: float = 0.0) -> dict:
-    """A candidate job: the named tests' arguments, then (differential fuzzing) the kept inputs' wires."""
+    """A candidate job: the named tests' arguments, then (differential fuzzing) the kept inputs' wires. Its
+    time: the task's wall clock, or the fuzzed batch's own budget if larger (as run_attempt extends it)."""
     return {"source": source, "file": task.candidate_file, "entry": task.entry_point,
-            "tests": [wire_args(args) for args in tests] + list(wires), "timeout": float(task.limits.wall) + need,
+            "tests": [wire_args(args) for args in tests] + list(wires), "timeout": max(float(task.limits.wall), need),
             "memory_mb": task.limits.memory_mb, "fsize_mb": task.limits.fsize_mb}
 
 
@@ -251,7 +252,7 @@ class ForkPool:
         self._open: set[_Item] = set()
         self._shared: dict[tuple, Future] = {}  # baselines and reference tables, computed once
         self._started = threading.Semaphore(0)  # released once per server, when its first start is over
-        self._helper = ThreadPoolExecutor(max_workers=max(1, servers), thread_name_prefix="loop-forkpool")
+        self._helper = ThreadPoolExecutor(max_workers=2 * max(1, servers), thread_name_prefix="loop-forkpool")
         for r in range(max(1, k)):
             self._lane(r)
 

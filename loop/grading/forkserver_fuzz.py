@@ -57,7 +57,7 @@ class Table:
     keys: list[str]        # the candidate's inputs, as keys
     wires: list            # ... and as wire arguments
     inputs: dict           # generated, kept, contract, reference_error, reference_timeout
-    need: float            # seconds the candidate gets for the batch, beyond the task's wall clock
+    need: float            # seconds the candidate gets for the batch (the attempt's wall clock if longer)
 
 
 class Pending:
