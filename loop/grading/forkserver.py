@@ -1,8 +1,9 @@
-"""Batch grading through a fork server: one pre-started sandbox, one forked child per candidate.
+"""Batch grading through fork servers: pre-started sandboxes, one forked child per candidate and repeat.
 
-`ForkPool` grades Python candidates with k=1, goldens and named tests only (no relations), with the
-verdict, checks and transitions `grade` gives them: the path `loop run --k 1 --trials 0` takes;
-`grade_batch` (bench/bench_humaneval.py) wraps it, list in, list out. Each server is a bubblewrap
+`ForkPool` grades Python candidates with the verdict, checks and transitions `grade` gives them, at any k
+(a lane of servers per repeat, each started with that repeat's PYTHONHASHSEED) and with differential
+fuzzing where the parent can decide it from one batch of values (forkserver_fuzz.py); `grade_batch`
+(bench/bench_humaneval.py) wraps it, list in, list out. Each server is a bubblewrap
 sandbox (the one `loop grade` uses: no network, read-only system, private /tmp, rlimits, per-sandbox
 uid) running a trusted server (forkserver_main.py) that has already paid for interpreter start-up and
 common imports. Per candidate it forks a child that drops the server's protocol pipes, starts its own
