@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
+import itertools
 import json
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -229,6 +230,30 @@ def grade_samples(cfg: Config, path: Path, *, k: int | None = None, trials: int 
             return _Pipeline(cfg, store, batch_id, job, sandbox, opts, True, progress, workers).run(rows)
 
 
+async def _bounded(starts, limit: int) -> None:
+    """Await every coroutine `starts` yields (each item a no-argument function returning one), at most
+    `limit` at a time, as gather would (the first exception propagates; the rest are cancelled)."""
+    starts = iter(starts)
+    running: set[asyncio.Task] = set()
+    try:
+        while True:
+            while len(running) < limit:
+                start = next(starts, None)
+                if start is None:
+                    break
+                running.add(asyncio.ensure_future(start()))
+            if not running:
+                return
+            done, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                task.result()  # raises the first failure, as gather does
+    finally:
+        for task in running:
+            task.cancel()
+        if running:
+            await asyncio.gather(*running, return_exceptions=True)
+
+
 @dataclass
 class _Job:
     """What a batch needs before it asks anything: its tasks, their quarantines, and the endpoint to ask."""
@@ -294,15 +319,21 @@ class _Pipeline:
         self.prompts = {n: kinds.get(self.loaded[n].kind).prompt(self.loaded[n], self.sandbox)
                         for n in {r["task"] for r in need_reply}}
         try:
-            jobs = [self._grade_row(r) for r in todo if r["status"] == "generated"]
+            jobs = (functools.partial(self._grade_row, r) for r in todo if r["status"] == "generated")
             if need_reply:
                 async with Endpoint(self.settings, transport=self.transport, on_request=self._log) as endpoint:
-                    await asyncio.gather(*jobs, *(self._ask(endpoint, rows) for rows in self._requests(need_reply)))
+                    asks = (functools.partial(self._ask, endpoint, rows) for rows in self._requests(need_reply))
+                    await _bounded(itertools.chain(jobs, asks), self._window())
             else:
-                await asyncio.gather(*jobs)
+                await _bounded(jobs, self._window())
         finally:
             if self.executor is not None:
                 self.executor.close(cancel=True)
+
+    def _window(self) -> int:
+        """Rows in flight at once: enough to keep the endpoint's connections and every grader busy, few
+        enough that a 20,000-candidate batch holds no more coroutines and replies than a small one."""
+        return max(64, 4 * (self.workers * max(1, self.opts.k) + self.settings.max_concurrency))
 
     def _log(self, record) -> None:
         cid, task, sample = record.tag
