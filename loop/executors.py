@@ -5,7 +5,8 @@ as a `TaskRef` (name and content digest, plus the folder this machine loads it f
 another machine can fetch the task by name and refuse a copy whose digest differs. Shipped:
 
 - `LocalExecutor`: a process pool; each worker loads a task once and grades with the task's kind;
-- `ForkExecutor`: fork servers for Python function tasks graded at k=1 without relations (the screen);
+- `ForkExecutor`: fork servers for Python function tasks (any k; relations where the parent can decide
+  them from one batch of values: differential fuzzing, see loop/grading/forkserver_fuzz.py);
 - `InlineExecutor`: grades in the caller's thread (tests, debugging; the smallest executor);
 - `Routed`: the first executor that accepts a grade gets it;
 - `loop.cluster.ClusterExecutor`: a Dask cluster (`loop[cluster]`), whose workers grade with `for_batch` in turn.
@@ -128,17 +129,19 @@ class InlineExecutor:
 
 
 class ForkExecutor:
-    """Fork servers: the same verdicts as a grade at k=1 without relations, a fork per candidate instead of
-    a sandbox start (loop/grading/forkserver.py)."""
+    """Fork servers: the grade `grade` gives, a fork per repeat instead of a sandbox start
+    (loop/grading/forkserver.py)."""
 
-    def __init__(self, cfg: SandboxConfig, workers: int):
+    def __init__(self, cfg: SandboxConfig, workers: int, k: int = 1):
         from loop.grading.forkserver import ForkPool
 
-        self.pool = ForkPool(cfg, workers)
+        self.pool = ForkPool(cfg, workers, k)
 
     @staticmethod
     def accepts(task: tasks.Task, opts: Options) -> bool:
-        return task.kind == "function" and task.language == "python" and opts.k == 1 and not opts.trials
+        from loop.grading.forkserver import ForkPool
+
+        return ForkPool.accepts(task, opts)
 
     def submit(self, ref: TaskRef, source: str | None, opts: Options, quarantined: frozenset = frozenset()) -> Future:
         return self.pool.submit(_loaded(ref), source, opts, quarantined)
@@ -184,6 +187,6 @@ def for_batch(cfg: SandboxConfig, opts: Options, loaded: dict[str, tasks.Task], 
         return cluster.executor(cfg, loaded)
     executors: list = []
     if any(ForkExecutor.accepts(t, opts) for t in loaded.values()):
-        executors.append(ForkExecutor(cfg, workers))
+        executors.append(ForkExecutor(cfg, workers, opts.k))
     executors.append(LocalExecutor(cfg, workers))
     return Routed(executors, loaded)

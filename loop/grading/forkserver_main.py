@@ -126,12 +126,13 @@ def _sweep(keep):
         return False
 
 
-def _child(job, w, log, path):
+def _enter(job, w, log, err):
+    """A fresh child's set-up: its own session, the job folder, its output files, the task's rlimits."""
     os.setsid()
     os.chdir(FOLDER)
     os.dup2(NUL, 0)
     os.dup2(log, 1)
-    os.dup2(log, 2)
+    os.dup2(err, 2)
     W.close_all_but(0, 1, 2, w)  # not the job channel, not the server's result channel
     random.seed()  # each candidate's checks draw their own random inputs, as in a fresh process
     cpu = int(job["timeout"]) + 1
@@ -141,7 +142,11 @@ def _child(job, w, log, path):
             resource.setrlimit(res, (value, value))
         except (ValueError, OSError):
             pass
-    send = W.sender(w)
+    return W.sender(w)
+
+
+def _child(job, w, log, err, path):
+    send = _enter(job, w, log, err)
     try:
         if any(isinstance(args, dict) for args in job["tests"]):
             # check(candidate) tests decide the verdict here: the candidate gets a process of its own
@@ -159,22 +164,105 @@ def _child(job, w, log, path):
     os._exit(0)
 
 
-def _run(job):
-    # Staged by the server (the child's first writes would each cost it copy-on-write faults).
+def _stream_child(job, w, log, err, path, start):
+    """The trusted reference, one reply line per input (from `start` on), each with its own time."""
+    send = _enter(job, w, log, err)
+    fn, error = W.load(path, job["entry"], job["source"])
+    if error is not None:
+        send({"build_error": error})
+        os._exit(0)
+    send({"ready": 1})
+    for args in job["tests"][start:]:
+        began = time.perf_counter()
+        reply = W.call(fn, args)
+        reply.pop("after", None)
+        reply["secs"] = time.perf_counter() - began
+        send(reply)
+    os._exit(0)
+
+
+def _spawn(target, job, *extra):
+    """Stage the job's source and output files, fork a child running target; (pid, result pipe, path)."""
     os.makedirs(FOLDER, exist_ok=True)
     path = os.path.join(FOLDER, os.path.basename(job["file"]))
     with open(path, "wb") as fh:
         fh.write(job["source"].encode("utf-8", "surrogatepass"))
     log = os.open(FOLDER + "/.output", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    err = os.open(FOLDER + "/.errors", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
         try:
-            _child(job, w, log, path)
+            target(job, w, log, err, path, *extra)
         finally:
             os._exit(70)
     os.close(w)
     os.close(log)
+    os.close(err)
+    return pid, r
+
+
+def _kill(pid):
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+
+
+def _run_reference(job):
+    """A reference job: every input answered within job["limit"] seconds (the child's load within the
+    task's wall clock), as a restarting worker in the parent would: an input that runs out of time or
+    takes the child down is answered {"timeout"} or {"crash"}, and a fresh child goes on after it."""
+    results = []
+    n = len(job["tests"])
+    while len(results) < n:
+        pid, r = _spawn(_stream_child, job, len(results))
+        buf, deadline, ready = b"", time.monotonic() + job["wall"], False
+        try:
+            while len(results) < n:
+                if b"\n" not in buf:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        if not ready:
+                            return {"fault": "timeout", "detail": "the reference did not load in time"}
+                        results.append({"timeout": 1})
+                        break
+                    got, _, _ = select.select([r], [], [], left)
+                    chunk = os.read(r, 1 << 20) if got else b""
+                    if got and not chunk:
+                        if not ready:
+                            return {"fault": "crash", "detail": "the reference exited before it loaded"}
+                        results.append({"crash": 1})
+                        break
+                    buf += chunk
+                    if len(buf) > 64 << 20:
+                        return {"fault": "resource", "detail": "result message exceeded 64 MiB"}
+                    continue
+                line, buf = buf.split(b"\n", 1)
+                try:
+                    msg = json.loads(line)
+                except ValueError:
+                    msg = {"crash": 1}
+                if not ready:
+                    if "build_error" in msg:
+                        return {"build_error": msg["build_error"]}
+                    ready = True
+                else:
+                    results.append(msg)
+                deadline = time.monotonic() + job["limit"]
+        finally:
+            os.close(r)
+            _kill(pid)
+    return {"results": results}
+
+
+def _run(job):
+    # Staged by the server (the child's first writes would each cost it copy-on-write faults).
+    pid, r = _spawn(_child, job)
     deadline = time.monotonic() + job["timeout"]
     buf, status, fault = b"", None, None
     while True:
@@ -218,11 +306,7 @@ def _run(job):
         if not got or fault is not None:
             _, status = os.waitpid(pid, 0)
     os.close(r)
-    try:
-        with open(FOLDER + "/.output", "rb") as fh:
-            output = fh.read(65536).decode("utf-8", "replace")
-    except OSError:
-        output = ""
+    output, errors = _read(".output"), _read(".errors")
     if fault is None:
         line = buf.split(b"\n", 1)[0] if b"\n" in buf else b""
         try:
@@ -230,9 +314,9 @@ def _run(job):
         except Exception:  # deep nesting, 5000-digit ints, bad UTF-8: the candidate wrote it
             msg = None
         if isinstance(msg, dict) and isinstance(msg.get("results"), list):
-            return {"results": msg["results"], "output": output}
+            return {"results": msg["results"], "output": output, "errors": errors}
         if isinstance(msg, dict) and isinstance(msg.get("build_error"), str):
-            return {"build_error": msg["build_error"], "output": output}
+            return {"build_error": msg["build_error"], "output": output, "errors": errors}
         if status is None:  # a line that is not a report: the child was killed above
             _, status = os.waitpid(pid, 0)
         if os.WIFSIGNALED(status):
@@ -241,8 +325,16 @@ def _run(job):
             fault = {"fault": kind, "detail": "killed by %s" % signal.Signals(sig).name}
         else:
             fault = {"fault": "crash", "detail": "the candidate exited early (status %d)" % os.WEXITSTATUS(status)}
-    fault["output"] = output
+    fault["output"], fault["errors"] = output, errors
     return fault
+
+
+def _read(name):
+    try:
+        with open(os.path.join(FOLDER, name), "rb") as fh:
+            return fh.read(65536).decode("utf-8", "replace")
+    except OSError:
+        return ""
 
 
 def main():
@@ -271,7 +363,7 @@ def main():
     send({"ready": 1})
     for line in W.lines(in_fd):
         job = json.loads(line)
-        reply = _run(job)
+        reply = _run_reference(job) if "limit" in job else _run(job)
         reply["id"] = job["id"]
         send(reply)
         # Overlaps with the parent's work on the reply; the next job is read only after it.

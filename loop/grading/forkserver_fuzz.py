@@ -1,0 +1,194 @@
+"""Differential fuzzing on fork servers, decided in the parent: the reference's side once per (task, seed,
+trials), each repeat's candidate values checked by the task's own relations, exactly as `run_attempt` would.
+
+The fast path runs the candidate on every kept input in one fork-server job per repeat; the relations then
+run here, in the parent, on those values (never in a process the candidate touched). Whatever the values
+alone cannot settle with the slow path's result (a relation that fails and must be shrunk, an input the
+relations ask for that was not sent, a fault mid-batch) returns None: the caller grades that candidate
+on the slow path instead, so a verdict never depends on which path found it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from loop.grading.attempt import _call_args, outcome
+from loop.grading.programs import wire_args
+from loop.oracles.engine import (
+    CandidateRaised, ReferenceFailed, Returned, contract_rejections, generated_inputs, json_repr, run_relations,
+)
+from loop.oracles.oracle import Oracle
+from loop.sandbox import CandidateFault
+from loop.tasks import Task
+
+
+def applies(task: Task, trials: int) -> bool:
+    """Does a grade of this task with `trials` run relations at all (as run_attempt decides)?"""
+    oracle = task.oracle
+    return trials > 0 and oracle is not None and bool(oracle.relations) and task.reference is not None
+
+
+def fast(oracle: Oracle) -> bool:
+    """Relations the parent can decide from one batch of values: argument-list inputs (no argument read back
+    after the call, no second round of derived inputs), reference failures discarded (the reference's
+    answers are data, not harness errors), and no input_not_mutated final look."""
+    from loop.grading.attempt import _checks_mutation
+
+    return oracle.argument_lists and oracle.discard_reference_failures and not _checks_mutation(oracle)
+
+
+class _Miss(BaseException):
+    """A relation asked for a value the batch did not hold (BaseException: no relation's `except Exception`
+    may swallow it)."""
+
+
+@dataclass(frozen=True)
+class Rejected:
+    why: str
+    reason: str  # reference_error | reference_timeout
+
+
+@dataclass
+class Table:
+    """The reference's side for one (task, seed, trials): its answers by input, the inputs the candidate is
+    run on (kept, each once, in trial order), the input accounting and the candidate's time for the batch."""
+
+    answers: dict          # json_repr(x) -> Returned | Rejected
+    keys: list[str]        # the candidate's inputs, as keys
+    wires: list            # ... and as wire arguments
+    inputs: dict           # generated, kept, contract, reference_error, reference_timeout
+    need: float            # seconds the candidate gets for the batch (the attempt's wall clock if longer)
+    own: list              # the reference's replies on `keys`: a candidate replying the same gets its verdict
+    own_holds: bool | None = None  # do the relations hold on the reference's own replies? (asked once)
+
+    def __post_init__(self) -> None:
+        self.own_signature = signature(self.own)
+
+
+class Pending:
+    """Generated inputs waiting for the reference's answers (the reference job's payload and bookkeeping)."""
+
+    def __init__(self, task: Task, seed: int, trials: int):
+        oracle = task.oracle
+        self.task, self.oracle = task, oracle
+        self.xs = generated_inputs(oracle, seed=seed, trials=trials)
+        self.rejected = contract_rejections(oracle, seed=seed, trials=trials)
+        self.keys: list[str] = []
+        self.unique: list = []
+        seen = set()
+        for x in self.xs:
+            key = json_repr(x)
+            if key not in seen:
+                seen.add(key)
+                self.keys.append(key)
+                self.unique.append(x)
+
+    def job(self) -> dict:
+        task, limit = self.task, self.oracle.reference_limit
+        wall = float(task.limits.wall)
+        return {"source": task.reference, "file": task.candidate_file, "entry": task.entry_point,
+                "tests": [wire_args(_call_args(self.oracle, x)) for x in self.unique], "limit": limit,
+                "wall": wall, "timeout": wall + limit * len(self.unique), "memory_mb": task.limits.memory_mb,
+                "fsize_mb": task.limits.fsize_mb}
+
+    def table(self, reply: dict) -> Table | None:
+        """The reference job's reply -> the Table (None when the reference did not run as a whole: the
+        slow path then decides, and reports, what went wrong)."""
+        results = reply.get("results")
+        if not (isinstance(results, list) and len(results) == len(self.keys)):
+            return None
+        answers, secs = {}, {}
+        for key, msg in zip(self.keys, results):
+            secs[key] = float(msg.get("secs", 0.0)) if isinstance(msg, dict) else 0.0
+            if "timeout" in msg:
+                answers[key] = Rejected("timed out", "reference_timeout")
+                continue
+            if "crash" in msg:
+                answers[key] = Rejected("the reference's process ended", "reference_error")
+                continue
+            try:
+                ok, value = outcome(msg)
+            except CandidateFault as fault:
+                ok, value = False, str(fault)
+            answers[key] = Returned(value, None) if ok else Rejected(value, "reference_error")
+        counts = {"reference_error": 0, "reference_timeout": 0}
+        kept, spent = [], 0.0
+        for x in self.xs:
+            key = json_repr(x)
+            hit = answers[key]
+            if isinstance(hit, Returned):
+                kept.append(x)
+                spent += secs[key]
+            else:
+                counts[hit.reason] += 1
+        inputs = {"generated": len(self.xs) + self.rejected, "kept": len(kept), "contract": self.rejected, **counts}
+        keys, wires, seen = [], [], set()
+        replies = dict(zip(self.keys, results))
+        for x in kept:
+            key = json_repr(x)
+            if key not in seen:
+                seen.add(key)
+                keys.append(key)
+                wires.append(wire_args(_call_args(self.oracle, x)))
+        need = max(self.oracle.time_floor, self.oracle.time_factor * spent)
+        return Table(answers, keys, wires, inputs, need, [{"ok": replies[k]["ok"]} for k in keys])
+
+
+def signature(msgs: list) -> str | None:
+    """The values of replies as one string, exact (json: True is not 1, -0.0 is not 0.0); None when a reply
+    is anything but a plain returned value."""
+    try:
+        if not all(isinstance(m, dict) and "ok" in m and m.keys() <= {"ok", "after"} for m in msgs):
+            return None
+        return json.dumps([m["ok"] for m in msgs])
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def holds(oracle: Oracle, table: Table, msgs: list, *, seed: int, trials: int) -> bool:
+    """True when every relation holds on the candidate's replies `msgs` (one per table.keys, in order):
+    the slow path would add no relation check. False when it must decide: a relation fails (its
+    counterexample is shrunk there), asks for a value not in the batch, or a reply is a fault.
+
+    run_relations is a function of the values alone (seeded), so replies identical to the reference's own
+    get the reference's answer, asked once per table."""
+    mine = signature(msgs)
+    if mine is not None and mine == table.own_signature:
+        if table.own_holds is None:
+            table.own_holds = _holds(oracle, table, table.own, seed, trials)
+        return table.own_holds
+    return _holds(oracle, table, msgs, seed, trials)
+
+
+def _holds(oracle: Oracle, table: Table, msgs: list, seed: int, trials: int) -> bool:
+    got = {}
+    for key, msg in zip(table.keys, msgs):
+        if not isinstance(msg, dict) or "resource" in msg:
+            return False
+        try:
+            got[key] = outcome(msg)
+        except CandidateFault:
+            return False
+
+    def call(x) -> Returned:
+        hit = got.get(json_repr(x))
+        if hit is None:
+            raise _Miss
+        ok, value = hit
+        if not ok:
+            raise CandidateRaised(str(value))
+        return Returned(value, None)
+
+    def call_ref(x) -> Returned:
+        hit = table.answers.get(json_repr(x))
+        if hit is None:
+            raise _Miss
+        if isinstance(hit, Rejected):
+            raise ReferenceFailed(f"the reference rejected {json_repr(x)[:160]}: {hit.why}")
+        return hit
+
+    try:
+        return not run_relations(oracle, call, call_ref, seed=seed, trials=trials)
+    except _Miss:
+        return False

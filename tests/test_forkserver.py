@@ -1,0 +1,73 @@
+"""The fork servers' fast path (any k, differential fuzzing decided in the parent) gives the grade the slow
+path gives, check by check: verdict, grade checks with their details, every attempt's checks and digest,
+and the fuzz input counts. Real sandboxes on both sides."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from loop import humaneval, tasks
+from loop.grading.forkserver import ForkPool
+from loop.grading.grade import Options, grade
+from loop.sandbox import SandboxConfig
+
+CANDIDATES = {
+    "humaneval_000": {
+        "adjacent_only": "    return any(abs(a - b) < threshold for a, b in zip(numbers, numbers[1:]))\n",
+        "at_most": "    return any(abs(a - b) <= threshold for i, a in enumerate(numbers) for b in numbers[i + 1:])\n",
+        "sorted_style": ("    xs = sorted(numbers)\n"
+                         "    return any(b - a < threshold for a, b in zip(xs, xs[1:]))\n"),
+    },
+    "humaneval_002": {
+        # right within the float tolerance, but its values follow the hash seed ('b' is odd under repeat 1's)
+        "hash_in_its_values": "    return number % 1.0 + (hash('b') % 2) * 1e-9\n",
+        "raises": "    raise ValueError('no')\n",
+        "int_part": "    return number - int(number)\n",
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("fork")
+    wanted = {"HumanEval/0", "HumanEval/2"}
+    humaneval.import_humaneval(tasks.tasks_root(root), [p for p in humaneval.read_problems() if p["task_id"] in wanted])
+    return root
+
+
+def _shape(g):
+    return (g.verdict, [(c.check, c.passed, c.transition, c.detail) for c in g.checks],
+            [(a.repeat, a.status, a.digest, [(c.check, c.passed, c.detail) for c in a.checks]) for a in g.attempts],
+            g.inputs, g.notes)
+
+
+def test_fast_path_grades_as_the_slow_path_check_by_check(root, monkeypatch):
+    cfg = SandboxConfig(enabled=True)
+    opts = Options(k=3, trials=40, seed=5)
+    items = []
+    for name, bodies in CANDIDATES.items():
+        task = tasks.load(root, name)
+        items.append((task, "reference", task.reference))
+        items += [(task, label, task.contract + body) for label, body in bodies.items()]
+    slow_ones = []
+    slow = ForkPool._slow
+    monkeypatch.setattr(ForkPool, "_slow", lambda self, item: slow_ones.append(item.source) or slow(self, item))
+    with ForkPool(cfg, servers=2, k=opts.k) as pool:
+        assert all(pool.accepts(t, opts) for t, _, _ in items)
+        futures = [pool.submit(t, src, opts) for t, _, src in items]
+    fast = [f.result() for f in futures]
+    want = [grade(t, src, cfg, opts) for t, _, src in items]
+    for (task, label, _), f, w in zip(items, fast, want):
+        assert _shape(f) == _shape(w), (task.name, label)
+    verdicts = {label: g.verdict for (_, label, _), g in zip(items, fast)}
+    assert verdicts["reference"] == verdicts["sorted_style"] == verdicts["int_part"] == "stable_pass"
+    # a different PYTHONHASHSEED and a fresh process per repeat: the values differ between repeats
+    assert verdicts["hash_in_its_values"] == "stable_pass_varying"
+    assert verdicts["adjacent_only"] == verdicts["raises"] == "stable_fail"
+    # only candidates whose relations fail (their counterexample is shrunk) took the slow path
+    slow_labels = {label for _, label, src in items if src in slow_ones}
+    assert slow_labels >= {"adjacent_only", "raises"}
+    assert not slow_labels & {"reference", "sorted_style", "int_part", "hash_in_its_values"}
+    assert all(g.inputs and g.inputs["kept"] > 0 for g in fast)
