@@ -11,7 +11,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from loop import config, tasks  # noqa: E402
+from loop import config, kinds, tasks  # noqa: E402
 from loop.cassette import exchange  # noqa: E402
 from loop.runner import repair_prompt  # noqa: E402
 from loop.settings import sandbox_config  # noqa: E402
@@ -54,6 +54,20 @@ PLAN = {
 }
 
 
+# Repository tasks (issue 15): each one's three curated patches, replied as a fenced diff.
+PLAN.update({
+    name: [(f"{label} (curated patch)", EX / name / f"{stem}.diff") for label, stem in patches]
+    for name, patches in {
+        "repo_ledger_py": [("gold patch", "gold"), ("fixes nothing, breaks nothing", "exempt_shortcut"),
+                           ("fixes the bug, regresses a pass-to-pass test", "add_half_truncate")],
+        "repo_strkit_js": [("gold patch", "gold"), ("fixes nothing, breaks nothing", "normalize_nfc"),
+                           ("fixes the bug, regresses two pass-to-pass tests", "ellipsis_counted_once")],
+        "repo_semver_go": [("gold patch", "gold"), ("fixes nothing, breaks nothing", "strings_compare"),
+                           ("fixes the bug, regresses five pass-to-pass tests", "build_tiebreak")],
+    }.items()
+})
+
+
 def main() -> None:
     cfg = config.load(ROOT / "config.toml")
     sandbox = sandbox_config(cfg)
@@ -61,9 +75,10 @@ def main() -> None:
     lines = []
     for name, items in PLAN.items():
         task = tasks.load(ROOT, name)
-        body = {"model": e.model, "messages": repair_prompt(task, sandbox), "temperature": e.temperature,
+        messages = kinds.get(task.kind).prompt(task, sandbox) if task.kind == "repo" else repair_prompt(task, sandbox)
+        body = {"model": e.model, "messages": messages, "temperature": e.temperature,
                 "max_tokens": e.max_tokens, "n": 1}
-        lang = "cpp" if task.language == "cpp" else "python"
+        lang = "diff" if task.kind == "repo" else "cpp" if task.language == "cpp" else "python"
         files = [(label, what) for label, what in items if isinstance(what, Path)]
         while len(items) < cfg.loop.samples:  # identical sources repeat: a batch grades each once
             label, what = files[len(items) % len(files)]

@@ -8,6 +8,7 @@ declared dependencies into a fresh folder, which is renamed into place only once
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -58,9 +59,11 @@ def cache_root() -> Path:
     return Path.home() / ".cache" / "loop" / "envs"
 
 
-def _version(argv: list[str]) -> str:
+@functools.cache
+def _version(argv: tuple[str, ...]) -> str:
+    """A toolchain's version (once per process: every grade looks its environment up by it)."""
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+        done = subprocess.run(list(argv), capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
         return "?"
     return (done.stdout + done.stderr).strip()
@@ -68,8 +71,8 @@ def _version(argv: list[str]) -> str:
 
 def env_key(spec: EnvSpec, interpreter: str) -> str:
     """The content hash: the declaring files, the toolchain's version and (Go) the base tree."""
-    tool = {"requirements": [interpreter, "-c", "import sys; print(sys.version)"], "npm": ["node", "--version"],
-            "go": ["go", "version"]}[spec.kind]
+    tool = {"requirements": (interpreter, "-c", "import sys; print(sys.version)"), "npm": ("node", "--version"),
+            "go": ("go", "version")}[spec.kind]
     h = hashlib.sha256(f"{spec.kind}\0{interpreter if spec.kind == 'requirements' else ''}\0{_version(tool)}\0"
                        f"{spec.tree_digest if spec.kind == 'go' else ''}".encode())
     for name, text in spec.files:

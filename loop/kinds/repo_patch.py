@@ -43,17 +43,18 @@ def extract_diff(reply: str, tree: Path | None = None) -> str | None:
 # A fenced block that names its path: in the info string (```js src/a.js, ```src/a.js, ```js path=src/a.js,
 # ```js title="src/a.js") or on the line just before the fence (`src/a.js`:, **src/a.js**, # src/a.js).
 _BLOCK = re.compile(r"(?:^|\n)(?P<before>[^\n]*)\n?```(?P<info>[^\n`]*)\n(?P<body>.*?)^```[ \t]*$", re.S | re.M)
-_PATHLIKE = re.compile(r"^[\w.@+-][\w./@+-]*\.[\w]+$|^[\w.@+-]+/[\w./@+-]+$")
+# (a path that climbs out or is absolute is still read as a path: refuse() turns it into outside_repository)
+_PATHLIKE = re.compile(r"^[\w.@+/-][\w./@+-]*\.[\w]+$|^[\w.@+/-]+/[\w./@+-]+$")
 
 
 def _block_path(info: str, before: str) -> str | None:
     for word in info.split():
         value = word.split("=", 1)[-1].strip("\"'")
-        if _PATHLIKE.match(value) and not value.startswith("."):
+        if _PATHLIKE.match(value):
             return value
     words = before.strip().strip("#*`: ").split()
     label = words[-1].strip("*`:") if words else ""
-    return label if _PATHLIKE.match(label) and not label.startswith(".") else None
+    return label if _PATHLIKE.match(label) else None
 
 
 def whole_files(reply: str) -> dict[str, str]:
