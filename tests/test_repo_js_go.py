@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 import subprocess
 from pathlib import Path
 
@@ -214,7 +215,8 @@ def test_a_bundle_task_grades_from_its_pinned_commit(tmp_path, monkeypatch):
     assert task.spec.tree.is_relative_to(tmp_path / "cache" / "trees")
     assert "export function truncate" in (task.spec.tree / "src" / "truncate.js").read_text()
     assert RepoKind().polarity(task, CFG) == []
-    assert _grade(task, (EXAMPLES / JS / "gold.diff").read_text(), k=1).verdict == V.STABLE_PASS
+    g = _grade(task, (EXAMPLES / JS / "gold.diff").read_text(), k=1)
+    assert g.verdict == V.STABLE_PASS, (g.notes, g.failures())
     # the task hash covers the bundle's bytes
     before = task_digest(folder)
     with open(folder / "repo.bundle", "ab") as f:
@@ -286,3 +288,25 @@ def test_missing_toolchain_is_inconclusive_and_named_by_tasks_check(tmp_path, lo
     assert out.strip() == f"skip {g.notes[0]}"
     code, out = loop_cli("tasks", "prepare", config=_config(tmp_path))
     assert code == 0 and f"{GO}: {g.notes[0]}" in out
+
+
+def test_a_batch_warns_once_for_a_missing_toolchain_and_finishes(tmp_path, loop_cli):
+    from conftest import ChatServer
+
+    folder = _copy(tmp_path, GO)
+    _edit(folder, 'parser = "go-test-json"', 'parser = "go-test-json"\ntoolchain = ["no-such-go-xyz"]')
+    shutil.copytree(ROOT / "harness" / "seeds", tmp_path / "harness" / "seeds")
+    gold = (EXAMPLES / GO / "gold.diff").read_text()
+    server = ChatServer(lambda body: (200, {"choices": [{"index": 0, "message": {
+        "role": "assistant", "content": f"```diff\n{gold}```"}}]}, {}))
+    try:
+        code, out = loop_cli("run", "--task", GO, "--samples", "2", "--k", "1", "--base-url", server.url,
+                             config=_config(tmp_path))
+    finally:
+        server.close()
+    warning = f"warning: {GO}: toolchain 'no-such-go-xyz' is not installed on this machine"
+    assert out.count(warning) == 1
+    assert code == V.EXIT_INCONCLUSIVE  # nothing decided: coverage 0, exit 3, but the batch is done
+    con = sqlite3.connect(tmp_path / "runs.db")
+    assert con.execute("select status from batches").fetchall() == [("done",)]
+    assert con.execute("select verdict from candidates").fetchall() == [(V.INCONCLUSIVE,), (V.INCONCLUSIVE,)]

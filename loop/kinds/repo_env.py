@@ -151,6 +151,16 @@ def _env(spec: EnvSpec, path: Path, built: float | None) -> Env:
                gocache=path / "gocache" if (path / "gocache").is_dir() else None, built=built)
 
 
+def make_readable(folder: Path) -> None:
+    """Readable (not writable) by the sandbox's uid, which is not ours when loop runs as root."""
+    for dirpath, _, files in os.walk(folder):
+        os.chmod(dirpath, 0o755)
+        for f in files:
+            p = os.path.join(dirpath, f)
+            if not os.path.islink(p):
+                os.chmod(p, 0o644 | (os.stat(p).st_mode & 0o111))
+
+
 def ensure(spec: EnvSpec, interpreter: str) -> Env:
     """The environment for `spec`, building it on first use (the only step allowed network)."""
     root = cache_root()
@@ -173,12 +183,7 @@ def ensure(spec: EnvSpec, interpreter: str) -> Env:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    for dirpath, dirs, files in os.walk(tmp):
-        os.chmod(dirpath, 0o755)
-        for f in files:
-            p = os.path.join(dirpath, f)
-            if not os.path.islink(p):
-                os.chmod(p, 0o644 | (os.stat(p).st_mode & 0o111))
+    make_readable(tmp)
     (tmp / ".complete").write_text("ok\n")
     try:
         os.rename(tmp, path)

@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from loop.errors import TaskError
-from loop.kinds.repo_env import cache_root
+from loop.kinds.repo_env import cache_root, make_readable
 
 
 def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
@@ -49,12 +49,7 @@ def from_bundle(bundle: Path, commit: str) -> Path:
         shutil.rmtree(staging, ignore_errors=True)
         with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
             tar.extractall(staging / "tree", filter="data")  # no absolute paths, no links leaving the tree
-        for dirpath, _, files in os.walk(staging):
-            os.chmod(dirpath, 0o755)
-            for f in files:
-                p = os.path.join(dirpath, f)
-                if not os.path.islink(p):
-                    os.chmod(p, 0o644 | (os.stat(p).st_mode & 0o111))
+        make_readable(staging)
         (staging / ".complete").write_text(f"{bundle.name} {commit}\n")
         try:
             os.rename(staging, dest)
