@@ -310,3 +310,13 @@ def test_a_batch_warns_once_for_a_missing_toolchain_and_finishes(tmp_path, loop_
     con = sqlite3.connect(tmp_path / "runs.db")
     assert con.execute("select status from batches").fetchall() == [("done",)]
     assert con.execute("select verdict from candidates").fetchall() == [(V.INCONCLUSIVE,), (V.INCONCLUSIVE,)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [JS, GO])
+def test_no_sandbox_runs_the_same_command_in_host_folders(name):
+    """--no-sandbox: the report path, node_modules and Go's cache copy become host folders (loudly unsandboxed)."""
+    task = tasks.load(ROOT, name)
+    g = RepoKind().grade(task, (EXAMPLES / name / "gold.diff").read_text(), SandboxConfig(enabled=False),
+                         Options(k=1, trials=0))
+    assert g.verdict == V.STABLE_PASS, g.failures()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shlex
 import shutil
 from dataclasses import dataclass, field
@@ -302,9 +303,11 @@ def _environment(spec: RepoSpec, cfg: SandboxConfig) -> Env | None:
 
 def _host_paths(value: str, mounts: dict[str, str]) -> str:
     """--no-sandbox: a sandbox path anywhere in an argument or variable becomes the host folder it names."""
-    for dest, host in sorted(mounts.items(), key=lambda m: -len(m[0])):
-        value = host if value == dest else value.replace(dest + "/", host + "/")
-    return value
+    if value in mounts:
+        return mounts[value]
+    # one pass, so a host path put in (itself under /tmp) is never rewritten again
+    alternatives = "|".join(re.escape(d) for d in sorted(mounts, key=len, reverse=True))
+    return re.sub(f"(?:^|(?<=[=:]))({alternatives})(?=/)", lambda m: mounts[m.group(1)], value)
 
 
 @dataclass
