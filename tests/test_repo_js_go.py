@@ -320,3 +320,41 @@ def test_no_sandbox_runs_the_same_command_in_host_folders(name):
     g = RepoKind().grade(task, (EXAMPLES / name / "gold.diff").read_text(), SandboxConfig(enabled=False),
                          Options(k=1, trials=0))
     assert g.verdict == V.STABLE_PASS, g.failures()
+
+
+@pytest.mark.slow
+def test_a_package_json_dependency_is_installed_once_and_mounted_read_only(tmp_path, monkeypatch):
+    """npm installs the declared dependency (a local tarball: nothing is fetched) into the environment cache;
+    the tests import it from /node_modules, which the sandboxed tests cannot write."""
+    import io
+    import tarfile
+
+    monkeypatch.setenv("LOOP_ENV_CACHE", str(tmp_path / "envs"))
+    dep = tmp_path / "tinypad-1.0.0.tgz"
+    with tarfile.open(dep, "w:gz") as tar:
+        for name, text in {"package/package.json": '{"name": "tinypad", "version": "1.0.0", "type": "module", '
+                                                   '"main": "index.js"}',
+                           "package/index.js": "export const tinypad = (s, n) => s.padStart(n, '.');\n"}.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(text.encode())
+            tar.addfile(info, io.BytesIO(text.encode()))
+    folder = _copy(tmp_path, JS)
+    pkg = json.loads((folder / "repo" / "package.json").read_text())
+    (folder / "repo" / "package.json").write_text(json.dumps({**pkg, "dependencies": {"tinypad": f"file:{dep}"}}))
+    (folder / "repo" / "test" / "dep.test.js").write_text(
+        "import { describe, test } from 'node:test';\nimport assert from 'node:assert/strict';\n"
+        "import { writeFileSync } from 'node:fs';\nimport { tinypad } from 'tinypad';\n"
+        "describe('dep', () => {\n"
+        "  test('tinypad resolves', () => assert.equal(tinypad('7', 3), '..7'));\n"
+        "  test('node_modules is read-only', () => assert.throws(() => "
+        "writeFileSync('/node_modules/tinypad/index.js', 'x')));\n"
+        "});\n")
+    task = tasks.load_folder(folder)
+    assert RepoKind().prepare(task, CFG).startswith("npm environment npm-")
+    (built,) = [p for p in (tmp_path / "envs").iterdir() if p.name.startswith("npm-")]
+    assert (built / "node_modules" / "tinypad" / "index.js").is_file()
+    g = _grade(task, (EXAMPLES / JS / "gold.diff").read_text(), k=1)
+    assert g.verdict == V.STABLE_PASS, g.failures()
+    rows = {c.check: c.transition for c in g.checks}
+    assert rows["test:dep > tinypad resolves"] == rows["test:dep > node_modules is read-only"] == V.PRESERVED
+    assert RepoKind().prepare(task, CFG).endswith("already built")
