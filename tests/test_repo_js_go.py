@@ -358,3 +358,38 @@ def test_a_package_json_dependency_is_installed_once_and_mounted_read_only(tmp_p
     rows = {c.check: c.transition for c in g.checks}
     assert rows["test:dep > tinypad resolves"] == rows["test:dep > node_modules is read-only"] == V.PRESERVED
     assert RepoKind().prepare(task, CFG).endswith("already built")
+
+
+def _go_proxy(root: Path) -> Path:
+    """A Go module proxy as files (GOPROXY=file://...): one module, example.com/dep v1.0.0. Nothing is fetched."""
+    import zipfile
+
+    at = root / "example.com" / "dep" / "@v"
+    at.mkdir(parents=True)
+    (at / "list").write_text("v1.0.0\n")
+    (at / "v1.0.0.info").write_text('{"Version": "v1.0.0", "Time": "2024-01-01T00:00:00Z"}')
+    (at / "v1.0.0.mod").write_text("module example.com/dep\n\ngo 1.19\n")
+    with zipfile.ZipFile(at / "v1.0.0.zip", "w") as z:
+        z.writestr("example.com/dep@v1.0.0/go.mod", "module example.com/dep\n\ngo 1.19\n")
+        z.writestr("example.com/dep@v1.0.0/dep.go", "package dep\n\nfunc Twice(n int) int { return 2 * n }\n")
+    return root
+
+
+@pytest.mark.slow
+def test_a_go_mod_requirement_is_downloaded_once_and_graded_offline(tmp_path, monkeypatch):
+    monkeypatch.setenv("LOOP_ENV_CACHE", str(tmp_path / "envs"))
+    monkeypatch.setenv("GOPROXY", f"file://{_go_proxy(tmp_path / 'proxy')}")  # the build's network, here a folder
+    monkeypatch.setenv("GOSUMDB", "off")
+    folder = _copy(tmp_path, GO)
+    (folder / "repo" / "go.mod").write_text("module example.com/semver\n\ngo 1.19\n\nrequire example.com/dep v1.0.0\n")
+    (folder / "repo" / "dep_test.go").write_text(
+        'package semver\n\nimport (\n\t"testing"\n\n\t"example.com/dep"\n)\n\n'
+        'func TestDep(t *testing.T) {\n\tif dep.Twice(21) != 42 {\n\t\tt.Fatal("dep")\n\t}\n}\n')
+    task = tasks.load_folder(folder)
+    assert "built in" in RepoKind().prepare(task, CFG)
+    (built,) = [p for p in (tmp_path / "envs").iterdir() if p.name.startswith("go-")]
+    assert (built / "mod" / "example.com" / "dep@v1.0.0" / "dep.go").is_file()
+    monkeypatch.setenv("GOPROXY", "off")  # grading never needs the proxy: the module is in the environment
+    g = _grade(task, (EXAMPLES / GO / "gold.diff").read_text(), k=1)
+    assert g.verdict == V.STABLE_PASS, g.failures()
+    assert {c.check: c.transition for c in g.checks}["test:example.com/semver::TestDep"] == V.PRESERVED
