@@ -393,3 +393,13 @@ def test_a_go_mod_requirement_is_downloaded_once_and_graded_offline(tmp_path, mo
     g = _grade(task, (EXAMPLES / GO / "gold.diff").read_text(), k=1)
     assert g.verdict == V.STABLE_PASS, g.failures()
     assert {c.check: c.transition for c in g.checks}["test:example.com/semver::TestDep"] == V.PRESERVED
+
+
+def test_whole_file_replies_are_bounded():
+    """Diffing runs in loop's own process: a reply past the bounds is no candidate, not a long stall."""
+    task = tasks.load(ROOT, JS)
+    many = "".join(f"```js src/f{i}.js\nexport const x = {i};\n```\n" for i in range(repo_patch.WHOLE_FILES_MAX[0] + 1))
+    assert RepoKind().extract(task, many) is None
+    huge = "```js src/chars.js\n" + "// x\n" * (repo_patch.WHOLE_FILES_MAX[1] // 5 + 1) + "```\n"
+    assert RepoKind().extract(task, huge) is None
+    assert RepoKind().extract(task, "```js src/f.js\nexport const x = 1;\n```\n").startswith("diff --git a/src/f.js")

@@ -57,16 +57,21 @@ def _block_path(info: str, before: str) -> str | None:
     return label if _PATHLIKE.match(label) else None
 
 
+WHOLE_FILES_MAX = (64, 1 << 20)  # files, characters: diffing is done in loop's own process, so it is bounded
+
+
 def whole_files(reply: str) -> dict[str, str]:
     """{path: content} of a reply made of whole files, one fenced block per path; {} when any block of
-    code names no path or a path repeats (then the reply is not of this form)."""
+    code names no path or a path repeats (then the reply is not of this form), or past WHOLE_FILES_MAX."""
+    if len(reply) > WHOLE_FILES_MAX[1]:
+        return {}
     files: dict[str, str] = {}
     for m in _BLOCK.finditer(reply):
         path = _block_path(m.group("info"), m.group("before"))
         if path is None or path in files:
             return {}
         files[path] = m.group("body")
-    return files
+    return files if len(files) <= WHOLE_FILES_MAX[0] else {}
 
 
 def diff_files(files: dict[str, str], tree: Path) -> str:
