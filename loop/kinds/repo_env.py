@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from loop.grading.model import HarnessError
+from loop.kinds.repo_patch import chmod_tree, fresh_copy
 
 BUILD_TIMEOUT = 900
 KINDS = ("requirements", "npm", "go")  # the [environment] keys a repo task may use (one of them)
@@ -92,6 +93,7 @@ def _pip(interpreter: str) -> list[str]:
 
 
 def _sh(argv: list[str], cwd: Path, env: dict | None = None) -> None:
+    """Run a build step (trusted tools, the task's declared dependencies; network allowed)."""
     try:
         done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=BUILD_TIMEOUT,
                               env={**os.environ, **(env or {})})
@@ -121,15 +123,13 @@ def _build_npm(spec: EnvSpec, tmp: Path, interpreter: str) -> None:
 def _build_go(spec: EnvSpec, tmp: Path, interpreter: str) -> None:
     """The go.mod's modules (network allowed here only), then a build cache warmed by compiling the base
     tree's packages and test binaries with `-exec /bin/true`: compiled, linked, never run."""
-    from loop.kinds.repo_patch import fresh_copy
-
     gomod = dict(spec.files)["go.mod"]
     env = {**GO_VARS, "GOPATH": str(tmp / "gopath"), "GOCACHE": str(tmp / "gocache"),
            "GOMODCACHE": str(tmp / "mod"), "GOFLAGS": "-mod=mod -modcacherw", "HOME": str(tmp)}
     (tmp / "mod").mkdir()
-    if "require" in gomod:
-        _sh(["go", "mod", "download"], tmp, {**env, "GOPROXY": os.environ.get("GOPROXY", "https://proxy.golang.org"),
-                                             "GOSUMDB": os.environ.get("GOSUMDB", "sum.golang.org")})
+    if "require" in gomod:  # the proxy and checksum database of this machine's settings (or Go's defaults)
+        download = {k: v for k, v in env.items() if k not in ("GOPROXY", "GOSUMDB")}
+        _sh(["go", "mod", "download"], tmp, download)
     if spec.tree is not None:
         work = fresh_copy(spec.tree, tmp / "warm")
         try:
@@ -149,16 +149,6 @@ def _env(spec: EnvSpec, path: Path, built: float | None) -> Env:
         return Env(path, {"/node_modules": str(path / "node_modules")}, {}, built=built)
     return Env(path, {"/env/gomod": str(path / "mod")}, {**GO_VARS, "GOMODCACHE": "/env/gomod"},
                gocache=path / "gocache" if (path / "gocache").is_dir() else None, built=built)
-
-
-def make_readable(folder: Path) -> None:
-    """Readable (not writable) by the sandbox's uid, which is not ours when loop runs as root."""
-    for dirpath, _, files in os.walk(folder):
-        os.chmod(dirpath, 0o755)
-        for f in files:
-            p = os.path.join(dirpath, f)
-            if not os.path.islink(p):
-                os.chmod(p, 0o644 | (os.stat(p).st_mode & 0o111))
 
 
 def ensure(spec: EnvSpec, interpreter: str) -> Env:
@@ -183,7 +173,7 @@ def ensure(spec: EnvSpec, interpreter: str) -> Env:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    make_readable(tmp)
+    chmod_tree(tmp, writable=False)
     (tmp / ".complete").write_text("ok\n")
     try:
         os.rename(tmp, path)

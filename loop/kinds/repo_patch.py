@@ -218,13 +218,20 @@ def _rejected(diff: str, tree: Path, tmp: Path, patch: Path) -> str:
     return "\n".join(parts)[:4000]
 
 
-def fresh_copy(src: Path, dest: Path) -> Path:
-    """A copy of `src` the sandbox uid may read and write (it runs as another uid when loop is root)."""
-    shutil.copytree(src, dest, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
-    for root, dirs, files in os.walk(dest):
-        os.chmod(root, 0o777)
+def chmod_tree(folder: Path, writable: bool) -> None:
+    """Every folder and file under `folder` open to the sandbox's uid (not ours when loop runs as root):
+    readable, or also writable; execute bits are kept, links are left alone."""
+    dir_mode, file_mode = (0o777, 0o666) if writable else (0o755, 0o644)
+    for root, _, files in os.walk(folder):
+        os.chmod(root, dir_mode)
         for f in files:
             p = os.path.join(root, f)
             if not os.path.islink(p):
-                os.chmod(p, 0o666 | (os.stat(p).st_mode & 0o111))
+                os.chmod(p, file_mode | (os.stat(p).st_mode & 0o111))
+
+
+def fresh_copy(src: Path, dest: Path) -> Path:
+    """A copy of `src` the sandbox uid may read and write (it runs as another uid when loop is root)."""
+    shutil.copytree(src, dest, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+    chmod_tree(dest, writable=True)
     return dest

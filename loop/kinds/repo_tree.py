@@ -17,7 +17,8 @@ import tempfile
 from pathlib import Path
 
 from loop.errors import TaskError
-from loop.kinds.repo_env import cache_root, make_readable
+from loop.kinds.repo_env import cache_root
+from loop.kinds.repo_patch import chmod_tree
 
 
 def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
@@ -49,7 +50,7 @@ def from_bundle(bundle: Path, commit: str) -> Path:
         shutil.rmtree(staging, ignore_errors=True)
         with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
             tar.extractall(staging / "tree", filter="data")  # no absolute paths, no links leaving the tree
-        make_readable(staging)
+        chmod_tree(staging, writable=False)
         (staging / ".complete").write_text(f"{bundle.name} {commit}\n")
         try:
             os.rename(staging, dest)
