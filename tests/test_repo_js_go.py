@@ -7,6 +7,7 @@ import json
 import shutil
 import sqlite3
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,18 @@ EXAMPLES = ROOT / "harness" / "examples"
 JS, GO = "repo_strkit_js", "repo_semver_go"
 GIT = {"PATH": "/usr/bin:/bin", "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
        "GIT_COMMITTER_EMAIL": "t@t", "GIT_CONFIG_NOSYSTEM": "1", "HOME": "/tmp"}
+
+
+@pytest.fixture
+def cache(monkeypatch) -> Path:
+    """An empty environment cache (LOOP_ENV_CACHE = cache/envs; bundle trees go to cache/trees) that the
+    sandbox's uid can reach: not under pytest's base temp, which any pytest session starting on this machine
+    resets to mode 0700."""
+    root = Path(tempfile.mkdtemp(prefix="loop-test-cache-"))
+    root.chmod(0o755)
+    monkeypatch.setenv("LOOP_ENV_CACHE", str(root / "envs"))
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
 
 
 def _grade(task, diff: str | None, k: int = 2):
@@ -208,11 +221,10 @@ def _bundle_task(tmp_path: Path) -> tuple[Path, str]:
 
 
 @pytest.mark.slow
-def test_a_bundle_task_grades_from_its_pinned_commit(tmp_path, monkeypatch):
-    monkeypatch.setenv("LOOP_ENV_CACHE", str(tmp_path / "cache" / "envs"))
+def test_a_bundle_task_grades_from_its_pinned_commit(tmp_path, cache):
     folder, commit = _bundle_task(tmp_path)
     task = tasks.load_folder(folder)
-    assert task.spec.tree.is_relative_to(tmp_path / "cache" / "trees")
+    assert task.spec.tree.is_relative_to(cache / "trees")
     assert "export function truncate" in (task.spec.tree / "src" / "truncate.js").read_text()
     assert RepoKind().polarity(task, CFG) == []
     g = _grade(task, (EXAMPLES / JS / "gold.diff").read_text(), k=1)
@@ -224,8 +236,7 @@ def test_a_bundle_task_grades_from_its_pinned_commit(tmp_path, monkeypatch):
     assert task_digest(folder) != before
 
 
-def test_a_bundle_without_the_commit_is_a_task_error(tmp_path, monkeypatch):
-    monkeypatch.setenv("LOOP_ENV_CACHE", str(tmp_path / "cache" / "envs"))
+def test_a_bundle_without_the_commit_is_a_task_error(tmp_path, cache):
     folder, commit = _bundle_task(tmp_path)
     _edit(folder, commit, "0" * 40)
     with pytest.raises(tasks.TaskError, match=f"repo.bundle: commit {'0' * 40} is not in the bundle"):
@@ -243,17 +254,16 @@ def _config(tmp_path: Path) -> Path:
 
 
 @pytest.mark.slow
-def test_tasks_prepare_builds_each_environment_once(tmp_path, monkeypatch, loop_cli):
-    monkeypatch.setenv("LOOP_ENV_CACHE", str(tmp_path / "envs"))
+def test_tasks_prepare_builds_each_environment_once(tmp_path, cache, loop_cli):
     _copy(tmp_path, GO)
     _copy(tmp_path, JS)
     code, out = loop_cli("tasks", "prepare", config=_config(tmp_path))
     assert code == 0, out
     assert "repo_semver_go: go environment go-" in out and "repo_strkit_js: npm environment npm-" in out
     assert out.count(" built in ") == 2
-    built = sorted(p.name for p in (tmp_path / "envs").iterdir())
+    built = sorted(p.name for p in (cache / "envs").iterdir())
     assert [b.split("-")[0] for b in built] == ["go", "npm"]
-    assert any((tmp_path / "envs" / built[0] / "gocache").rglob("*-d"))  # compiled, so grades start warm
+    assert any((cache / "envs" / built[0] / "gocache").rglob("*-d"))  # compiled, so grades start warm
     code, out = loop_cli("tasks", "prepare", GO, config=_config(tmp_path))
     assert code == 0 and "repo_semver_go: go environment" in out and "already built" in out
 
@@ -323,13 +333,12 @@ def test_no_sandbox_runs_the_same_command_in_host_folders(name):
 
 
 @pytest.mark.slow
-def test_a_package_json_dependency_is_installed_once_and_mounted_read_only(tmp_path, monkeypatch):
+def test_a_package_json_dependency_is_installed_once_and_mounted_read_only(tmp_path, cache):
     """npm installs the declared dependency (a local tarball: nothing is fetched) into the environment cache;
     the tests import it from /node_modules, which the sandboxed tests cannot write."""
     import io
     import tarfile
 
-    monkeypatch.setenv("LOOP_ENV_CACHE", str(tmp_path / "envs"))
     dep = tmp_path / "tinypad-1.0.0.tgz"
     with tarfile.open(dep, "w:gz") as tar:
         for name, text in {"package/package.json": '{"name": "tinypad", "version": "1.0.0", "type": "module", '
@@ -351,7 +360,7 @@ def test_a_package_json_dependency_is_installed_once_and_mounted_read_only(tmp_p
         "});\n")
     task = tasks.load_folder(folder)
     assert RepoKind().prepare(task, CFG).startswith("npm environment npm-")
-    (built,) = [p for p in (tmp_path / "envs").iterdir() if p.name.startswith("npm-")]
+    (built,) = [p for p in (cache / "envs").iterdir() if p.name.startswith("npm-")]
     assert (built / "node_modules" / "tinypad" / "index.js").is_file()
     g = _grade(task, (EXAMPLES / JS / "gold.diff").read_text(), k=1)
     assert g.verdict == V.STABLE_PASS, g.failures()
@@ -376,8 +385,7 @@ def _go_proxy(root: Path) -> Path:
 
 
 @pytest.mark.slow
-def test_a_go_mod_requirement_is_downloaded_once_and_graded_offline(tmp_path, monkeypatch):
-    monkeypatch.setenv("LOOP_ENV_CACHE", str(tmp_path / "envs"))
+def test_a_go_mod_requirement_is_downloaded_once_and_graded_offline(tmp_path, cache, monkeypatch):
     monkeypatch.setenv("GOPROXY", f"file://{_go_proxy(tmp_path / 'proxy')}")  # the build's network, here a folder
     monkeypatch.setenv("GOSUMDB", "off")
     folder = _copy(tmp_path, GO)
@@ -387,11 +395,11 @@ def test_a_go_mod_requirement_is_downloaded_once_and_graded_offline(tmp_path, mo
         'func TestDep(t *testing.T) {\n\tif dep.Twice(21) != 42 {\n\t\tt.Fatal("dep")\n\t}\n}\n')
     task = tasks.load_folder(folder)
     assert "built in" in RepoKind().prepare(task, CFG)
-    (built,) = [p for p in (tmp_path / "envs").iterdir() if p.name.startswith("go-")]
+    (built,) = [p for p in (cache / "envs").iterdir() if p.name.startswith("go-")]
     assert (built / "mod" / "example.com" / "dep@v1.0.0" / "dep.go").is_file()
     monkeypatch.setenv("GOPROXY", "off")  # grading never needs the proxy: the module is in the environment
     g = _grade(task, (EXAMPLES / GO / "gold.diff").read_text(), k=1)
-    assert g.verdict == V.STABLE_PASS, g.failures()
+    assert g.verdict == V.STABLE_PASS, (g.notes, [(a.status, a.reason) for a in g.attempts], g.failures())
     assert {c.check: c.transition for c in g.checks}["test:example.com/semver::TestDep"] == V.PRESERVED
 
 
