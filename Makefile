@@ -3,7 +3,7 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
-APT     = bubblewrap g++ git python3 python3-venv chromium
+APT     = bubblewrap g++ git python3 python3-venv chromium golang-go nodejs
 
 .PHONY: run test deps venv bench clean
 
@@ -13,6 +13,8 @@ deps:
 	command -v g++ >/dev/null 2>&1 || missing="$$missing g++"; \
 	command -v git >/dev/null 2>&1 || missing="$$missing git"; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	command -v go >/dev/null 2>&1 || missing="$$missing golang-go"; \
+	node -e 'process.exit(+process.versions.node.split(".")[0] < 20)' >/dev/null 2>&1 || missing="$$missing nodejs"; \
 	command -v $(PYTHON) >/dev/null 2>&1 || missing="$$missing python3"; \
 	test -x $(BIN)/python || $(PYTHON) -c 'import ensurepip, venv' >/dev/null 2>&1 || missing="$$missing python3-venv"; \
 	if [ -n "$$missing" ]; then \
@@ -39,6 +41,7 @@ bench: venv
 	$(BIN)/python bench/bench_humaneval.py
 	$(BIN)/python bench/bench_report.py
 	$(BIN)/python bench/bench_cluster.py
+	$(BIN)/python bench/bench_repo.py
 
 clean:
 	rm -rf $(VENV) runs.db runs.db-*

@@ -320,6 +320,10 @@ class _Job:
         message = missing_key_warning(cfg, settings, origin) if warn is not None else None
         if message:
             warn(message)
+        for task in loaded.values() if warn is not None and grade_now else ():
+            why = kinds.unavailable(task)  # a missing toolchain: its grades say inconclusive, the batch goes on
+            if why:
+                warn(why)
         return cls(loaded, quarantine, settings, make_transport(origin), connected)
 
 

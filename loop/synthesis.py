@@ -399,6 +399,8 @@ def synthesize(cfg, task_names: list[str], *, samples: int | None = None, base_u
     sandbox = sandbox_config(cfg, no_sandbox)
     names = task_names or cfg.loop.tasks or tasks.list_tasks(cfg.root)
     loaded = [tasks.load(cfg.root, n) for n in names]
+    if not (task_names or cfg.loop.tasks):  # every task folder: those that can have tests synthesized (not repo tasks)
+        loaded = [t for t in loaded if t.baseline is not None and t.reference is not None]
     for t in loaded:
         if t.baseline is None or t.reference is None:
             raise TaskError(f"task '{t.name}': test synthesis needs both a baseline and a reference")

@@ -71,6 +71,11 @@ FOLLOW = {
     EX / "merge_intervals_cpp" / "friday_patch.cpp": EX / "merge_intervals_cpp" / "correct_repair.cpp",
     EX / "demo" / "does_not_compile.cpp": EX / "merge_intervals_cpp" / "friday_patch.cpp",
     EX / "dedupe_words_py" / "lower_not_casefold.py": EX / "dedupe_words_py" / "correct_repair.py",
+    # A repository patch that fixed nothing is replaced by the gold patch once the failing tests are named;
+    # one that regressed a test is sent again unchanged (any answer not listed here is repeated).
+    EX / "repo_ledger_py" / "exempt_shortcut.diff": EX / "repo_ledger_py" / "gold.diff",
+    EX / "repo_strkit_js" / "normalize_nfc.diff": EX / "repo_strkit_js" / "gold.diff",
+    EX / "repo_semver_go" / "strings_compare.diff": EX / "repo_semver_go" / "gold.diff",
 }
 
 
@@ -89,6 +94,18 @@ def follow_up(cfg, sandbox, task, first: list[dict], body: dict, content: str, g
         return None
     said = feedback.render(task, g, 1).text
     return {**body, "messages": feedback.conversation(first, [(content, said)])}
+# Repository tasks (issue 15): each one's three curated patches, replied as a fenced diff.
+PLAN.update({
+    name: [(f"{label} (curated patch)", EX / name / f"{stem}.diff") for label, stem in patches]
+    for name, patches in {
+        "repo_ledger_py": [("gold patch", "gold"), ("fixes nothing, breaks nothing", "exempt_shortcut"),
+                           ("fixes the bug, regresses a pass-to-pass test", "add_half_truncate")],
+        "repo_strkit_js": [("gold patch", "gold"), ("fixes nothing, breaks nothing", "normalize_nfc"),
+                           ("fixes the bug, regresses two pass-to-pass tests", "ellipsis_counted_once")],
+        "repo_semver_go": [("gold patch", "gold"), ("fixes nothing, breaks nothing", "strings_compare"),
+                           ("fixes the bug, regresses five pass-to-pass tests", "build_tiebreak")],
+    }.items()
+})
 
 
 def main() -> None:
@@ -98,9 +115,10 @@ def main() -> None:
     lines = []
     for name, items in PLAN.items():
         task = tasks.load(ROOT, name)
-        body = {"model": e.model, "messages": repair_prompt(task, sandbox), "temperature": e.temperature,
+        messages = kinds.get(task.kind).prompt(task, sandbox) if task.kind == "repo" else repair_prompt(task, sandbox)
+        body = {"model": e.model, "messages": messages, "temperature": e.temperature,
                 "max_tokens": e.max_tokens, "n": 1}
-        lang = "cpp" if task.language == "cpp" else "python"
+        lang = "diff" if task.kind == "repo" else "cpp" if task.language == "cpp" else "python"
         graded: dict = {}
         files = [(label, what) for label, what in items if isinstance(what, Path)]
         while len(items) < cfg.loop.samples:  # identical sources repeat: a batch grades each once
@@ -117,7 +135,7 @@ def main() -> None:
                 content = first["choices"][0]["message"]["content"]
                 second = follow_up(cfg, sandbox, task, body["messages"], body, content, graded)
                 if second is not None:
-                    then = FOLLOW[what]
+                    then = FOLLOW.get(what, what)
                     lines.append(exchange(second, 200, answer(then, lang), curated=True, round=2,
                                           label=f"{name}: round 2 after {label}: "
                                                 f"{then.name if isinstance(then, Path) else 'still no code'}"))

@@ -91,3 +91,15 @@ def get(name: str) -> TaskKind:
         kind = _instance(obj, f"'{name}' ({ep.value})")
     _LOADED[name] = kind
     return kind
+
+
+def unavailable(task: "Task") -> str | None:
+    """Why this machine cannot grade `task` (a kind's optional `unavailable`, e.g. a missing toolchain), or None."""
+    method = getattr(get(task.kind), "unavailable", None)
+    return method(task) if method else None
+
+
+def prepare(task: "Task", cfg: "SandboxConfig") -> str | None:
+    """Build what grading `task` needs ahead of a batch (a kind's optional `prepare`); None when nothing is needed."""
+    method = getattr(get(task.kind), "prepare", None)
+    return method(task, cfg) if method else None

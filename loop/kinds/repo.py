@@ -1,8 +1,9 @@
 """The `repo` kind: the candidate is a unified diff to a repository at its base; it is graded by running the
 repository's own test command in the sandbox, on the base tree and on the patched tree, per test id.
 
-A task folder holds task.toml, the tree (`repo/`), hidden tests (staged after the patch), a gold patch and
-optionally a requirements list; see harness/tasks/repo_ledger_py/task.toml for every key. The tests run in
+A task folder holds task.toml, the tree (`repo/`, or a git bundle and a commit), hidden tests (staged after
+the patch), a gold patch and optionally an environment (requirements, package.json or go.mod); see
+harness/tasks/repo_*/task.toml and the README's "Repository tasks". The tests run in
 the candidate's process (that is what a test command is), so a report is decoded totally and a test id
 missing from it counts as failing, never as passing.
 """
@@ -11,9 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shlex
 import shutil
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -23,7 +24,8 @@ from loop.grading import triage
 from loop.grading.attempt import transition
 from loop.grading.grade import Options, conclude, grade_without_attempts
 from loop.grading.model import Attempt, Check, Grade, HarnessError
-from loop.kinds import repo_env, repo_patch
+from loop.kinds import repo_env, repo_patch, repo_tree
+from loop.kinds.repo_env import Env, EnvSpec
 from loop.kinds.repo_results import PARSERS, Outcome
 from loop.prompts import load_template
 from loop.sandbox import CandidateFault, Limits, SandboxConfig, SandboxUnavailable, clean_env, make_scratch, run
@@ -32,7 +34,7 @@ from loop.tasks import Task, Test
 TEMPLATE = Path(__file__).resolve().parent.parent.parent / "prompts" / "repair_repo.md"
 KEYS = {"name", "kind", "language", "description", "bug_report", "repo", "context", "test_command", "parser",
         "test_paths", "hidden_tests", "gold_patch", "fail_to_pass", "pass_to_pass", "environment", "limits",
-        "toolchain"}
+        "toolchain", "commit"}
 REPORT = "/out/report.xml"
 TEST_COMMAND = "test_command"  # the check of a run that wrote no readable report
 
@@ -51,6 +53,8 @@ class RepoSpec:
     requirements: str | None
     toolchain: tuple[str, ...]
     digest: str = field(compare=False)
+    environment: EnvSpec | None = None
+    stdout_report: bool = False  # no {report} in the command: its standard output is the report
 
 
 @dataclass(frozen=True)
@@ -90,13 +94,15 @@ class RepoKind:
             if not isinstance(meta.get(key), str):
                 raise TaskError(f"{where}: key '{key}' must be a string")
         tree = folder / meta["repo"]
-        if not tree.is_dir():
+        if "commit" in meta:  # a git bundle and the commit whose tree is the base
+            if not isinstance(meta["commit"], str):
+                raise TaskError(f"{where}: key 'commit' must be a string")
+            tree = repo_tree.from_bundle(tree, meta["commit"])
+        elif not tree.is_dir():
             raise TaskError(f"{tree}: the repository folder is missing")
         if meta["parser"] not in PARSERS:
             raise TaskError(f"{where}: parser '{meta['parser']}' is not one of {', '.join(sorted(PARSERS))}")
         command = _strings(meta, "test_command", where)
-        if not any("{report}" in a for a in command):
-            raise TaskError(f"{where}: test_command must name the report path with {{report}}")
         context = _strings(meta, "context", where)
         for rel in context:
             if not (tree / rel).is_file():
@@ -108,13 +114,8 @@ class RepoKind:
         gold = folder / meta["gold_patch"]
         if not gold.is_file():
             raise TaskError(f"{gold}: gold patch file is missing")
-        env = meta.get("environment", {})
-        requirements = None
-        if env.get("requirements"):
-            req = folder / env["requirements"]
-            if not req.is_file():
-                raise TaskError(f"{req}: requirements file is missing")
-            requirements = req.read_text(encoding="utf-8")
+        environment = _environment_spec(meta.get("environment", {}), folder, tree, where)
+        requirements = dict(environment.files)["requirements.txt"] if environment and environment.kind == "requirements" else None
         f2p = _strings(meta, "fail_to_pass", where)
         p2p = _strings(meta, "pass_to_pass", where, required=False)
         try:
@@ -125,7 +126,8 @@ class RepoKind:
                         parser=meta["parser"], test_paths=_strings(meta, "test_paths", where, False) or ("tests/",),
                         fail_to_pass=f2p, pass_to_pass=p2p, requirements=requirements,
                         toolchain=_strings(meta, "toolchain", where, False) or (command[0],),
-                        digest=_digest(tree, hidden))
+                        digest=_digest(tree, hidden), environment=environment,
+                        stdout_report=not any("{report}" in a for a in command))
         tests = tuple(Test(t, V.F2P, ("smoke", "full"), (), None) for t in f2p)
         tests += tuple(Test(t, V.P2P, ("full",), (), None) for t in p2p or ())
         return RepoTask(name=meta["name"], path=folder, language=str(meta.get("language", "repo")), entry_point="",
@@ -188,17 +190,35 @@ class RepoKind:
                 {"role": "user", "content": sections["user"].safe_substitute(values).strip()}]
 
     def extract(self, task: Task, reply: str) -> str | None:
-        return repo_patch.extract_diff(reply)
+        """A unified diff, or a reply of whole files (one fenced block per path) turned into one."""
+        return repo_patch.extract_diff(reply, task.spec.tree)
+
+    # environment --------------------------------------------------------------------------------------
+    def unavailable(self, task: Task) -> str | None:
+        """Why this machine cannot grade the task (a missing toolchain), or None."""
+        tool = missing_tool(task.spec)
+        return _tool_warning(task, tool) if tool else None
+
+    def prepare(self, task: Task, cfg: SandboxConfig) -> str:
+        """Build the task's environment now (what a grade would otherwise do on first use); says what it did."""
+        spec: RepoSpec = task.spec
+        if spec.environment is None:
+            return "no environment to build"
+        if self.unavailable(task):
+            return self.unavailable(task)
+        try:
+            env = _environment(spec, cfg)
+        except HarnessError as exc:
+            raise TaskError(f"task '{task.name}': {exc}") from None
+        what = f"{spec.environment.kind} environment {env.path.name}"
+        return f"{what} built in {env.built:.1f} s" if env.built is not None else f"{what} already built"
 
     # polarity -----------------------------------------------------------------------------------------
     def polarity(self, task: Task, cfg: SandboxConfig) -> list[str]:
         """Every f2p test fails on the base tree, every p2p test passes there, the gold patch passes all."""
         spec: RepoSpec = task.spec
-        tool = missing_tool(spec)
-        if tool:
-            # Not a problem with the task: its grades say inconclusive on this machine. Named once, here.
-            print(f"warning: {_tool_warning(task, tool)}", file=sys.stderr)
-            return []
+        if missing_tool(spec):
+            return []  # not a problem with the task: `loop tasks check` names it (unavailable), grades say inconclusive
         env = _environment(spec, cfg)
         base = baseline(task, cfg, env, 0)
         problems = []
@@ -247,8 +267,49 @@ def _stage_hidden(spec: RepoSpec, tree: Path) -> None:
         dest.chmod(0o666)
 
 
-def _environment(spec: RepoSpec, cfg: SandboxConfig) -> Path | None:
-    return repo_env.ensure(spec.requirements, cfg.interpreter()) if spec.requirements else None
+def _environment_spec(table: dict, folder: Path, tree: Path, where: Path) -> EnvSpec | None:
+    """[environment]: `requirements` (a file in the task folder), `npm` (a package.json in the tree, with its
+    package-lock.json when there is one) or `go` (a go.mod in the tree, with its go.sum)."""
+    if not isinstance(table, dict):
+        raise TaskError(f"{where}: [environment] must be a table")
+    unknown = set(table) - set(repo_env.KINDS)
+    if unknown:
+        raise TaskError(f"{where}: unknown key 'environment.{sorted(unknown)[0]}' (known: {', '.join(repo_env.KINDS)})")
+    if len(table) > 1:
+        raise TaskError(f"{where}: [environment] takes one of {', '.join(repo_env.KINDS)}, not several")
+    if not table:
+        return None
+    kind, rel = next(iter(table.items()))
+    if not isinstance(rel, str) or not rel:
+        raise TaskError(f"{where}: key 'environment.{kind}' must be a file name")
+    base = folder if kind == "requirements" else tree
+    path = base / rel
+    if not path.is_file():
+        raise TaskError(f"{path}: {kind} file named by environment.{kind} is missing")
+    name = {"requirements": "requirements.txt", "npm": "package.json", "go": "go.mod"}[kind]
+    files = [(name, path.read_text(encoding="utf-8"))]
+    lock = {"npm": "package-lock.json", "go": "go.sum"}.get(kind)
+    if lock and (path.parent / lock).is_file():
+        files.append((lock, (path.parent / lock).read_text(encoding="utf-8")))
+    if kind == "npm":
+        try:
+            json.loads(files[0][1])
+        except ValueError as exc:
+            raise TaskError(f"{path}: not JSON ({exc})") from None
+    return EnvSpec(kind, tuple(files), tree if kind == "go" else None, _digest(tree) if kind == "go" else "")
+
+
+def _environment(spec: RepoSpec, cfg: SandboxConfig) -> Env | None:
+    return repo_env.ensure(spec.environment, cfg.interpreter()) if spec.environment else None
+
+
+def _host_paths(value: str, mounts: dict[str, str]) -> str:
+    """--no-sandbox: a sandbox path anywhere in an argument or variable becomes the host folder it names."""
+    if value in mounts:
+        return mounts[value]
+    # one pass, so a host path put in (itself under /tmp) is never rewritten again
+    alternatives = "|".join(re.escape(d) for d in sorted(mounts, key=len, reverse=True))
+    return re.sub(f"(?:^|(?<=[=:]))({alternatives})(?=/)", lambda m: mounts[m.group(1)], value)
 
 
 @dataclass
@@ -260,10 +321,11 @@ class RunResult:
     duration: float
 
 
-def run_tests(task: Task, cfg: SandboxConfig, env: Path | None, tree: Path, repeat: int,
+def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repeat: int,
               ids: list[str] | None) -> RunResult:
-    """Run the test command once, sandboxed, in a fresh copy of `tree`; parse the report in the parent.
-    `ids` None runs every test. Network is off (bubblewrap --unshare-all); the environment is read-only."""
+    """Run the test command once, sandboxed, in a fresh copy of `tree`; parse the report (a file, or the
+    command's standard output) in the parent. `ids` None runs every test. Network is off (bubblewrap
+    --unshare-all); the environment is read-only, except a private copy of Go's build cache."""
     spec: RepoSpec = task.spec
     scratch = make_scratch("loop-run-")
     try:
@@ -278,18 +340,28 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Path | None, tree: Path, repe
             else:
                 argv.append(arg.replace("{report}", REPORT))
         envvars = {**clean_env(repeat), "PYTHONDONTWRITEBYTECODE": "1"}
-        ro = {}
-        if env is not None:
-            envvars["PYTHONPATH"] = "/env"
-            ro["/env"] = str(env)
+        if spec.toolchain[0] == "go" or (env is not None and env.variables.get("GOPROXY")):
+            envvars.update(repo_env.GO_VARS)  # never the module proxy, even for a go.mod without [environment]
+        ro: dict[str, str] = {}
         rw = {"/repo": str(work), "/out": str(out)}
+        if env is not None:
+            envvars.update(env.variables)
+            ro.update(env.mounts)
+            if env.gocache is not None:  # Go refuses a read-only build cache: each run writes its own copy
+                rw["/gocache"] = str(repo_patch.fresh_copy(env.gocache, scratch / "gocache"))
+                envvars["GOCACHE"] = "/gocache"
         if not cfg.enabled:  # --no-sandbox: the mount points become the host folders they name
-            envvars["PYTHONPATH"] = str(env) if env else ""
-            argv = ["/usr/bin/env", "-C", str(work), *[a.replace(REPORT, str(out / "report.xml")) for a in argv]]
+            mounts = {**ro, **rw, "/tmp": str(scratch)}
+            envvars = {k: _host_paths(v, mounts) for k, v in envvars.items()}
+            if "/node_modules" in ro and not (work / "node_modules").exists():
+                (work / "node_modules").symlink_to(ro["/node_modules"])
+            argv = ["/usr/bin/env", "-C", str(work), *[_host_paths(a, mounts) for a in argv]]
         result = run(cfg, argv, limits=task.limits, env=envvars, ro=ro, rw=rw, cwd="/repo", address_space=False)
         report = out / "report.xml"
         outcomes = None
-        if report.is_file() and not report.is_symlink():
+        if spec.stdout_report:
+            outcomes = PARSERS[spec.parser](result.stdout.decode("utf-8", errors="replace"), work)
+        elif report.is_file() and not report.is_symlink():
             outcomes = PARSERS[spec.parser](report.read_text(encoding="utf-8", errors="replace"), work)
         return RunResult(outcomes, result.returncode, result.fault, result.stderr.decode(errors="replace"),
                          result.duration)
@@ -310,12 +382,12 @@ def _base_tree(spec: RepoSpec) -> Path:
     return _BASE_TREES[spec.digest]
 
 
-def baseline(task: Task, cfg: SandboxConfig, env: Path | None, repeat: int) -> dict[str, Outcome]:
+def baseline(task: Task, cfg: SandboxConfig, env: Env | None, repeat: int) -> dict[str, Outcome]:
     """The base tree's outcomes for one repeat (its perturbed environment), cached per task digest.
     A base tree whose command writes no report, or whose report holds no test, is a broken task."""
     spec: RepoSpec = task.spec
     ids = _run_ids(spec)
-    key = (spec.digest, spec.command, spec.parser, repeat, cfg, str(env), tuple(ids or ()))
+    key = (spec.digest, spec.command, spec.parser, repeat, cfg, str(env and env.path), tuple(ids or ()))
     if key not in _BASELINES:
         res = run_tests(task, cfg, env, _base_tree(spec), repeat, ids)
         if res.fault is not None and res.outcomes is None:
@@ -334,7 +406,7 @@ def _run_ids(spec: RepoSpec) -> list[str] | None:
     return None if spec.pass_to_pass is None else list(spec.fail_to_pass + spec.pass_to_pass)
 
 
-def _ids(task: Task, cfg: SandboxConfig, env: Path | None) -> list[tuple[str, str]]:
+def _ids(task: Task, cfg: SandboxConfig, env: Env | None) -> list[tuple[str, str]]:
     """(test id, f2p|p2p) graded per attempt; omitted pass_to_pass = every test passing on the base tree
     (its first repeat: a test that then fails on another repeat shows up as an unstable fixture)."""
     spec: RepoSpec = task.spec
@@ -350,7 +422,7 @@ def _digest_of(outcomes: dict[str, Outcome]) -> str:
     return hashlib.sha256(json.dumps(sorted((t, o.status) for t, o in outcomes.items())).encode()).hexdigest()[:12]
 
 
-def _attempt(task: Task, cfg: SandboxConfig, env: Path | None, patched: Path, ids: list[tuple[str, str]],
+def _attempt(task: Task, cfg: SandboxConfig, env: Env | None, patched: Path, ids: list[tuple[str, str]],
              repeat: int, seed: int, quarantined: frozenset) -> tuple[Attempt, dict[str, Outcome]]:
     """One repeat on the patched tree, against the base tree's outcomes of the same repeat."""
     spec: RepoSpec = task.spec

@@ -1,22 +1,53 @@
-"""The environment a repository's tests need (a requirements list), built once per content hash into a
-cache outside the repository and mounted read-only into the sandbox.
+"""The environment a repository's tests need (a pip requirements list, a package.json's node_modules, a go.mod's
+modules and a warm Go build cache), built once per content hash into a cache outside the repository and
+mounted read-only into the sandbox.
 
-Building is the only step with network, and it runs no candidate code: pip installs the task's own
-pinned requirements into a fresh folder, which is renamed into place only once complete.
+Building is the only step with network, and it runs no candidate code: each builder installs the task's own
+declared dependencies into a fresh folder, which is renamed into place only once complete.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import json
 import os
 import shutil
 import subprocess
 import sys
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from loop.grading.model import HarnessError
+from loop.kinds.repo_patch import chmod_tree, fresh_copy
 
 BUILD_TIMEOUT = 900
+KINDS = ("requirements", "npm", "go")  # the [environment] keys a repo task may use (one of them)
+GO_VARS = {  # no module proxy, no toolchain download, no cgo, no telemetry: the standard library and the cache
+    "GOPROXY": "off", "GOFLAGS": "-mod=mod", "GOTOOLCHAIN": "local", "CGO_ENABLED": "0", "GOSUMDB": "off",
+    "GOTELEMETRY": "off", "GOPATH": "/tmp/.gopath", "GOCACHE": "/tmp/.gocache",
+}
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    """What defines an environment: its kind and the files that declare it (their content is the hash)."""
+    kind: str  # requirements | npm | go
+    files: tuple[tuple[str, str], ...]  # (name, content)
+    tree: Path | None = None  # the base tree (go: the build cache is warmed by compiling it, not running it)
+    tree_digest: str = ""
+
+
+@dataclass(frozen=True)
+class Env:
+    """A built environment: read-only mounts (sandbox path -> host folder), variables, and for Go a warm build
+    cache that each run gets a private writable copy of (Go refuses a read-only cache)."""
+    path: Path
+    mounts: dict = field(default_factory=dict)
+    variables: dict = field(default_factory=dict)
+    gocache: Path | None = None
+    built: float | None = None  # seconds spent building; None when it was already in the cache
 
 
 def cache_root() -> Path:
@@ -29,10 +60,29 @@ def cache_root() -> Path:
     return Path.home() / ".cache" / "loop" / "envs"
 
 
-def env_key(requirements: str, interpreter: str) -> str:
-    version = subprocess.run([interpreter, "-c", "import sys; print(sys.version)"], capture_output=True,
-                             text=True, timeout=30).stdout.strip()
-    return hashlib.sha256(f"{interpreter}\0{version}\0{requirements}".encode()).hexdigest()[:24]
+@functools.cache
+def _version(argv: tuple[str, ...]) -> str:
+    """A toolchain's version (once per process: every grade looks its environment up by it)."""
+    try:
+        done = subprocess.run(list(argv), capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return "?"
+    return (done.stdout + done.stderr).strip()
+
+
+def env_key(spec: EnvSpec, interpreter: str) -> str:
+    """The content hash: the declaring files, the toolchain's version and (Go) the base tree."""
+    tool = {"requirements": (interpreter, "-c", "import sys; print(sys.version)"), "npm": ("node", "--version"),
+            "go": ("go", "version")}[spec.kind]
+    h = hashlib.sha256(f"{spec.kind}\0{interpreter if spec.kind == 'requirements' else ''}\0{_version(tool)}\0"
+                       f"{spec.tree_digest if spec.kind == 'go' else ''}".encode())
+    for name, text in spec.files:
+        h.update(b"\0" + name.encode() + b"\0" + text.encode())
+    return f"{spec.kind}-{h.hexdigest()[:24]}"
+
+
+def is_built(spec: EnvSpec, interpreter: str) -> bool:
+    return (cache_root() / env_key(spec, interpreter) / ".complete").is_file()
 
 
 def _pip(interpreter: str) -> list[str]:
@@ -42,12 +92,72 @@ def _pip(interpreter: str) -> list[str]:
     return [interpreter if probe.returncode == 0 else sys.executable, "-m", "pip"]
 
 
-def ensure(requirements: str, interpreter: str) -> Path:
-    """The folder holding the requirements (for PYTHONPATH), building it on first use."""
+def _sh(argv: list[str], cwd: Path, env: dict | None = None) -> None:
+    """Run a build step (trusted tools, the task's declared dependencies; network allowed)."""
+    try:
+        done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=BUILD_TIMEOUT,
+                              env={**os.environ, **(env or {})})
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise HarnessError(f"environment build failed: {argv[0]}: {exc}") from None
+    if done.returncode != 0:
+        raise HarnessError(f"environment build failed: {' '.join(argv[:3])}: {(done.stderr or done.stdout).strip()[-400:]}")
+
+
+def _build_requirements(spec: EnvSpec, tmp: Path, interpreter: str) -> None:
+    _sh([*_pip(interpreter), "install", "--quiet", "--disable-pip-version-check", "--no-input", "--target", str(tmp),
+         "-r", str(tmp / "requirements.txt")], tmp)
+
+
+def _build_npm(spec: EnvSpec, tmp: Path, interpreter: str) -> None:
+    """node_modules from package.json (and its lock file); scripts never run. No dependencies, no npm."""
+    declared = json.loads(dict(spec.files)["package.json"] or "{}")
+    (tmp / "node_modules").mkdir()
+    if not any(declared.get(k) for k in ("dependencies", "devDependencies", "optionalDependencies")):
+        return
+    lock = "package-lock.json" in dict(spec.files)
+    _sh(["npm", "ci" if lock else "install", "--ignore-scripts", "--no-audit", "--no-fund", "--no-save",
+         "--loglevel=error"], tmp, {"npm_config_cache": str(tmp / ".npm-cache")})
+    shutil.rmtree(tmp / ".npm-cache", ignore_errors=True)
+
+
+def _build_go(spec: EnvSpec, tmp: Path, interpreter: str) -> None:
+    """The go.mod's modules (network allowed here only), then a build cache warmed by compiling the base
+    tree's packages and test binaries with `-exec /bin/true`: compiled, linked, never run."""
+    gomod = dict(spec.files)["go.mod"]
+    env = {**GO_VARS, "GOPATH": str(tmp / "gopath"), "GOCACHE": str(tmp / "gocache"),
+           "GOMODCACHE": str(tmp / "mod"), "GOFLAGS": "-mod=mod -modcacherw", "HOME": str(tmp)}
+    (tmp / "mod").mkdir()
+    if "require" in gomod:  # the proxy and checksum database of this machine's settings (or Go's defaults)
+        download = {k: v for k, v in env.items() if k not in ("GOPROXY", "GOSUMDB")}
+        _sh(["go", "mod", "download"], tmp, download)
+    if spec.tree is not None:
+        work = fresh_copy(spec.tree, tmp / "warm")
+        try:
+            _sh(["go", "test", "-count=1", "-exec", "/bin/true", "./..."], work, env)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    shutil.rmtree(tmp / "gopath", ignore_errors=True)
+
+
+_BUILDERS = {"requirements": _build_requirements, "npm": _build_npm, "go": _build_go}
+
+
+def _env(spec: EnvSpec, path: Path, built: float | None) -> Env:
+    if spec.kind == "requirements":
+        return Env(path, {"/env": str(path)}, {"PYTHONPATH": "/env"}, built=built)
+    if spec.kind == "npm":  # node looks for node_modules in every parent folder of /repo
+        return Env(path, {"/node_modules": str(path / "node_modules")}, {}, built=built)
+    return Env(path, {"/env/gomod": str(path / "mod")}, {**GO_VARS, "GOMODCACHE": "/env/gomod"},
+               gocache=path / "gocache" if (path / "gocache").is_dir() else None, built=built)
+
+
+def ensure(spec: EnvSpec, interpreter: str) -> Env:
+    """The environment for `spec`, building it on first use (the only step allowed network)."""
     root = cache_root()
-    path = root / env_key(requirements, interpreter)
+    path = root / env_key(spec, interpreter)
     if (path / ".complete").is_file():
-        return path
+        return _env(spec, path, None)
+    start = time.monotonic()
     root.mkdir(parents=True, exist_ok=True)
     for p in [root, *root.parents]:  # the sandbox uid must traverse down to it
         if p == Path(p.anchor) or p.stat().st_uid != os.geteuid():
@@ -56,26 +166,17 @@ def ensure(requirements: str, interpreter: str) -> Path:
     tmp = root / f".{path.name}.{os.getpid()}.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
-    (tmp / "requirements.txt").write_text(requirements, encoding="utf-8")
+    for name, text in spec.files:
+        (tmp / name).write_text(text, encoding="utf-8")
     try:
-        done = subprocess.run([*_pip(interpreter), "install", "--quiet", "--disable-pip-version-check", "--no-input",
-                               "--target", str(tmp), "-r", str(tmp / "requirements.txt")],
-                              capture_output=True, text=True, timeout=BUILD_TIMEOUT)
-    except (OSError, subprocess.SubprocessError) as exc:
+        _BUILDERS[spec.kind](spec, tmp, interpreter)
+    except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise HarnessError(f"environment build failed: {exc}") from None
-    if done.returncode != 0:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise HarnessError(f"environment build failed: {done.stderr.strip()[-400:]}")
-    for dirpath, dirs, files in os.walk(tmp):
-        os.chmod(dirpath, 0o755)
-        for f in files:
-            p = os.path.join(dirpath, f)
-            if not os.path.islink(p):
-                os.chmod(p, 0o644 | (os.stat(p).st_mode & 0o111))
+        raise
+    chmod_tree(tmp, writable=False)
     (tmp / ".complete").write_text("ok\n")
     try:
         os.rename(tmp, path)
     except OSError:  # another process finished the same environment first: use theirs
         shutil.rmtree(tmp, ignore_errors=True)
-    return path
+    return _env(spec, path, round(time.monotonic() - start, 3))

@@ -1,5 +1,6 @@
-"""A `repo` candidate is a unified diff: take it from a reply, refuse one that leaves the repository or
-touches tests, and apply it with `git apply` to a copy of the tree (never the task folder).
+"""A `repo` candidate is a unified diff: take it from a reply (or turn a reply of whole files into one), refuse
+one that leaves the repository or touches tests, and apply it with `git apply` to a copy of the tree (never
+the task folder).
 
 Every path the diff names is checked before git sees it; git's own refusal of paths outside the tree
 and of writes through symlinks is the second fence, not the only one.
@@ -7,6 +8,8 @@ and of writes through symlinks is the second fence, not the only one.
 
 from __future__ import annotations
 
+import difflib
+import fnmatch
 import os
 import re
 import shutil
@@ -23,13 +26,78 @@ _FENCE = re.compile(r"```[ \t]*(diff|patch|udiff)[^\n]*\n(.*?)```", re.S | re.I)
 _SYMLINK_MODE = re.compile(r"^(new file mode|new mode|old mode|deleted file mode|index [0-9a-f]+\.\.[0-9a-f]+) 120000\b")
 
 
-def extract_diff(reply: str) -> str | None:
-    """The diff in a reply: its fenced ```diff blocks (joined), else the whole reply when it is one."""
+def extract_diff(reply: str, tree: Path | None = None) -> str | None:
+    """The diff in a reply: its fenced ```diff blocks (joined), else the whole reply when it is one, else
+    (given the base tree) the diff that turns the tree into the whole files the reply holds."""
     blocks = [m.group(2) for m in _FENCE.finditer(reply)]
     text = "\n".join(b if b.endswith("\n") else b + "\n" for b in blocks) if blocks else reply
     if re.search(r"^--- ", text, re.M) and re.search(r"^\+\+\+ ", text, re.M) and re.search(r"^@@ ", text, re.M):
         return text if text.endswith("\n") else text + "\n"
+    if tree is not None:
+        files = whole_files(reply)
+        if files:
+            return diff_files(files, tree)
     return None
+
+
+# A fenced block that names its path: in the info string (```js src/a.js, ```src/a.js, ```js path=src/a.js,
+# ```js title="src/a.js") or on the line just before the fence (`src/a.js`:, **src/a.js**, # src/a.js).
+_BLOCK = re.compile(r"(?:^|\n)(?P<before>[^\n]*)\n?```(?P<info>[^\n`]*)\n(?P<body>.*?)^```[ \t]*$", re.S | re.M)
+# (a path that climbs out or is absolute is still read as a path: refuse() turns it into outside_repository)
+_PATHLIKE = re.compile(r"^[\w.@+/-][\w./@+-]*\.[\w]+$|^[\w.@+/-]+/[\w./@+-]+$")
+
+
+def _block_path(info: str, before: str) -> str | None:
+    for word in info.split():
+        value = word.split("=", 1)[-1].strip("\"'")
+        if _PATHLIKE.match(value):
+            return value
+    words = before.strip().strip("#*`: ").split()
+    label = words[-1].strip("*`:") if words else ""
+    return label if _PATHLIKE.match(label) else None
+
+
+WHOLE_FILES_MAX = (64, 1 << 20)  # files, characters: diffing is done in loop's own process, so it is bounded
+
+
+def whole_files(reply: str) -> dict[str, str]:
+    """{path: content} of a reply made of whole files, one fenced block per path; {} when any block of
+    code names no path or a path repeats (then the reply is not of this form), or past WHOLE_FILES_MAX."""
+    if len(reply) > WHOLE_FILES_MAX[1]:
+        return {}
+    files: dict[str, str] = {}
+    for m in _BLOCK.finditer(reply):
+        path = _block_path(m.group("info"), m.group("before"))
+        if path is None or path in files:
+            return {}
+        files[path] = m.group("body")
+    return files if len(files) <= WHOLE_FILES_MAX[0] else {}
+
+
+def diff_files(files: dict[str, str], tree: Path) -> str:
+    """The unified diff (git apply's dialect) from `tree` to `files`; unchanged files add nothing. Paths are
+    checked later, like any diff's (refuse): here a path outside the tree is simply a new file."""
+    out = []
+    for path, new in files.items():
+        old_file = tree / path
+        inside = ".." not in PurePosixPath(path).parts and not path.startswith("/")
+        old = old_file.read_text(encoding="utf-8", errors="replace") if inside and old_file.is_file() \
+            and not old_file.is_symlink() else None
+        if old == new:
+            continue
+        a = _lines(old or "")
+        b = _lines(new)
+        body = list(difflib.unified_diff(a, b, "/dev/null" if old is None else f"a/{path}", f"b/{path}", n=3))
+        head = [f"diff --git a/{path} b/{path}\n"] + (["new file mode 100644\n"] if old is None else [])
+        out += head + body
+    return "".join(out)
+
+
+def _lines(text: str) -> list[str]:
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n\\ No newline at end of file\n"
+    return lines
 
 
 def _unquote(path: str) -> str:
@@ -107,7 +175,10 @@ def refuse(diff: str, tree: Path, protected: list[str], hidden: list[str]) -> Re
             return Refusal(TOUCHES_TESTS, f"the patch edits {norm}, a hidden test")
         for prefix in protected:
             p = prefix.rstrip("/")
-            if norm == p or norm.startswith(p + "/"):
+            if any(c in p for c in "*?["):  # a glob ("*_test.go", "**/*.test.js"): '*' also spans folders
+                if fnmatch.fnmatchcase(norm, p) or fnmatch.fnmatchcase(PurePosixPath(norm).name, p):
+                    return Refusal(TOUCHES_TESTS, f"the patch edits {norm}, a test file ({prefix})")
+            elif norm == p or norm.startswith(p + "/"):
                 return Refusal(TOUCHES_TESTS, f"the patch edits {norm}, under the test path {prefix}")
     return None
 
@@ -147,13 +218,20 @@ def _rejected(diff: str, tree: Path, tmp: Path, patch: Path) -> str:
     return "\n".join(parts)[:4000]
 
 
-def fresh_copy(src: Path, dest: Path) -> Path:
-    """A copy of `src` the sandbox uid may read and write (it runs as another uid when loop is root)."""
-    shutil.copytree(src, dest, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
-    for root, dirs, files in os.walk(dest):
-        os.chmod(root, 0o777)
+def chmod_tree(folder: Path, writable: bool) -> None:
+    """Every folder and file under `folder` open to the sandbox's uid (not ours when loop runs as root):
+    readable, or also writable; execute bits are kept, links are left alone."""
+    dir_mode, file_mode = (0o777, 0o666) if writable else (0o755, 0o644)
+    for root, _, files in os.walk(folder):
+        os.chmod(root, dir_mode)
         for f in files:
             p = os.path.join(root, f)
             if not os.path.islink(p):
-                os.chmod(p, 0o666 | (os.stat(p).st_mode & 0o111))
+                os.chmod(p, file_mode | (os.stat(p).st_mode & 0o111))
+
+
+def fresh_copy(src: Path, dest: Path) -> Path:
+    """A copy of `src` the sandbox uid may read and write (it runs as another uid when loop is root)."""
+    shutil.copytree(src, dest, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+    chmod_tree(dest, writable=True)
     return dest

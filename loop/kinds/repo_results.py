@@ -1,4 +1,4 @@
-"""Per-test outcomes from a test command's structured report, by parser name (`junit`, `go-test-json`).
+"""Per-test outcomes from a test command's structured report, by parser name (`junit`, `go-test-json`, `tap`).
 
 Reports are written by code that runs next to the candidate, so they are decoded totally: anything
 malformed is "no report", never an exception and never a pass.
@@ -21,16 +21,34 @@ class Outcome:
     message: str = ""
 
 
-def _junit_id(classname: str, name: str, tree: Path | None) -> str:
+NODE_SEP = " > "  # node --test ids: the describe() path and the test name, the same from junit and from tap
+NODE_CLASSNAME = "test"  # what node's junit reporter writes as every testcase's classname
+
+
+def _junit_id(classname: str, name: str, tree: Path | None, suites: list[str]) -> str:
     """pytest's node id when the class name maps to a file in the tree ("tests.test_x.TestA" ->
-    "tests/test_x.py::TestA::name"), else "classname::name" (node --test, other runners)."""
+    "tests/test_x.py::TestA::name"); node's "describe > test" path (its classname is always "test", its
+    describe blocks are nested <testsuite>s); else "classname::name" (other runners)."""
     parts = classname.split(".") if classname else []
     if tree is not None:
         for cut in range(len(parts), 0, -1):
             rel = "/".join(parts[:cut]) + ".py"
             if (tree / rel).is_file():
                 return "::".join([rel, *parts[cut:], name])
+    if classname == NODE_CLASSNAME:
+        return NODE_SEP.join([*suites, name])
     return f"{classname}::{name}" if classname else name
+
+
+def _cases(elem, suites: list[str]):
+    """Each <testcase> with the names of the <testsuite>s nested below the report's top level around it."""
+    for child in elem:
+        if child.tag == "testcase":
+            yield child, suites
+        elif child.tag == "testsuite":
+            # a top-level <testsuite> under <testsuites> is a run or file (pytest's "pytest"); node nests
+            # its describe() blocks directly under <testsuites> too, so only node's ids use these names
+            yield from _cases(child, [*suites, str(child.get("name", ""))])
 
 
 def parse_junit(text: str, tree: Path | None = None) -> dict[str, Outcome] | None:
@@ -42,9 +60,10 @@ def parse_junit(text: str, tree: Path | None = None) -> dict[str, Outcome] | Non
     except Exception:  # noqa: BLE001 - malformed XML from the sandbox is "no report", decoded totally
         return None
     out: dict[str, Outcome] = {}
-    for elem in xml._elem.iter("testcase"):
+    root = xml._elem
+    for elem, suites in (_cases(root, []) if root.tag == "testsuites" else _cases(root, [str(root.get("name", ""))])):
         case = TestCase.fromelem(elem)
-        test_id = _junit_id(case.classname or "", case.name or "", tree)
+        test_id = _junit_id(case.classname or "", case.name or "", tree, suites)
         results = list(case.result)
         bad = [r for r in results if isinstance(r, (Failure, Error))]
         if bad:
@@ -61,8 +80,10 @@ def parse_junit(text: str, tree: Path | None = None) -> dict[str, Outcome] | Non
 
 
 def parse_go_test_json(text: str, tree: Path | None = None) -> dict[str, Outcome] | None:
-    """`go test -json` events: the last pass/fail/skip action per package/test."""
+    """`go test -json` events: the last pass/fail/skip action per package/test, a failure explained by the
+    test's first `file.go:line:` output line (what t.Errorf / t.Fatalf print)."""
     out: dict[str, Outcome] = {}
+    said: dict[str, str] = {}
     for line in text.splitlines():
         try:
             event = json.loads(line)
@@ -70,11 +91,84 @@ def parse_go_test_json(text: str, tree: Path | None = None) -> dict[str, Outcome
             continue
         if not isinstance(event, dict) or not isinstance(event.get("Test"), str):
             continue
+        key = f"{event.get('Package', '')}::{event['Test']}"
         action = event.get("Action")
+        output = event.get("Output")
+        if action == "output" and isinstance(output, str) and key not in said and ".go:" in output:
+            said[key] = output.strip()
         status = {"pass": V.PASS, "fail": V.FAIL, "skip": SKIP}.get(action)
         if status:
-            out[f"{event.get('Package', '')}::{event['Test']}"] = Outcome(status, "" if status == V.PASS else action)
+            out[key] = Outcome(status, "" if status == V.PASS else said.get(key, action))
     return out or None
 
 
-PARSERS = {"junit": parse_junit, "go-test-json": parse_go_test_json}
+def _yaml_error(lines: list[str]) -> str:
+    """The `error:` value of a TAP 13 YAML block (node writes the assertion message there)."""
+    for i, line in enumerate(lines):
+        key, _, value = line.strip().partition(":")
+        if key == "error":
+            value = value.strip()
+            if value in ("|", "|-", ">", ">-") and i + 1 < len(lines):
+                value = lines[i + 1].strip()
+            return value.strip("'\"")
+    return ""
+
+
+def parse_tap(text: str, tree: Path | None = None) -> dict[str, Outcome] | None:
+    """TAP 13/14 (node --test --test-reporter=tap, prove, tape) via tap.py's line parser; subtests are
+    read from their indentation (4 spaces a level) and named by their path ("suite > test"). A test point
+    with subtests is a suite, not a test; `# SKIP` and `# TODO` points are skips."""
+    from tap.parser import Parser
+
+    parser = Parser()
+    out: dict[str, Outcome] = {}
+    path: list[str] = []  # names of the open subtests, by depth
+    parents: set[int] = set()  # depths whose next test point closes a subtest that had test points
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        raw = lines[i]
+        i += 1
+        body = raw.lstrip(" ")
+        depth = (len(raw) - len(body)) // 4
+        if body.startswith("# Subtest:"):
+            del path[depth:]
+            path.append(body[len("# Subtest:"):].strip())
+            parents.discard(depth)
+            continue
+        if body.startswith("Bail out!"):
+            break
+        try:  # an escaped "\\#" is part of the name, not a directive: hidden from tap.py, then restored
+            line = parser.parse_line(body.replace("\\\\", "\ue001").replace("\\#", "\ue000"))
+        except Exception:  # noqa: BLE001 - a line tap.py cannot read is noise, decoded totally
+            continue
+        if line.category != "test":
+            continue
+        yaml: list[str] = []
+        if i < len(lines) and lines[i].strip() == "---":
+            while i + 1 < len(lines) and lines[i + 1].strip() != "...":
+                i += 1
+                yaml.append(lines[i])
+            i += 2
+        name = (line.description or "").removeprefix("- ").replace("\ue000", "#").replace("\ue001", "\\").strip() \
+            or f"#{line.number}"
+        has_children = depth in parents
+        parents.discard(depth)
+        if depth > 0:
+            parents.add(depth - 1)
+        if has_children:
+            continue  # a suite: its tests are reported one by one
+        test_id = NODE_SEP.join([*path[:depth], name])
+        if line.skip or line.todo:
+            outcome = Outcome(SKIP, "skipped" if line.skip else "todo")
+        elif line.ok:
+            outcome = Outcome(V.PASS)
+        else:
+            outcome = Outcome(V.FAIL, _yaml_error(yaml) or "not ok")
+        if test_id in out and out[test_id].status != V.PASS:
+            continue
+        out[test_id] = outcome
+    return out or None
+
+
+PARSERS = {"junit": parse_junit, "go-test-json": parse_go_test_json, "tap": parse_tap}
