@@ -72,8 +72,10 @@ def driver_object(task: Task, cfg: SandboxConfig, flags: tuple, scratch) -> Path
     if result.fault is not None:
         raise HarnessError(f"the driver build did not finish: {result.fault.check}: {result.fault.detail}")
     if result.returncode != 0 or not (out / "driver.o").is_file():
+        lines = diag.splitlines()
+        first = next((line for line in lines if "error" in line), lines[-1] if lines else "")
         raise TaskError(f"task '{task.name}': the driver generated from [signature] does not build "
-                        f"against {task.contract_file}: {diag[-400:]}")
+                        f"against {task.contract_file}: {first.strip()[:300]}")
     os.chmod(out, 0o755)  # from here on read-only to the sandboxes that link it
     with _LOCK:
         return _DRIVERS.setdefault(key, out)
