@@ -4,7 +4,10 @@ grades of shipped and new task shapes (a task folder is the only addition)."""
 
 import json
 import math
+import os
 import random
+import subprocess
+import sys
 
 import pytest
 import sqlite_utils
@@ -276,3 +279,28 @@ def test_hostile_bytes_from_a_cpp_candidate_are_its_own_failure(loop_cli, db, tm
     assert "test:empty" not in results["broken_utf8"]  # nothing returned, nothing broken
     assert "\ufffd" in results["broken_utf8"]["test:distinct_words_unchanged"]
     assert results["throws"]["test:empty"] == 'expected [], got "raised: no \\"dedupe\\"\\nhere \\\\ today"'
+
+
+def test_driver_objects_are_cached_on_disk_by_content_hash_and_a_broken_one_is_not_the_candidates(tmp_path):
+    """A fresh `loop grade` process builds each flag set's driver once into the cache; the next process links
+    the cached objects (shown by breaking them: then the task's own code does not build, and the task is
+    refused before any candidate is judged)."""
+    env = {**os.environ, "LOOP_CPP_CACHE": str(tmp_path / "cache")}
+
+    def grade_once(db):
+        done = subprocess.run([sys.executable, "-m", "loop", "grade", "dedupe_words_cpp", str(DEDUPE / "correct_repair.cpp"),
+                               "--k", "1", "--trials", "0", "--db", str(tmp_path / db), "--json"],
+                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+        assert "Traceback" not in done.stderr, done.stderr
+        return done.returncode, json.loads(done.stdout.strip().splitlines()[-1])
+
+    code, g = grade_once("a.db")
+    assert code == 0 and g["verdict"] == "stable_pass"
+    entries = sorted((tmp_path / "cache").iterdir())
+    assert len(entries) == 2  # the plain flags and the sanitizer flags
+    assert all((e / "driver.o").is_file() and (e / ".complete").is_file() for e in entries)
+    for e in entries:
+        (e / "driver.o").write_bytes(b"not an object file")
+    code, g = grade_once("b.db")
+    assert code == 2 and g["error"].startswith("task refused: dedupe_words_cpp: the baseline does not build"), g
+    assert "/drv/driver.o" in g["error"] and "verdict" not in g

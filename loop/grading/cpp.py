@@ -1,8 +1,8 @@
 """C++ builds, sandboxed: the trusted driver once per task and flag set, then only the candidate.
 
-The driver (generated from task.toml's [signature], loop/cppwire.py) is compiled to an object file cached
-by the hash of everything that goes into it, so a grade compiles the candidate's own file and links; the
-sanitizer probe (can the candidate tell the sanitizer build from the plain one?) lives here too.
+The driver (generated from task.toml's [signature], loop/cppwire.py) is compiled to an object file cached on
+disk by the hash of everything that goes into it (cache_root()), so a grade compiles the candidate's own file
+and links; the sanitizer probe (can the candidate tell the sanitizer build from the plain one?) lives here too.
 """
 
 from __future__ import annotations
@@ -55,11 +55,14 @@ def driver_object(task: Task, cfg: SandboxConfig, flags: tuple, scratch) -> Path
     source = task.signature.driver_source(task.contract_file)
     wire = WIRE_HEADER.read_bytes()
     key = hashlib.sha256(b"\0".join([source.encode(), wire, task.contract_file.encode(), task.contract.encode(),
-                                     "\0".join(flags).encode(), _compiler_id().encode(),
-                                     repr(cfg).encode()])).hexdigest()
+                                     "\0".join(flags).encode(), _compiler_id().encode()])).hexdigest()
     with _LOCK:
         if key in _DRIVERS:
             return _DRIVERS[key]
+    cached = cache_root() / key
+    if (cached / ".complete").is_file():
+        with _LOCK:
+            return _DRIVERS.setdefault(key, cached)
     src, out = scratch("loop-drv-src-"), scratch("loop-drv-")
     stage(src, task.contract_file, task.contract)
     stage(src, "cpp_wire.hpp", wire)
@@ -78,7 +81,38 @@ def driver_object(task: Task, cfg: SandboxConfig, flags: tuple, scratch) -> Path
                         f"against {task.contract_file}: {first.strip()[:300]}")
     os.chmod(out, 0o755)  # from here on read-only to the sandboxes that link it
     with _LOCK:
-        return _DRIVERS.setdefault(key, out)
+        return _DRIVERS.setdefault(key, _keep(out, cached))
+
+
+def cache_root() -> Path:
+    """LOOP_CPP_CACHE, else ~/.cache/loop/cpp; as root /var/cache/loop/cpp, since the sandbox then runs as
+    another uid that cannot enter /root."""
+    if os.environ.get("LOOP_CPP_CACHE"):
+        return Path(os.environ["LOOP_CPP_CACHE"])
+    if os.geteuid() == 0:
+        return Path("/var/cache/loop/cpp")
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "loop" / "cpp"
+
+
+def _keep(built: Path, cached: Path) -> Path:
+    """Move a finished driver build into the cache (renamed into place whole, so a reader never sees half of
+    one); where the cache cannot be written, the build stays this process's own."""
+    tmp = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        for p in [cached.parent, *cached.parent.parents]:  # the sandbox uid must traverse down to it
+            if p == Path(p.anchor) or p.stat().st_uid != os.geteuid():
+                break
+            os.chmod(p, p.stat().st_mode | 0o755)
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.copytree(built, tmp)
+        (tmp / ".complete").write_text("ok\n")
+        os.chmod(tmp, 0o755)
+        os.rename(tmp, cached)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        return cached if (cached / ".complete").is_file() else built  # another process may have won the race
+    return cached
 
 
 def compile_and_link(task: Task, source: str, cfg: SandboxConfig, flags: tuple, scratch, role: str):
