@@ -304,3 +304,22 @@ def test_driver_objects_are_cached_on_disk_by_content_hash_and_a_broken_one_is_n
     code, g = grade_once("b.db")
     assert code == 2 and g["error"].startswith("task refused: dedupe_words_cpp: the baseline does not build"), g
     assert "/drv/driver.o" in g["error"] and "verdict" not in g
+
+
+def test_a_synthesized_test_the_signature_cannot_carry_is_invalid_before_anything_runs(loop_cli, task_copy, tmp_path):
+    """`loop tests judge` on a C++ task: model-written inputs and expected values must fit [signature] (here
+    with no relations.py, so nothing else checks them): an int among the words, an int where words are expected."""
+    folder, cfg = task_copy("dedupe_words_cpp")
+    (folder / "relations.py").unlink()
+    suite = tmp_path / "suite.json"
+    suite.write_text(json.dumps([{"name": "bug", "input": ["A", "a"], "expected": ["A"]},
+                                 {"name": "mixed", "input": ["a", 5], "expected": []},
+                                 {"name": "ints", "input": ["a"], "expected": [1]}]))
+    code, out = loop_cli("tests", "judge", "dedupe_words_cpp", suite, "--json", config=cfg)
+    result = json.loads(out.strip().splitlines()[-1])
+    assert code == 1 and result["verdict"] == "rejected", result
+    tests = {t["name"]: t for t in result["tests"]}
+    assert tests["bug"]["class"] == "reproduces_bug"
+    assert "input does not fit the signature of dedupe_words: 5 is not a string" in tests["mixed"]["reason"]
+    assert "expected value is not a std::vector<std::string>" in tests["ints"]["reason"]
+    assert all(tests[n]["baseline"] is None for n in ("mixed", "ints"))

@@ -66,6 +66,8 @@ def validate_input(x: Any) -> str | None:
     for i, w in enumerate(x):
         if not isinstance(w, str):
             return f"word {i} is not a string"
+        if any("\ud800" <= c <= "\udfff" for c in w):
+            return f"word {i} holds a lone surrogate (no UTF-8 std::string can)"
     return None
 
 
