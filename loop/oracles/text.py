@@ -58,6 +58,26 @@ def vary_case(rng: random.Random, word: str) -> str:
 
 
 
+def validate_words(x: Any) -> str | None:
+    """A word list's input contract: a list of strings."""
+    if not isinstance(x, list):
+        return "input is not a list"
+    for i, w in enumerate(x):
+        if not isinstance(w, str):
+            return f"word {i} is not a string"
+    return None
+
+
+def canonical_words(output: Any) -> list[str]:
+    """A word list as is (order matters); ValueError unless it is a list of strings."""
+    if not isinstance(output, (list, tuple)):
+        raise ValueError("output is not a list")
+    for i, w in enumerate(output):
+        if not isinstance(w, str):
+            raise ValueError(f"output word {i} is not a string")
+    return list(output)
+
+
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
 

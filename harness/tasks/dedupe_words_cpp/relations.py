@@ -12,7 +12,9 @@ from typing import Any
 
 from loop.oracles.common import agrees_with_reference, idempotence, prefix_consistency, subsequence_of_input
 from loop.oracles.engine import Relation, generic_shrink
-from loop.oracles.text import CASEFOLD_DISTRACTORS, CASEFOLD_TRAPS, ascii_fold, casefold_distinct, casefolds_kept
+from loop.oracles.text import (
+    CASEFOLD_DISTRACTORS, CASEFOLD_TRAPS, ascii_fold, canonical_words, casefold_distinct, casefolds_kept, validate_words,
+)
 
 MAX_SIZE = 40
 _MODES = ("empty", "single", "ascii_case", "non_ascii", "mixed", "repeats", "wire")
@@ -61,24 +63,14 @@ def shrink(x: Any) -> Iterator[Any]:
 
 
 def validate_input(x: Any) -> str | None:
-    if not isinstance(x, list):
-        return "input is not a list"
-    for i, w in enumerate(x):
-        if not isinstance(w, str):
-            return f"word {i} is not a string"
-        if any("\ud800" <= c <= "\udfff" for c in w):
-            return f"word {i} holds a lone surrogate (no UTF-8 std::string can)"
-    return None
+    why = validate_words(x)
+    if why is None:
+        i = next((i for i, w in enumerate(x) if any("\ud800" <= c <= "\udfff" for c in w)), None)
+        why = None if i is None else f"word {i} holds a lone surrogate (no UTF-8 std::string can)"
+    return why
 
 
-def canonicalize(output: Any) -> list[str]:
-    """The list as is (order matters); ValueError unless it is a list of strings."""
-    if not isinstance(output, (list, tuple)):
-        raise ValueError("output is not a list")
-    for i, w in enumerate(output):
-        if not isinstance(w, str):
-            raise ValueError(f"output word {i} is not a string")
-    return list(output)
+canonicalize = canonical_words
 
 
 # Taken by const reference in C++: no input_not_mutated relation (the driver reports no argument after the call).
