@@ -308,7 +308,8 @@ def test_driver_objects_are_cached_on_disk_by_content_hash_and_a_broken_one_is_n
 
 def test_a_synthesized_test_the_signature_cannot_carry_is_invalid_before_anything_runs(loop_cli, task_copy, tmp_path):
     """`loop tests judge` on a C++ task: model-written inputs and expected values must fit [signature] (here
-    with no relations.py, so nothing else checks them): an int among the words, an int where words are expected."""
+    with no relations.py, so nothing else checks it): an int among the words is invalid and never runs; an
+    expected value the function cannot return is a wrong expectation, as in any language."""
     folder, cfg = task_copy("dedupe_words_cpp")
     (folder / "relations.py").unlink()
     suite = tmp_path / "suite.json"
@@ -321,5 +322,5 @@ def test_a_synthesized_test_the_signature_cannot_carry_is_invalid_before_anythin
     tests = {t["name"]: t for t in result["tests"]}
     assert tests["bug"]["class"] == "reproduces_bug"
     assert "input does not fit the signature of dedupe_words: 5 is not a string" in tests["mixed"]["reason"]
-    assert "expected value is not a std::vector<std::string>" in tests["ints"]["reason"]
-    assert all(tests[n]["baseline"] is None for n in ("mixed", "ints"))
+    assert tests["mixed"]["baseline"] is None and tests["mixed"]["reference"] is None
+    assert tests["ints"]["class"] == "wrong_expectation"
