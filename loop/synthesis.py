@@ -134,6 +134,11 @@ def _check_test(task: Task, index: int, raw: Any, seen: dict[str, int]) -> tuple
         why = validate(raw["input"])
         if why:
             return name, f"{label}: input does not fit the contract of {task.entry_point}: {why}"
+    if task.signature is not None:  # C++: what the driver can be called with (an expectation it cannot
+        try:                          # return is judged like any wrong one: wrong_expectation)
+            task.signature.check_args((raw["input"],))
+        except (ValueError, TypeError) as exc:
+            return name, f"{label}: input does not fit the signature of {task.entry_point}: {exc}"
     return name, None
 
 

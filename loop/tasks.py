@@ -18,11 +18,12 @@ from loop.errors import TaskError
 from loop.oracles.oracle import Oracle
 from loop.sandbox import Limits
 from loop.codec import dec
+from loop.cppwire import Signature
 
 LANGUAGES = ("python", "cpp")
 TASK_KEYS = {
     "name", "language", "entry_point", "candidate_file", "description", "bug_report",
-    "contract", "baseline", "reference", "tests", "goldens", "golden_format", "driver",
+    "contract", "baseline", "reference", "tests", "goldens", "golden_format", "signature",
     "limits", "build", "suite", "example", "kind",
 }
 
@@ -67,7 +68,7 @@ class Task:
     limits: Limits
     build_flags: tuple[str, ...] = ()
     sanitizer_flags: tuple[str, ...] = ()
-    driver: str | None = None
+    signature: Signature | None = None  # C++: the entry point's types, from which its wire codec and driver come
     default_suite: str = "full"
     example: str | None = None
     oracle_path: Path | None = field(default=None, compare=False, repr=False)
@@ -168,11 +169,12 @@ def load_function(folder: Path, meta: dict) -> Task:
         raise TaskError(f"{meta_path}: bad [limits] ({exc})") from None
     build = meta.get("build", {})
     language = meta["language"]
-    if language == "cpp" and not meta.get("driver"):
-        raise TaskError(f"{meta_path}: C++ tasks need a 'driver' file")
+    signature = _signature(meta_path, meta) if language == "cpp" else None
     has_baseline = "baseline" in meta
     tests = _load_tests(folder, meta.get("tests"), has_baseline)
     goldens = _load_goldens(folder, meta.get("goldens"), meta.get("golden_format", "json"))
+    if signature is not None:
+        _check_signature(folder, signature, tests, goldens)
     oracle_path = folder / "relations.py" if (folder / "relations.py").is_file() else None
     return Task(
         name=meta["name"],
@@ -191,11 +193,36 @@ def load_function(folder: Path, meta: dict) -> Task:
         limits=limits,
         build_flags=tuple(build.get("flags", ["-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror"])),
         sanitizer_flags=tuple(build.get("sanitizer_flags", ["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=all"])),
-        driver=_read(folder, meta.get("driver"), "driver", required=False),
+        signature=signature,
         default_suite=str(meta.get("suite", "full")),
         example=meta.get("example"),
         oracle_path=oracle_path,
     )
+
+
+def _signature(meta_path: Path, meta: dict) -> Signature:
+    """A C++ task's [signature] table: its argument and return types (loop/cppwire.py)."""
+    if "signature" not in meta:
+        raise TaskError(f"{meta_path}: C++ tasks need a [signature] table (args = [types], returns = type)")
+    try:
+        return Signature.from_table(meta["entry_point"], meta["signature"])
+    except ValueError as exc:
+        raise TaskError(f"{meta_path}: [signature]: {exc}") from None
+
+
+def _check_signature(folder: Path, sig: Signature, tests: tuple[Test, ...], goldens: tuple[Golden, ...]) -> None:
+    """Every test and golden must be something the C++ entry point can take and return."""
+    cases = [(f"{folder / 'tests.json'}: test '{t.name}'", t) for t in tests]
+    cases += [(f"{folder / 'goldens' / g.case}", g) for g in goldens]
+    for where, case in cases:
+        if any(isinstance(a, CheckSource) for a in case.args):
+            raise TaskError(f"{where}: C++ tasks take no 'check' tests")
+        try:
+            sig.check_args(case.args)
+        except (ValueError, TypeError) as exc:
+            raise TaskError(f"{where}: the input does not fit [signature] ({exc})") from None
+        if not sig.fits_return(case.expected):
+            raise TaskError(f"{where}: the expected value is not a {sig.returns}")
 
 
 def _load_tests(folder: Path, rel: str | None, has_baseline: bool) -> tuple[Test, ...]:

@@ -129,10 +129,10 @@ def test_malformed_task_and_broken_polarity_are_refused(loop_cli, task_copy, db)
 def test_tasks_list_and_check(loop_cli):
     code, out = loop_cli("tasks", "list", "--json")
     names = {t["name"] for t in __import__("json").loads(out)}
-    assert names == {"merge_intervals_py", "merge_intervals_cpp", "dedupe_words_py", "repo_ledger_py",
+    assert names == {"merge_intervals_py", "merge_intervals_cpp", "dedupe_words_py", "dedupe_words_cpp", "repo_ledger_py",
                      "repo_strkit_js", "repo_semver_go"}
     code, out = loop_cli("tasks", "check")
-    assert code == 0 and out.count("ok ") == 6
+    assert code == 0 and out.count("ok ") == 7
 
 
 def test_no_sandbox_is_loud_recorded_and_still_secret_free(loop_cli, db, tmp_path, monkeypatch):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 from loop import verdicts as V
@@ -74,6 +75,11 @@ def grade_function(task: Task, source: str | None, cfg: SandboxConfig, opts: Opt
     decided = precheck(task, source, opts, cfg)
     if decided is not None:
         return decided
+    with ThreadPoolExecutor(1, thread_name_prefix="loop-sanitizer") as background:
+        return _grade_built(task, source, cfg, opts, quarantined, background)
+
+
+def _grade_built(task: Task, source: str, cfg: SandboxConfig, opts: Options, quarantined, background) -> Grade:
     try:
         candidate = build(task, source, "candidate", cfg)
         if candidate.build_error:
@@ -83,30 +89,43 @@ def grade_function(task: Task, source: str | None, cfg: SandboxConfig, opts: Opt
                 return grade_without_attempts(task, source, opts, cfg, V.INFRA_UNKNOWN,
                                     f"the reference does not build either: {ref.build_error[-300:]}", V.INFRA_UNKNOWN)
             return grade_without_attempts(task, source, opts, cfg, V.BUILD, candidate.build_error)
+        # The sanitizer side (probe, then its own build) runs beside the attempts: it is only needed at the end.
+        sanitizing = background.submit(_sanitizer_build, task, source, cfg) if task.language == "cpp" and opts.sanitize else None
         baseline = build(task, task.baseline, "baseline", cfg) if task.baseline else None
         reference = build(task, task.reference, "reference", cfg) if task.reference else None
-        sanitized = None
-        if task.language == "cpp" and opts.sanitize:
-            probe = sanitizer_probe(task, source, cfg)
-            if probe is not None:
-                return grade_without_attempts(task, source, opts, cfg, V.SANITIZER_PROBE, probe)
-            sanitized = build(task, source, "candidate-asan", cfg, sanitize=True)
-            if sanitized.build_error:
-                raise HarnessError(f"sanitizer build failed: {sanitized.build_error[-300:]}")
     except (SandboxUnavailable, HarnessError) as exc:
         return grade_without_attempts(task, source, opts, cfg, V.INFRA_UNKNOWN, str(exc), V.INFRA_UNKNOWN)
     for prog in (baseline, reference):
         if prog is not None and prog.build_error:
             raise TaskError(f"task '{task.name}': the {prog.role} does not build: {prog.build_error[-300:]}")
-    plan = Plan(task, cfg, candidate, baseline, reference, sanitized, task.selected(opts.suite),
+    plan = Plan(task, cfg, candidate, baseline, reference, None, task.selected(opts.suite),
                 opts.seed, opts.trials, set(quarantined))
     attempts = [run_attempt(plan, repeat) for repeat in range(opts.k)]
     triage.settle(attempts)
-    if sanitized is not None and any(a.status == V.PASS for a in attempts):
-        _gate(plan, attempts)  # only where it can change the verdict: some attempt passed
+    if sanitizing is not None:
+        try:
+            probe, plan.sanitized = sanitizing.result()
+        except (SandboxUnavailable, HarnessError) as exc:
+            return grade_without_attempts(task, source, opts, cfg, V.INFRA_UNKNOWN, str(exc), V.INFRA_UNKNOWN)
+        if probe is not None:
+            return grade_without_attempts(task, source, opts, cfg, V.SANITIZER_PROBE, probe)
+        if any(a.status == V.PASS for a in attempts):
+            _gate(plan, attempts)  # only where it can change the verdict: some attempt passed
     graded = conclude(task, source, opts, cfg, attempts)
     graded.inputs = plan.inputs
     return graded
+
+
+def _sanitizer_build(task: Task, source: str, cfg: SandboxConfig) -> tuple[str | None, object]:
+    """(why the candidate can tell the sanitizer build apart, or None; the sanitizer build). Raises
+    HarnessError when the sanitizer build fails after a clean plain build: that is not the candidate's."""
+    probe = sanitizer_probe(task, source, cfg)
+    if probe is not None:
+        return probe, None
+    sanitized = build(task, source, "candidate-asan", cfg, sanitize=True)
+    if sanitized.build_error:
+        raise HarnessError(f"sanitizer build failed: {sanitized.build_error[-300:]}")
+    return None, sanitized
 
 
 def _gate(plan: Plan, attempts: list[Attempt]) -> None:

@@ -1,30 +1,26 @@
 """Turn source text into something runnable in the sandbox: a `Program` that starts `Worker`s.
 
-Python sources are staged beside the worker; C++ sources are compiled once (sandboxed) and the
-binary is reused for every repeat, which is what keeps k=5 close to the cost of k=1.
+Python sources are staged beside the worker; C++ sources are compiled once (sandboxed, loop/grading/cpp.py)
+and the binary is reused for every repeat, which is what keeps k=5 close to the cost of k=1.
 """
 
 from __future__ import annotations
 
 import atexit
 import hashlib
-import os
-import re
 import shutil
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from loop import verdicts as V
 from loop.grading.model import HarnessError
-from loop.sandbox import (
-    CandidateFault, Limits, SandboxConfig, Worker, clean_env, make_scratch, run, stage,
-)
-from loop.codec import enc
+from loop.grading import cpp
+from loop.sandbox import CandidateFault, SandboxConfig, Worker, clean_env, make_scratch, stage
+from loop.codec import dec, enc
 from loop.tasks import CheckSource, Task
 
 WORKER_SOURCE = Path(__file__).resolve().parent.parent / "sandbox_worker.py"
 CODEC_SOURCE = WORKER_SOURCE.with_name("codec.py")
-BUILD_LIMITS = Limits(wall=60.0, memory_mb=2048, fsize_mb=256, nproc=64, output_bytes=256 << 10)
 _SCRATCH: list[Path] = []
 
 
@@ -67,7 +63,7 @@ class Program:
             env["UBSAN_OPTIONS"] = "exitcode=86:halt_on_error=1:print_stacktrace=1"
         kw = {"private_input": True}
         if self.task.language == "cpp":
-            kw = {"encode": _pairs_encode, "decode": _pairs_decode}
+            kw.update(encode=_signature_encoder(self.task), decode=self.task.signature.decode_reply)
         worker = Worker(
             cfg, self.argv, limits=limits, env=env, ro={"/work": str(self.folder)},
             deadline=deadline, address_space=not self.sanitized, **kw,
@@ -84,26 +80,15 @@ class Program:
         return worker
 
 
-def _pairs_encode(rid: int, args: list) -> bytes:
-    (intervals,) = args
-    flat = " ".join(f"{lo} {hi}" for lo, hi in intervals)
-    return f"{rid} {len(intervals)} {flat}\n".encode()
-
-
-def _pairs_decode(line: bytes) -> dict:
-    parts = line.decode(errors="replace").split(" ", 2)
-    if parts == ["ready"]:
-        return {"ready": 1}
-    rid, what = int(parts[0]), parts[1]
-    rest = parts[2] if len(parts) > 2 else ""
-    if what == "ok":
-        nums = [int(x) for x in rest.split()]
-        if nums[0] * 2 != len(nums) - 1:
-            raise ValueError("bad pair count")
-        return {"id": rid, "ok": [[nums[i], nums[i + 1]] for i in range(1, len(nums), 2)], "after": None}
-    if what in ("resource", "raised"):
-        return {"id": rid, what: rest}
-    raise ValueError(f"unknown reply {what}")
+def _signature_encoder(task: Task):
+    """Requests for a C++ driver, typed by the task's [signature]; an input that does not fit it is the
+    task's problem (its generator or a relation), never the candidate's."""
+    def encode(rid: int, args: list) -> bytes:
+        try:
+            return task.signature.encode_request(rid, [dec(a) for a in args])
+        except (ValueError, TypeError) as exc:
+            raise HarnessError(f"task '{task.name}': an input does not fit its [signature]: {exc}") from None
+    return encode
 
 
 def build(task: Task, source: str, role: str, cfg: SandboxConfig, *, sanitize: bool = False) -> Program:
@@ -158,21 +143,8 @@ def _build_cpp(task: Task, source: str, role: str, cfg: SandboxConfig, sanitize:
     key = (str(task.path), hashlib.sha256(source.encode()).hexdigest(), flags, cfg)
     if key in _CPP_CACHE:
         return _CPP_CACHE[key]
-    src = scratch(f"loop-src-{role}-")
-    stage(src, task.candidate_file, source)
-    stage(src, task.contract_file, task.contract)
-    stage(src, "loop_driver.cpp", task.driver)
-    out = scratch(f"loop-bin-{role}-")
-    os.chmod(out, 0o777)  # the build runs as a per-sandbox uid that must write the binary here
-    cxx = shutil.which("g++") or "/usr/bin/g++"
-    argv = [cxx, *flags, "-I", "/src", f"/src/{task.candidate_file}", "/src/loop_driver.cpp", "-o", "/out/prog"]
-    result = run(cfg, argv, limits=replace(BUILD_LIMITS, wall=task.limits.build_wall), env=clean_env(0), ro={"/src": str(src)}, rw={"/out": str(out)},
-                 address_space=True)
-    program = Program(task, role, out, ["/work/prog", "{fd}"], sanitized=sanitize)
-    if result.fault is not None or result.returncode != 0 or not (out / "prog").exists():
-        diag = (result.stderr + result.stdout).decode(errors="replace")
-        note = f"{result.fault.check}: {result.fault.detail}\n" if result.fault else ""
-        program.build_error = (note + diag)[-4000:] or f"compiler exited with status {result.returncode}"
+    out, error = cpp.compile_and_link(task, source, cfg, flags, scratch, role)
+    program = Program(task, role, out, ["/work/prog", "{fd}", "{jobs}"], build_error=error, sanitized=sanitize)
     _CPP_CACHE[key] = program
     return program
 
@@ -181,54 +153,9 @@ def has_checks(task: Task) -> bool:
     return any(len(t.args) == 1 and isinstance(t.args[0], CheckSource) for t in task.tests)
 
 
-# What a plain program has no reason to name in its code (comments are gone by then): the sanitizer
-# runtimes' own functions and option variables, which tell a sanitized process from a plain one.
-_RUNTIME_PROBE = re.compile(r"__(?:a|ub|l|t|m|hwa)san_\w+|__sanitizer_\w+|[A-Z]SAN_OPTIONS")
-
-
 def sanitizer_probe(task: Task, source: str, cfg: SandboxConfig) -> str | None:
-    """Why the candidate can tell the sanitizer build from the plain one (it could take a clean path
-    there and hide what the gate should see), or None. Its own lines, preprocessed under both sets of
-    flags, must come out the same (macros spelled by token pasting included) and must not name a
-    sanitizer runtime's symbols. Called after a clean build, so preprocessing succeeds."""
-    plain = _own_lines(task, source, cfg, task.build_flags)
-    sanitized = _own_lines(task, source, cfg, task.build_flags + task.sanitizer_flags)
-    if plain is None or sanitized is None:
-        return None
-    if plain != sanitized:
-        changed = next((b for a, b in zip(plain, sanitized) if a != b), "")
-        return f"the source preprocesses differently under the sanitizer flags: {changed.strip()[:200]}"
-    hit = next((m for line in plain if (m := _RUNTIME_PROBE.search(line))), None)
-    if hit:
-        return f"the source names the sanitizer runtime: {hit.group(0)}"
-    return None
-
-
-def _own_lines(task: Task, source: str, cfg: SandboxConfig, flags: tuple) -> list[str] | None:
-    """The candidate file's own lines after the preprocessor (headers left out); None if it fails."""
-    src, out = scratch("loop-pp-src-"), scratch("loop-pp-out-")
-    stage(src, task.candidate_file, source)
-    stage(src, task.contract_file, task.contract)
-    os.chmod(out, 0o777)
-    cxx = shutil.which("g++") or "/usr/bin/g++"
-    argv = [cxx, *flags, "-E", "-I", "/src", f"/src/{task.candidate_file}", "-o", "/out/own.i"]
-    try:
-        result = run(cfg, argv, limits=replace(BUILD_LIMITS, wall=task.limits.build_wall), env=clean_env(0),
-                     ro={"/src": str(src)}, rw={"/out": str(out)})
-        text = out / "own.i"
-        if result.fault is not None or result.returncode != 0 or not text.is_file():
-            return None
-        own, mine = [], False
-        with open(text, errors="replace") as fh:
-            for line in fh:
-                if line.startswith("# "):
-                    mine = line.split('"')[1:2] == [f"/src/{task.candidate_file}"]
-                elif mine and line.strip():
-                    own.append(line)
-        return own
-    finally:
-        shutil.rmtree(src, ignore_errors=True)
-        shutil.rmtree(out, ignore_errors=True)
+    """Whether the candidate can tell the sanitizer build from the plain one (loop/grading/cpp.py)."""
+    return cpp.sanitizer_probe(task, source, cfg, scratch)
 
 
 def wire_args(args: tuple) -> list | dict:

@@ -14,7 +14,9 @@ from loop.oracles.common import (
     agrees_with_reference, idempotence, input_not_mutated, prefix_consistency, subsequence_of_input,
 )
 from loop.oracles.engine import Relation, generic_shrink
-from loop.oracles.text import CASEFOLD_DISTRACTORS, CASEFOLD_TRAPS, casefold_distinct, casefolds_kept, vary_case
+from loop.oracles.text import (
+    CASEFOLD_DISTRACTORS, CASEFOLD_TRAPS, canonical_words, casefold_distinct, casefolds_kept, validate_words, vary_case,
+)
 
 MAX_SIZE = 40
 _MODES = ("empty", "single", "ascii_case", "traps", "mixed", "repeats", "empties")
@@ -79,23 +81,8 @@ def shrink(x: Any) -> Iterator[Any]:
     yield from shrinks
 
 
-def validate_input(x: Any) -> str | None:
-    if not isinstance(x, list):
-        return "input is not a list"
-    for i, w in enumerate(x):
-        if not isinstance(w, str):
-            return f"word {i} is not a string"
-    return None
-
-
-def canonicalize(output: Any) -> list[str]:
-    """The list as is (order matters); ValueError unless it is a list of strings."""
-    if not isinstance(output, (list, tuple)):
-        raise ValueError("output is not a list")
-    for i, w in enumerate(output):
-        if not isinstance(w, str):
-            raise ValueError(f"output word {i} is not a string")
-    return list(output)
+validate_input = validate_words
+canonicalize = canonical_words
 
 
 RELATIONS: list[Relation] = [
