@@ -21,12 +21,13 @@ def test_demo_cassette_covers_every_outcome(loop_cli, db):
     code, out = loop_cli("run", "--db", db, "--json")
     assert code == 0, out
     result = json.loads(out.strip().splitlines()[-1])
-    # the three repo tasks add 7 samples each: their gold patch 3 times, the other two patches twice each
-    assert result["verdicts"] == {"stable_pass": 7 + 9, "stable_pass_varying": 1, "flaky": 1, "stable_fail": 11 + 12,
-                                  "infra_unknown": 1}
+    # the three repo tasks add 7 samples each: their gold patch 3 times, the other two patches twice each;
+    # dedupe_words_cpp adds 7: its correct repair 4 times, the lower-casing one 3 times
+    assert result["verdicts"] == {"stable_pass": 7 + 9 + 4, "stable_pass_varying": 1, "flaky": 1,
+                                  "stable_fail": 11 + 12 + 3, "infra_unknown": 1}
     d = sqlite_utils.Database(db)
     rows = list(d["candidates"].rows_where("batch_id = ?", [result["batch_id"]]))
-    assert len(rows) == 21 + 21
+    assert len(rows) == 21 + 21 + 7
     reasons = {r["reason"] for r in rows if r["verdict"] == "stable_fail"}
     assert {"no_code", "build", "test:unsorted_touching_chain", "test:separated_ranges_stay_ascending",
             "test:unsorted_overlap", "relation:casefold_distinct"} <= reasons

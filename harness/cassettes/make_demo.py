@@ -71,6 +71,7 @@ FOLLOW = {
     EX / "merge_intervals_cpp" / "friday_patch.cpp": EX / "merge_intervals_cpp" / "correct_repair.cpp",
     EX / "demo" / "does_not_compile.cpp": EX / "merge_intervals_cpp" / "friday_patch.cpp",
     EX / "dedupe_words_py" / "lower_not_casefold.py": EX / "dedupe_words_py" / "correct_repair.py",
+    EX / "dedupe_words_cpp" / "lowercased_output.cpp": EX / "dedupe_words_cpp" / "correct_repair.cpp",
     # A repository patch that fixed nothing is replaced by the gold patch once the failing tests are named;
     # one that regressed a test is sent again unchanged (any answer not listed here is repeated).
     EX / "repo_ledger_py" / "exempt_shortcut.diff": EX / "repo_ledger_py" / "gold.diff",
@@ -94,6 +95,12 @@ def follow_up(cfg, sandbox, task, first: list[dict], body: dict, content: str, g
         return None
     said = feedback.render(task, g, 1).text
     return {**body, "messages": feedback.conversation(first, [(content, said)])}
+# A C++ task of another shape ([signature]: a vector of strings in and out).
+PLAN["dedupe_words_cpp"] = [
+    ("correct repair", EX / "dedupe_words_cpp" / "correct_repair.cpp"),
+    ("lowercases its output instead of keeping the first spelling", EX / "dedupe_words_cpp" / "lowercased_output.cpp"),
+]
+
 # Repository tasks (issue 15): each one's three curated patches, replied as a fenced diff.
 PLAN.update({
     name: [(f"{label} (curated patch)", EX / name / f"{stem}.diff") for label, stem in patches]
