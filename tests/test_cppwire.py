@@ -285,7 +285,7 @@ def test_driver_objects_are_cached_on_disk_by_content_hash_and_a_broken_one_is_n
     """A fresh `loop grade` process builds each flag set's driver once into the cache; the next process links
     the cached objects (shown by breaking them: then the task's own code does not build, and the task is
     refused before any candidate is judged)."""
-    env = {**os.environ, "LOOP_CPP_CACHE": str(tmp_path / "cache")}
+    env = {**os.environ, "LOOP_CPP_CACHE": str(tmp_path / "cpp-cache")}
 
     def grade_once(db):
         done = subprocess.run([sys.executable, "-m", "loop", "grade", "dedupe_words_cpp", str(DEDUPE / "correct_repair.cpp"),
@@ -296,7 +296,7 @@ def test_driver_objects_are_cached_on_disk_by_content_hash_and_a_broken_one_is_n
 
     code, g = grade_once("a.db")
     assert code == 0 and g["verdict"] == "stable_pass"
-    entries = sorted((tmp_path / "cache").iterdir())
+    entries = sorted((tmp_path / "cpp-cache").iterdir())
     assert len(entries) == 2  # the plain flags and the sanitizer flags
     assert all((e / "driver.o").is_file() and (e / ".complete").is_file() for e in entries)
     for e in entries:

@@ -45,7 +45,7 @@ def test_demo_cassette_covers_every_outcome(loop_cli, db):
     graded = {r["source_sha256"] for r in rows if r["source_sha256"] and not r["duplicate_of"]}
     assert len(graded) == len({r["source_sha256"] for r in rows if r["source_sha256"]})
     rate = result["batch"]
-    assert rate["decided"] == 41 and rate["passed"] == 17 and rate["coverage"] == pytest.approx(41 / 42)
+    assert rate["decided"] == 48 and rate["passed"] == 21 and rate["coverage"] == pytest.approx(48 / 49)
 
 
 
