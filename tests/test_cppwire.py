@@ -290,7 +290,8 @@ def test_driver_objects_are_cached_on_disk_by_content_hash_and_a_broken_one_is_n
     def grade_once(db):
         done = subprocess.run([sys.executable, "-m", "loop", "grade", "dedupe_words_cpp", str(DEDUPE / "correct_repair.cpp"),
                                "--k", "1", "--trials", "0", "--db", str(tmp_path / db), "--json"],
-                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+                              cwd=ROOT, env={**env, "XDG_CACHE_HOME": str(tmp_path / f"xdg-{db}")},  # task checks anew
+                              capture_output=True, text=True, timeout=600)
         assert "Traceback" not in done.stderr, done.stderr
         return done.returncode, json.loads(done.stdout.strip().splitlines()[-1])
 
