@@ -300,7 +300,7 @@ def _grade_predictions(cfg, path: Path, seed, k, db, as_json, cluster) -> None:
                                             command=command_line(), cluster=cluster)
     summary = report.batch_summary(db or cfg.db_path, done.batch_id, done.candidates, done.verdicts)
     if as_json:
-        click.echo(json.dumps(done.reports, ensure_ascii=False))
+        click.echo(json.dumps(done.reports))  # ASCII: a lone surrogate in a report must not break stdout
     else:
         for iid, r in done.reports.items():
             f2p, p2p = r["tests_status"]["FAIL_TO_PASS"], r["tests_status"]["PASS_TO_PASS"]
@@ -594,7 +594,7 @@ def tests_judge(ctx, task, file, as_json, no_sandbox):
         click.echo(f"error: no judgement, the sandbox failed: {exc}", err=True)
         raise click.exceptions.Exit(V.EXIT_INCONCLUSIVE)
     if as_json:
-        click.echo(json.dumps(j.to_json(), ensure_ascii=False))
+        click.echo(json.dumps(j.to_json()))  # ASCII: a suite may hold lone surrogates
     else:
         colour = "green" if j.verdict == V.ACCEPTED else "red"
         click.secho(f"{j.task}: {j.verdict}", fg=colour, bold=True, nl=False)

@@ -461,7 +461,9 @@ class _Pipeline:
             await self._copy(self.graded_sha[key], row)
             return
         if sha and key in self.inflight:
-            await self.inflight[key]  # set once the original's grade is stored, not when it is computed
+            # set once the original's grade is stored, not when it is computed; shielded, so that cancelling
+            # this duplicate does not cancel the original's future
+            await asyncio.shield(self.inflight[key])
             if key in self.graded_sha:  # else the original failed, and the batch with it
                 await self._copy(self.graded_sha[key], row)
             return
@@ -477,7 +479,8 @@ class _Pipeline:
             if sha:
                 self.graded_sha[key] = cid
         finally:
-            stored.set_result(None)
+            if not stored.done():
+                stored.set_result(None)
         self._tally(g.verdict, row["round"])
         await self._next_round(child)
 

@@ -314,3 +314,11 @@ def test_synthesize_asks_samples_per_request_suites_at_once(tmp_path):
     assert (done.suites, done.rejected, done.infra_unknown) == (3, 3, 0)
     rows = list(sqlite_utils.Database(tmp_path / "runs.db")["suites"].rows_where(order_by="sample"))
     assert [r["sample"] for r in rows] == [0, 1, 2] and len({r["reply"] for r in rows}) == 3
+
+
+def test_a_suite_with_lone_surrogates_is_judged_and_printed_as_json(loop_cli, tmp_path):
+    """A suite is model-written: a lone surrogate in a test (valid JSON, no valid UTF-8) must come back in
+    the --json output, escaped, never as a traceback while printing."""
+    suite = '[{"name": "odd", "input": [["a\\ud800", "A\\ud800"]], "expected": ["a\\ud800"]}]'
+    code, result = judge(loop_cli, tmp_path, "dedupe_words_py", suite)
+    assert code in (0, 1) and result["tests"][0]["name"] == "odd", result
