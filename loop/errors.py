@@ -3,6 +3,8 @@
 Only `loop.cli` turns them into a one-line message and an exit status (2 for all of these).
 """
 
+from pathlib import Path
+
 
 class LoopError(Exception):
     """Base class: a problem the user can fix (bad input, bad config, refused task)."""
@@ -46,3 +48,17 @@ class SuiteError(LoopError):
 
 class ClusterError(LoopError):
     """The Dask scheduler cannot be reached, or was lost mid-batch (`loop run --resume` finishes the batch)."""
+
+
+def read_text(path: Path, what: str, error: type[LoopError]) -> str:
+    """A user-given file's UTF-8 text, or `error` in one line naming it (missing, a folder, unreadable, not UTF-8)."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise error(f"{path}: {what} file not found") from None
+    except IsADirectoryError:
+        raise error(f"{path}: {what} file is a directory") from None
+    except UnicodeDecodeError:
+        raise error(f"{path}: {what} file is not UTF-8") from None
+    except OSError as exc:
+        raise error(f"{path}: {what} file cannot be read ({exc.strerror})") from None

@@ -1,6 +1,8 @@
 """The runner: turns a command's intent into grades and rows (grade one file, replay one candidate).
 
 It calls tasks, grading and the store; it never prints (the CLI does) and raises LoopErrors.
+Over 500 lines on purpose: the batch pipeline (asking, grading, duplicates, feedback rounds, budget and
+resume) shares one set of in-flight state, and reads best as one class.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loop import humaneval, tasks
-from loop.errors import LoopError
+from loop.errors import LoopError, read_text
 
 
 class SamplesError(LoopError):
@@ -27,12 +27,7 @@ class Sample:
 
 def read_samples(path: Path, root: Path) -> list[Sample]:
     """The samples of `path`, checked against the tasks imported under `root`."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SamplesError(f"{path}: samples file not found") from None
-    except UnicodeDecodeError:
-        raise SamplesError(f"{path}: samples file is not UTF-8") from None
+    text = read_text(path, "samples", SamplesError)
     known = set(tasks.list_tasks(root))
     prompts: dict[str, str] = {}
     out = []

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from loop import tasks
-from loop.errors import LoopError
+from loop.errors import LoopError, read_text
 from loop.grading.model import text
 from loop.kinds import repo_patch
 from loop.kinds.repo import tool_missing
@@ -59,14 +59,7 @@ class Instance:
 def json_objects(path: Path, what: str, keyed: bool = False) -> list[tuple[str, dict]]:
     """(where, object) per non-empty line ("FILE:LINE"); a whole-file JSON list (or SWE-bench's dict keyed
     by instance_id, for predictions) is accepted too ("FILE: item N"). Decoded totally: one line error."""
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SwebenchError(f"{path}: {what} file not found") from None
-    except IsADirectoryError:
-        raise SwebenchError(f"{path}: {what} file is a directory") from None
-    except UnicodeDecodeError:
-        raise SwebenchError(f"{path}: {what} file is not UTF-8") from None
+    raw = read_text(path, what, SwebenchError)
     whole = None
     if raw.lstrip().startswith(("[", "{")):
         try:

@@ -49,6 +49,18 @@ def test_a_bad_line_is_named(tmp_path, root, line, message):
     assert "\n" not in str(info.value)
 
 
+@pytest.mark.parametrize("make, message", [
+    (lambda p: None, "samples file not found"),
+    (lambda p: p.mkdir(), "samples file is a directory"),
+    (lambda p: p.write_bytes(b'{"task_id": "HumanEval/0", "completion": "\xff"}\n'), "samples file is not UTF-8"),
+])
+def test_an_unreadable_file_is_named(tmp_path, root, make, message):
+    path = tmp_path / "samples.jsonl"
+    make(path)
+    with pytest.raises(SamplesError, match=f"samples.jsonl: {message}$"):
+        read_samples(path, root)
+
+
 def _project(tmp_path: Path, root: Path) -> Path:
     """A project whose tasks are the module's imported problems, with its own config and runs.db."""
     proj = tmp_path / "proj"

@@ -19,6 +19,7 @@ the sandbox is not back to its clean state at once, quits so the parent starts a
 costs the jobs in flight a retry; only a job whose server is lost twice while it runs fails (its own
 grade). Expected values stay in the parent, as for `loop grade` (check-form tests of imported tasks
 excepted: they run in the child, the candidate in a process of its own; see harness/README.md).
+About 500 lines: the pool, its lanes and the server protocol are one trust boundary, reviewed together.
 """
 
 from __future__ import annotations
