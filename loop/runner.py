@@ -288,8 +288,13 @@ async def _bounded(starts, limit: int) -> None:
             if not running:
                 return
             done, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            # every failure is retrieved (else asyncio prints each unretrieved one after loop's own message);
+            # the first is raised, as gather does
+            failures = [t.exception() for t in done if not t.cancelled() and t.exception() is not None]
+            if failures:
+                raise failures[0]
             for task in done:
-                task.result()  # raises the first failure, as gather does
+                task.result()  # a task cancelled from outside
     finally:
         for task in running:
             task.cancel()

@@ -404,12 +404,15 @@ def synthesize(cfg, task_names: list[str], *, samples: int | None = None, base_u
     sandbox = sandbox_config(cfg, no_sandbox)
     names = task_names or cfg.loop.tasks or tasks.list_tasks(cfg.root)
     loaded = [tasks.load(cfg.root, n) for n in names]
-    if not (task_names or cfg.loop.tasks):  # every task folder: those that can have tests synthesized (not repo tasks)
-        loaded = [t for t in loaded if t.baseline is not None and t.reference is not None]
+    given = Origin(base_url, model, concurrency, record, replay_path)
+    if not (task_names or cfg.loop.tasks):  # every task folder: those that can have tests synthesized (not repo
+        # tasks), and, when the curated suites are replayed, those that have curated suites
+        loaded = [t for t in loaded if t.baseline is not None and t.reference is not None
+                  and (given.explicit or (suites_root(cfg.root) / t.name).is_dir())]
     for t in loaded:
         if t.baseline is None or t.reference is None:
             raise TaskError(f"task '{t.name}': test synthesis needs both a baseline and a reference")
-    origin, samples = default_origin(cfg, Origin(base_url, model, concurrency, record, replay_path), samples)
+    origin, samples = default_origin(cfg, given, samples)
     settings = endpoint_settings(cfg, origin)
     transport = make_transport(origin)
     prompts = {t.name: render_synthesize(t) for t in loaded}
