@@ -152,7 +152,7 @@ def test_two_processes_on_one_key_stay_under_one_limit(tmp_path):
         server.httpd.shutdown()
     assert [r[0] for r in results] == [20, 20]
     statuses = [s for r in results for s in r[3]]
-    # Two processes each learning the limit alone would send ~10 req/s against 5 (about half answered 429);
+    # Two processes each learning the limit alone would together send up to twice the limit (10 req/s against 5);
     # sharing one state keeps it far lower (bench_endpoint: 4.8%). 0.25 leaves room for a busy CI machine,
     # where stalled processes send in bursts (8/48 seen under a full parallel test run).
     assert statuses.count(429) / len(statuses) <= 0.25, statuses
