@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from loop import verdicts as V
-from loop.errors import SuiteError, TaskError
+from loop.errors import SuiteError, TaskError, read_text
 from loop.grading.attempt import RestartingWorker, outcome, same_value
 from loop.grading.programs import Program, build
 from loop.prompts import DISPLAY_NAMES, canonical_language, code_blocks, fence, load_template
@@ -144,16 +144,7 @@ def _check_test(task: Task, index: int, raw: Any, seen: dict[str, int]) -> tuple
 
 def read_suite(path: Path) -> str:
     """The text of a suite file, or a one-line SuiteError naming it; its content is judged by parse_suite."""
-    try:
-        return path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise SuiteError(f"{path}: suite file not found") from None
-    except IsADirectoryError:
-        raise SuiteError(f"{path}: is a directory, not a suite file") from None
-    except UnicodeDecodeError as exc:
-        raise SuiteError(f"{path}: suite file is not UTF-8 ({exc.reason} at byte {exc.start})") from None
-    except OSError as exc:
-        raise SuiteError(f"{path}: cannot read ({exc.strerror})") from None
+    return read_text(path, "suite", SuiteError)
 
 
 def parse_suite(task: Task, text: str) -> tuple[list[tuple[str, Any, Any, str | None]], str | None]:
