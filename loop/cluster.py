@@ -9,7 +9,6 @@ runs.db: each submitted grade resolves its future once, however many times Dask 
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import multiprocessing
 import os
@@ -26,8 +25,8 @@ import distributed
 from distributed.comm.addressing import parse_address, parse_host_port
 from distributed.diagnostics.plugin import WorkerPlugin
 
-import loop
 from loop import executors, tasks
+from loop.cachedir import code_version
 from loop import verdicts as V
 from loop.errors import ClusterError
 from loop.grading.grade import Options, grade_without_attempts
@@ -38,24 +37,9 @@ CHUNK_SECONDS = 1.0  # worker time one Dask task should hold: far above Dask's p
 MAX_CHUNK = 256
 TOPIC = "loop-worker"  # worker -> coordinator events (refusals), through the scheduler's event log
 log = logging.getLogger("loop.cluster")
-_CODE: str | None = None
-
-
-def code_version() -> str:
-    """loop's version and a digest of its code: two checkouts both called 0.1.0 may still grade differently."""
-    global _CODE
-    if _CODE is None:
-        package = Path(loop.__file__).parent
-        h = hashlib.sha256()
-        for path in sorted(package.rglob("*.py")):
-            h.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes() + b"\0")
-        _CODE = f"{loop.__version__} (code {h.hexdigest()[:12]})"
-    return _CODE
-
-
 def pack(folder: Path) -> dict[str, tuple[int, bytes]]:
-    """A task folder as data: relative path -> (mode, bytes), the files `executors.task_digest` covers."""
-    return {str(p.relative_to(folder)): (p.stat().st_mode & 0o777, p.read_bytes()) for p in executors.task_files(folder)}
+    """A task folder as data: relative path -> (mode, bytes), the files `tasks.task_digest` covers."""
+    return {str(p.relative_to(folder)): (p.stat().st_mode & 0o777, p.read_bytes()) for p in tasks.task_files(folder)}
 
 
 def task_cache() -> Path:
@@ -222,7 +206,7 @@ class ClusterExecutor:
     def __init__(self, cluster: Cluster, cfg: SandboxConfig, loaded: dict[str, tasks.Task]):
         self.cluster, self.client, self.cfg, self.loaded = cluster, cluster.client, cfg, loaded
         self.plugin = f"loop-{uuid.uuid4().hex[:12]}"
-        packed = {executors.task_digest(t.path): (t.name, pack(t.path)) for t in loaded.values()}
+        packed = {t.digest: (t.name, pack(t.path)) for t in loaded.values()}
         self.queue: list[_Item] = []
         self.chunks: dict[str, tuple[distributed.Future, list[_Item]]] = {}
         self.chunk = 1  # grades per Dask task, from the seconds the last chunk took

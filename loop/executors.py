@@ -16,13 +16,13 @@ An executor may also offer `status() -> dict` (e.g. workers connected, grades in
 
 from __future__ import annotations
 
-import hashlib
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from loop import tasks
+from loop.cachedir import cache_dir
 from loop.errors import ConfigError, TaskError
 from loop.grading.grade import Options, grade
 from loop.grading.model import Grade
@@ -32,31 +32,23 @@ from loop.sandbox import SandboxConfig
 @dataclass(frozen=True)
 class TaskRef:
     name: str
-    digest: str  # sha256 over the folder's files (relative path and bytes), see task_digest
+    digest: str  # sha256 over the folder's files (relative path and bytes), see tasks.task_digest
     root: str    # the project root this machine loads the task from
 
 
-def task_files(folder: Path) -> list[Path]:
-    """The files that make a task (what its digest covers and what a cluster ships): no bytecode caches."""
-    return sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
-
-
-def task_digest(folder: Path) -> str:
-    h = hashlib.sha256()
-    for path in task_files(folder):
-        h.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes() + b"\0")
-    return h.hexdigest()
-
-
 def ref_for(root: Path, task: tasks.Task) -> TaskRef:
-    return TaskRef(task.name, task_digest(task.path), str(root))
+    """The task's ref; this process's executors then grade the very Task loaded here (its oracle, and the
+    inputs it generated, are shared) instead of loading the folder again."""
+    ref = TaskRef(task.name, task.digest, str(root))
+    _CACHE.setdefault(ref, task)
+    return ref
 
 
 def load_ref(ref: TaskRef) -> tasks.Task:
     """The task a ref names, verified: a folder changed since the ref was made is an error, not a grade
     against other tests."""
     task = tasks.load(Path(ref.root), ref.name)
-    if task_digest(task.path) != ref.digest:
+    if task.digest != ref.digest:
         raise TaskError(f"task '{ref.name}' changed on disk since the batch started (digest mismatch)")
     return task
 
@@ -135,7 +127,9 @@ class ForkExecutor:
     def __init__(self, cfg: SandboxConfig, workers: int, k: int = 1):
         from loop.grading.forkserver import ForkPool
 
-        self.pool = ForkPool(cfg, workers, k)
+        # Tables (inputs and the reference's answers) are remembered only for sandboxed grades: an unsandboxed
+        # candidate runs as the user and could write the cache the next run reads.
+        self.pool = ForkPool(cfg, workers, k, tables=cache_dir() / "tables" if cfg.enabled else None)
 
     @staticmethod
     def accepts(task: tasks.Task, opts: Options) -> bool:

@@ -13,11 +13,12 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import os
 import sqlite3
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+
+from loop.cachedir import cache_dir
 
 HEADROOM = 0.95  # pace at this share of the learned limit
 CUT = 0.95  # a 429 despite the headers: the window they implied x 1/CUT
@@ -30,8 +31,7 @@ DEFAULT_PAUSE = 1.0  # a 429 without any wait hint pauses everyone this long
 
 
 def default_path() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "loop" / "limits.db"
+    return cache_dir() / "limits.db"
 
 
 def limit_key(base_url: str, api_key: str | None) -> str:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from loop import executors, feedback, kinds, seeds, tasks
+from loop.cachedir import cache_dir, code_version
 from loop import verdicts as V
 from loop.config import Config, EndpointSettings
 from loop.errors import CandidateError, CassetteError, ClusterError, ResumeError, TaskError
@@ -65,13 +66,10 @@ def rotate_seed_recorded(cfg: Config, store: RunStore) -> tuple[int | None, int]
 
 def _verified_marker(task: tasks.Task, sandbox: SandboxConfig) -> Path:
     """Where a task whose polarity held is remembered across runs: keyed by its folder's content, the
-    sandbox settings and loop's version, so any change to the task checks it again (164 imported HumanEval
+    sandbox settings and loop's code, so any change to the task checks it again (164 imported HumanEval
     tasks cost 328 sandbox starts to check, more than grading a samples file of them does)."""
-    from loop import __version__
-    from loop.ratelimit import default_path
-
-    key = hashlib.sha256(f"{executors.task_digest(task.path)}\0{sandbox!r}\0{__version__}".encode()).hexdigest()
-    return default_path().parent / "verified" / key
+    key = hashlib.sha256(f"{task.digest}\0{sandbox!r}\0{code_version()}".encode()).hexdigest()
+    return cache_dir() / "verified" / key
 
 
 def load_verified_task(cfg: Config, name: str, sandbox: SandboxConfig) -> tasks.Task:
@@ -196,7 +194,7 @@ def run_batch(cfg: Config, task_names: list[str], *, origin: Origin, samples: in
                 if origin.base_url and origin.base_url != batch["endpoint"]:
                     store.note_resume(resume, origin.base_url, command)
                 job = _Job.load(cfg, sorted({r["task"] for r in rows}), origin, recorded, sandbox, grade_now, warn,
-                                cluster)
+                                cluster, asks=batch["kind"] != "grade")
                 opts = Options(suite=batch["suite"] or cfg.loop.suite, seed=batch["seed"],
                                trials=batch["trials"] if batch["trials"] is not None else trials, k=batch["k"] or k)
                 spending = _budget(job.settings, budget, **store.spending(resume))
@@ -261,7 +259,7 @@ def grade_samples(cfg: Config, path: Path, *, k: int | None = None, trials: int 
     opts = Options(suite=cfg.loop.suite, seed=seeds.current(cfg.root),
                    trials=cfg.loop.trials if trials is None else trials, k=k or cfg.loop.k)
     names = sorted({s.task for s in samples})
-    job = _Job.load(cfg, names, Origin(), None, sandbox, True, warn, cluster)  # no endpoint is asked
+    job = _Job.load(cfg, names, Origin(), None, sandbox, True, warn, cluster, asks=False)
     loop = {"k": opts.k, "trials": opts.trials, "suite": opts.suite, "seed": opts.seed, "samples_file": str(path),
             "workers": workers}
     with RunStore(db or cfg.db_path) as store:
@@ -315,7 +313,9 @@ class _Job:
 
     @classmethod
     def load(cls, cfg: Config, names: list[str], origin: Origin, recorded: dict | None, sandbox: SandboxConfig,
-             grade_now: bool, warn: Callable[[str], None] | None, cluster: str | None = None) -> _Job:
+             grade_now: bool, warn: Callable[[str], None] | None, cluster: str | None = None,
+             asks: bool = True) -> _Job:
+        """asks: the batch may ask the endpoint (a samples file's never does: no word then on a missing key)."""
         # First: a wrong or unreachable scheduler is said before minutes of polarity checks.
         connected = executors.connect(cluster, warn, cfg.cluster.connect_timeout) if cluster and grade_now else None
         quarantine = {n: frozenset(quarantined_checks(cfg, n)) for n in names}
@@ -324,7 +324,7 @@ class _Job:
         with ThreadPoolExecutor(max_workers=max(1, min(len(names), os.cpu_count() or 1) * 2)) as pool:
             loaded = dict(zip(names, pool.map(load, names)))  # polarity checks wait on sandboxes: overlap them
         settings = endpoint_settings(cfg, origin, recorded)
-        message = missing_key_warning(cfg, settings, origin) if warn is not None else None
+        message = missing_key_warning(cfg, settings, origin) if warn is not None and asks else None
         if message:
             warn(message)
         for task in loaded.values() if warn is not None and grade_now else ():

@@ -7,6 +7,7 @@ A task is data in a folder, so adding one never means editing `loop/`; every mal
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import tomllib
 from dataclasses import dataclass, field
@@ -80,6 +81,11 @@ class Task:
         executes it. A malformed file is a TaskError naming it."""
         return Oracle.load(self.oracle_path) if self.oracle_path is not None else None
 
+    @functools.cached_property
+    def digest(self) -> str:
+        """sha256 of the folder's files, read once per loaded task (refs, caches and clusters key on it)."""
+        return task_digest(self.path)
+
     def selected(self, suite: str) -> list[Test]:
         return [t for t in self.tests if suite in t.suites]
 
@@ -88,6 +94,18 @@ class Task:
         if self.oracle is not None and self.oracle.canonicalize is not None:
             return self.oracle.canonicalize(output)
         return output
+
+
+def task_files(folder: Path) -> list[Path]:
+    """The files that make a task (what its digest covers and what a cluster ships): no bytecode caches."""
+    return sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+
+
+def task_digest(folder: Path) -> str:
+    h = hashlib.sha256()
+    for path in task_files(folder):
+        h.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
 
 
 def tasks_root(root: Path) -> Path:

@@ -289,10 +289,10 @@ def test_cluster_selection(tmp_path):
 def test_a_worker_with_other_loop_code_is_refused():
     """The version check a worker's plugin makes: loop's version and a digest of its sources, both named."""
     import loop
-    from loop import cluster
+    from loop import cachedir, cluster
     from loop.sandbox import SandboxConfig
 
-    mine = cluster.code_version()
+    mine = cachedir.code_version()
     assert mine.startswith(f"{loop.__version__} (code ") and cluster.refusal(mine, SandboxConfig(enabled=False)) is None
     assert cluster.refusal("0.1.0 (code 000000000000)", SandboxConfig(enabled=False)) == \
         f"it runs loop {mine}, the coordinator loop 0.1.0 (code 000000000000)"

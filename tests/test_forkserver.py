@@ -71,3 +71,50 @@ def test_fast_path_grades_as_the_slow_path_check_by_check(root, monkeypatch):
     assert slow_labels >= {"adjacent_only", "raises"}
     assert not slow_labels & {"reference", "sorted_style", "int_part", "hash_in_its_values"}
     assert all(g.inputs and g.inputs["kept"] > 0 for g in fast)
+
+
+def test_remembered_tables_give_the_same_grades_without_generating_again(root, tmp_path, monkeypatch):
+    """A reference table (generated inputs, the reference's answers, whether the relations hold on them) is
+    remembered per (task content, seed, trials, sandbox, loop's code): a second run grades exactly as the
+    first without generating an input or running the reference; another seed, or a torn file, is a miss."""
+    from loop.grading import forkserver_fuzz as fuzz
+
+    cfg = SandboxConfig(enabled=True)
+    opts = Options(k=2, trials=40, seed=5)
+    items = []
+    for name, bodies in CANDIDATES.items():
+        task = tasks.load(root, name)
+        items += [(task, task.reference)] + [(task, task.contract + body) for body in bodies.values()]
+
+    def run(o=opts):
+        with ForkPool(cfg, servers=2, k=o.k, tables=tmp_path) as pool:
+            futures = [pool.submit(t, src, o) for t, src in items]
+        return [_shape(f.result()) for f in futures]
+
+    made = []
+    real = fuzz.Pending
+    monkeypatch.setattr(fuzz, "Pending", lambda *a: made.append(a[0].name) or real(*a))
+    first = run()
+    assert sorted(made) == ["humaneval_000", "humaneval_002"]
+    paths = {t.name: fuzz.tables_path(tmp_path, t, opts.seed, opts.trials, cfg) for t, _ in items}
+    assert all(fuzz.remembered(p).own_holds is True for p in paths.values())  # asked once, then remembered
+    made.clear()
+    assert run() == first and made == []
+    # other settings are other tables; a torn file is made again
+    paths["humaneval_000"].write_bytes(b"\x80\x04 torn")
+    assert run() == first and made == ["humaneval_000"]
+    run(Options(k=1, trials=40, seed=6))
+    assert sorted(made) == ["humaneval_000", "humaneval_000", "humaneval_002"]
+
+
+def test_prune_keeps_the_most_recently_used_tables(tmp_path):
+    import os
+
+    from loop.grading import forkserver_fuzz as fuzz
+
+    for i in range(5):
+        (tmp_path / f"{i}.pickle").write_bytes(b"x")
+        os.utime(tmp_path / f"{i}.pickle", (1000 + i, 1000 + i))
+    fuzz.prune(tmp_path, keep=3)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["2.pickle", "3.pickle", "4.pickle"]
+    fuzz.prune(tmp_path / "missing", keep=3)  # no folder yet: nothing to do

@@ -123,7 +123,8 @@ def test_an_executor_gives_the_grades_loop_grade_gives(tmp_path):
         local.close()
         fork.close()
     answer = _project(tmp_path, "capital", CAPITAL)
-    stale = executors.ref_for(answer, tasks.load(answer, "capital"))
+    # a ref made elsewhere (another process, another host): this process has not loaded the task
+    stale = executors.TaskRef("capital", tasks.load(answer, "capital").digest, str(answer))
     (answer / "harness" / "tasks" / "capital" / "task.toml").write_text(textwrap.dedent(CAPITAL).replace("Paris", "Lyon"))
     with pytest.raises(TaskError, match="changed on disk"):
         inline.submit(stale, "Paris", opts).result()

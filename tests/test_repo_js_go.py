@@ -15,7 +15,7 @@ import pytest
 from conftest import ROOT
 from loop import kinds, tasks
 from loop import verdicts as V
-from loop.executors import task_digest
+from loop.tasks import task_digest
 from loop.grading.grade import Options
 from loop.kinds import repo_env, repo_patch
 from loop.kinds.repo import RepoKind

@@ -12,7 +12,7 @@ import pytest
 from conftest import ROOT, grade_json
 from loop import kinds, tasks
 from loop import verdicts as V
-from loop.executors import task_digest
+from loop.tasks import task_digest
 from loop.grading.grade import Options
 from loop.kinds import repo_patch
 from loop.kinds.repo import RepoKind

@@ -102,6 +102,12 @@ def test_grade_samples_end_to_end(tmp_path, root, loop_cli):
         ("humaneval_001", 0, "stable_pass"), ("humaneval_001", 1, "stable_fail"),
         ("humaneval_002", 0, "stable_pass"), ("humaneval_002", 1, "stable_pass")]
     assert all(r["inputs_kept"] for r in rows if r["verdict"] == "stable_pass")
+    assert "no API key" not in out  # a samples file asks no endpoint: no word on a missing key
+    # the reference tables (inputs and the reference's answers) are remembered: a second file for the same
+    # tasks and seed grades the same without generating them again
+    assert len(list((tmp_path / "cache" / "loop" / "tables").glob("*.pickle"))) == 3
+    code, again = loop_cli("grade", "--samples", path, "--k", "2", "--trials", "30", "--json", config=cfg)
+    assert code == 0 and json.loads(again.strip().splitlines()[-1])["verdicts"] == summary["verdicts"]
 
     code, out = loop_cli("grade", "--samples", path, "--k", "1", "--trials", "0", config=cfg)
     assert code == 0 and "pass@1: 0.6667" in out and "humaneval_002" in out

@@ -17,6 +17,7 @@ from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
+from loop.cachedir import cache_dir
 from loop.cppwire import WIRE_HEADER
 from loop.errors import TaskError
 from loop.grading.model import HarnessError
@@ -91,7 +92,7 @@ def cache_root() -> Path:
         return Path(os.environ["LOOP_CPP_CACHE"])
     if os.geteuid() == 0:
         return Path("/var/cache/loop/cpp")
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "loop" / "cpp"
+    return cache_dir() / "cpp"
 
 
 def _keep(built: Path, cached: Path) -> Path:

@@ -69,7 +69,7 @@ class ForkServer:
             argv.append("sweep")
         worker = Worker(self.cfg, argv, limits=self.limits, env=clean_env(self.repeat), ro={"/work": str(self.folder)},
                         deadline=time.monotonic() + 60.0, private_input=True, capture=False,
-                        encode=lambda rid, job: (json.dumps({**job, "id": rid}) + "\n").encode())
+                        encode=_line)
         msg = worker.ready()
         if "ready" not in msg:
             worker.close()
@@ -142,12 +142,27 @@ class ForkServer:
             self.worker = None
 
 
-def job_for(task: Task, source: str, tests: list[tuple], wires: list = (), need: float = 0.0) -> dict:
+class Job(dict):
+    """A job for a fork server, encoded once however many repeats send it (200 fuzzed inputs, k times)."""
+
+    body: bytes | None = None
+
+    def line(self, rid: int) -> bytes:
+        if self.body is None:
+            self.body = json.dumps(self).encode()
+        return b'{"id": %d, ' % rid + self.body[1:] + b"\n"
+
+
+def _line(rid: int, job: dict) -> bytes:
+    return (job if isinstance(job, Job) else Job(job)).line(rid)
+
+
+def job_for(task: Task, source: str, tests: list[tuple], wires: list = (), need: float = 0.0) -> Job:
     """A candidate job: the named tests' arguments, then (differential fuzzing) the kept inputs' wires. Its
     time: the task's wall clock, or the fuzzed batch's own budget if larger (as run_attempt extends it)."""
-    return {"source": source, "file": task.candidate_file, "entry": task.entry_point,
-            "tests": [wire_args(args) for args in tests] + list(wires), "timeout": max(float(task.limits.wall), need),
-            "memory_mb": task.limits.memory_mb, "fsize_mb": task.limits.fsize_mb}
+    return Job(source=source, file=task.candidate_file, entry=task.entry_point,
+               tests=[wire_args(args) for args in tests] + list(wires), timeout=max(float(task.limits.wall), need),
+               memory_mb=task.limits.memory_mb, fsize_mb=task.limits.fsize_mb)
 
 
 @dataclass(eq=False)
@@ -246,8 +261,10 @@ class ForkPool:
     settle is graded by `grade` itself (the slow path) in a helper thread.
     """
 
-    def __init__(self, cfg: SandboxConfig, servers: int = 2, k: int = 1):
-        self.cfg = cfg
+    def __init__(self, cfg: SandboxConfig, servers: int = 2, k: int = 1, tables: Path | None = None):
+        self.cfg, self.tables = cfg, tables  # tables: a folder remembering reference tables between runs
+        if tables is not None:
+            fuzz.prune(tables)
         self.per_lane = max(1, -(-max(1, servers) // max(1, k)))  # servers per repeat: `servers` in all
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
@@ -352,15 +369,26 @@ class ForkPool:
                                    lambda fut: self._lane(repeat).queue.put((job, fut.set_result)))
 
     def _reference(self, task: Task, opts: Options, fut: Future) -> None:
-        """Generate the inputs (here, in a helper thread), then ask a server for the reference's answers."""
+        """The table an earlier run remembered, else: generate the inputs (here, in a helper thread), then
+        ask a server for the reference's answers."""
+        path = fuzz.tables_path(self.tables, task, opts.seed, opts.trials, self.cfg) if self.tables else None
+        known = fuzz.remembered(path) if path is not None else None
+        if known is not None:
+            fut.set_result(known)
+            return
         try:
             pending = fuzz.Pending(task, opts.seed, opts.trials)
         except BaseException as exc:  # a broken generator is the task's error: every grade of it gets it
             fut.set_exception(exc)
             return
+
         def answered(reply: dict) -> None:
             try:
-                fut.set_result(pending.table(reply))
+                table = pending.table(reply)
+                if table is not None:
+                    table.path = path
+                    table.remember()
+                fut.set_result(table)
             except BaseException as exc:  # noqa: BLE001 - delivered to every grade of the task
                 fut.set_exception(exc)
 

@@ -10,16 +10,23 @@ on the slow path instead, so a verdict never depends on which path found it.
 
 from __future__ import annotations
 
+import hashlib
 import json
-from dataclasses import dataclass
+import os
+import pickle
+import sys
+import tempfile
+from dataclasses import dataclass, field, fields
+from pathlib import Path
 
 from loop.grading.attempt import _call_args, outcome
 from loop.grading.programs import wire_args
+from loop.cachedir import code_version
 from loop.oracles.engine import (
-    CandidateRaised, ReferenceFailed, Returned, contract_rejections, generated_inputs, json_repr, run_relations,
+    NO_INPUT, CandidateRaised, ReferenceFailed, Returned, json_repr, run_relations, trials_made,
 )
 from loop.oracles.oracle import Oracle
-from loop.sandbox import CandidateFault
+from loop.sandbox import CandidateFault, SandboxConfig
 from loop.tasks import Task
 
 
@@ -60,10 +67,63 @@ class Table:
     inputs: dict           # generated, kept, contract, reference_error, reference_timeout
     need: float            # seconds the candidate gets for the batch (the attempt's wall clock if longer)
     own: list              # the reference's replies on `keys`: a candidate replying the same gets its verdict
+    made: list = field(default_factory=list)  # every trial's (input or NO_INPUT, proposals rejected)
     own_holds: bool | None = None  # do the relations hold on the reference's own replies? (asked once)
+    path: Path | None = None  # where it is remembered between runs (tables_path), if anywhere
 
     def __post_init__(self) -> None:
         self.own_signature = signature(self.own)
+
+    def remember(self) -> None:
+        """Write the table where the next run with the same key finds it (renamed into place whole; a cache
+        that cannot be written costs the next run the work, nothing else)."""
+        if self.path is None:
+            return
+        state = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "path"}
+        state["made"] = [(x is not NO_INPUT, None if x is NO_INPUT else x, n) for x, n in self.made]
+        tmp = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".table-")
+            with os.fdopen(fd, "wb") as fh:
+                pickle.dump(state, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, self.path)
+        except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
+            if tmp is not None and os.path.exists(tmp):
+                os.unlink(tmp)
+
+
+def tables_path(folder: Path, task: Task, seed: int, trials: int, cfg: SandboxConfig) -> Path:
+    """Where the table for (task content, seed, trials) is remembered: the key also covers the sandbox
+    settings, loop's code and the interpreter, everything the reference's answers and the inputs depend on."""
+    key = f"{task.digest}\0{seed}\0{trials}\0{cfg!r}\0{code_version()}\0{sys.version}"
+    return folder / f"{hashlib.sha256(key.encode()).hexdigest()}.pickle"
+
+
+KEEP_TABLES = 2000  # about 12 batches of 164 HumanEval tasks, each seed's tables 30 MB in all
+
+
+def prune(folder: Path, keep: int = KEEP_TABLES) -> None:
+    """Delete all but the `keep` most recently used tables (a rotated seed leaves its tables unused)."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.stat().st_mtime, reverse=True)
+        for entry in entries[keep:]:
+            os.unlink(entry.path)
+    except OSError:
+        pass
+
+
+def remembered(path: Path) -> Table | None:
+    """The table an earlier run wrote at `path` (None when there is none or it cannot be read). The folder
+    is the user's own cache, never visible in a sandbox."""
+    try:
+        with open(path, "rb") as fh:
+            state = pickle.load(fh)
+        os.utime(path)  # recently used: kept by prune
+        state["made"] = [(x if has else NO_INPUT, n) for has, x, n in state["made"]]
+        return Table(**state, path=path)
+    except Exception:  # noqa: BLE001 - a stale or torn file is a miss: the table is made again
+        return None
 
 
 class Pending:
@@ -72,8 +132,9 @@ class Pending:
     def __init__(self, task: Task, seed: int, trials: int):
         oracle = task.oracle
         self.task, self.oracle = task, oracle
-        self.xs = generated_inputs(oracle, seed=seed, trials=trials)
-        self.rejected = contract_rejections(oracle, seed=seed, trials=trials)
+        self.made = trials_made(oracle, seed, trials)
+        self.xs = [x for x, _ in self.made if x is not NO_INPUT]
+        self.rejected = sum(n for _, n in self.made)
         self.keys: list[str] = []
         self.unique: list = []
         seen = set()
@@ -132,7 +193,7 @@ class Pending:
                 keys.append(key)
                 wires.append(wire_args(_call_args(self.oracle, x)))
         need = max(self.oracle.time_floor, self.oracle.time_factor * spent)
-        return Table(answers, keys, wires, inputs, need, [{"ok": replies[k]["ok"]} for k in keys])
+        return Table(answers, keys, wires, inputs, need, [{"ok": replies[k]["ok"]} for k in keys], self.made)
 
 
 def signature(msgs: list) -> str | None:
@@ -157,6 +218,7 @@ def holds(oracle: Oracle, table: Table, msgs: list, *, seed: int, trials: int) -
     if mine is not None and mine == table.own_signature:
         if table.own_holds is None:
             table.own_holds = _holds(oracle, table, table.own, seed, trials)
+            table.remember()
         return table.own_holds
     return _holds(oracle, table, msgs, seed, trials)
 
@@ -189,6 +251,6 @@ def _holds(oracle: Oracle, table: Table, msgs: list, seed: int, trials: int) -> 
         return hit
 
     try:
-        return not run_relations(oracle, call, call_ref, seed=seed, trials=trials)
+        return not run_relations(oracle, call, call_ref, seed=seed, trials=trials, made=table.made or None)
     except _Miss:
         return False

@@ -296,6 +296,11 @@ def _trial(oracle: Oracle, seed: int, trial: int, max_size: int | None) -> tuple
     return _TRIAL_CACHE[key]
 
 
+def trials_made(oracle: Oracle, seed: int, trials: int, max_size: int | None = None) -> list[tuple[Any, int]]:
+    """Every trial's (input or NO_INPUT, proposals rejected): what a cache keeps to skip generating again."""
+    return [_trial(oracle, seed, t, max_size) for t in range(trials)]
+
+
 def _generate(oracle: Oracle, seed: int, trial: int, max_size: int | None) -> tuple[Any, int]:
     """(input, proposals the oracle's input contract rejected). An oracle with `admits(x) -> None | why`
     may propose inputs outside its contract (mutations of known inputs): they are drawn again from the
@@ -349,11 +354,13 @@ def _evaluate(relation: Relation, x: Any, ctx: Context, discard: bool = False) -
 
 
 def run_relations(oracle: Oracle, call: Call, ref: Call, *, seed: int, trials: int = 200,
-                  max_size: int | None = None, shrink_seconds: float = 5.0) -> list[RelationFailure]:
+                  max_size: int | None = None, shrink_seconds: float = 5.0,
+                  made: list[tuple[Any, int]] | None = None) -> list[RelationFailure]:
     """Run every relation of the oracle over seeded trials; shrink each relation's first failure.
 
     Deterministic per seed; shrink_seconds bounds the whole run's shrinking (a safety net: the attempt
     cap normally binds first). Exceptions from call other than CandidateRaised propagate unchanged.
+    `made`: the trials' inputs as trials_made gave them for this seed (kept with a cached table).
     """
     relations = oracle.relations  # names are unique: the Oracle checks that when it is built
     names = [r.name for r in relations]
@@ -364,7 +371,7 @@ def run_relations(oracle: Oracle, call: Call, ref: Call, *, seed: int, trials: i
     for trial in range(trials):
         if len(failures) == len(relations):
             break
-        x = trial_input(oracle, seed, trial, max_size)
+        x = made[trial][0] if made is not None else trial_input(oracle, seed, trial, max_size)
         if x is NO_INPUT:
             continue
         for relation in relations:

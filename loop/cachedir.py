@@ -1,0 +1,29 @@
+"""What loop remembers between runs lives under one folder, keyed by what would change it: the cache root
+($XDG_CACHE_HOME/loop, else ~/.cache/loop) and the identity of loop's own code."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import loop
+
+_CODE: str | None = None
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "loop"
+
+
+def code_version() -> str:
+    """loop's version and a digest of its code: two checkouts both called 0.1.0 may still grade differently."""
+    global _CODE
+    if _CODE is None:
+        package = Path(loop.__file__).parent
+        h = hashlib.sha256()
+        for path in sorted(package.rglob("*.py")):
+            h.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes() + b"\0")
+        _CODE = f"{loop.__version__} (code {h.hexdigest()[:12]})"
+    return _CODE
