@@ -459,6 +459,8 @@ def run_cmd(ctx, task_names, samples, concurrency, base_url, model, record, repl
     if mode == "synthesize":
         if budget is not None:
             raise click.UsageError("--budget applies to repair batches, not --mode synthesize")
+        if rounds is not None and rounds > 1:
+            raise click.UsageError("--rounds applies to repair batches: --mode synthesize judges each suite once")
         _synthesize(cfg, task_names, samples, concurrency, base_url, model, record, replay_path, db, as_json)
         return
     origin = _origin(record, replay_path, base_url, model, concurrency)

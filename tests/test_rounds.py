@@ -315,6 +315,8 @@ def test_bad_rounds_are_refused_before_anything_runs(loop_cli, tmp_path):
         assert code == 2 and says in out, out
     code, out = loop_cli("run", "--rounds", "0", "--db", db)
     assert code == 2 and "--rounds" in out
+    code, out = loop_cli("run", "--mode", "synthesize", "--rounds", "2", "--db", db)  # suites get no follow-ups
+    assert code == 2 and "--rounds applies to repair batches" in out, out
     assert not db.exists()
 
 
