@@ -7,9 +7,10 @@ compiled into the warm cache once, so bare compiles nothing while a grade compil
 environment beside it (PYTHONPATH, node_modules, a warm Go build cache; `-count=1` so Go never answers from its test
 cache). Grades are timed as in a batch: the base tree's runs (one per repeat) are shared by every candidate
 of a task, so they are warmed first; the first grade of a task, which pays them, is printed apart.
-Goal: k=1 <= 1.3x bare. Run: .venv/bin/python bench/bench_repo.py
+Goal: k=1 <= 1.3x bare. Run: .venv/bin/python bench/bench_repo.py [--task NAME ...] [--rounds N]
 """
 
+import argparse
 import os
 import shutil
 import statistics
@@ -69,11 +70,15 @@ def graded(task, k: int) -> float:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--task", action="append", choices=TASKS, help="only this task (repeatable)")
+    parser.add_argument("--rounds", type=int, default=ROUNDS)
+    args = parser.parse_args()
     cache = Path(tempfile.mkdtemp(prefix="loop-bench-envs-"))
     os.chmod(cache, 0o755)
     os.environ["LOOP_ENV_CACHE"] = str(cache / "envs")  # an empty cache: the build below is the one-time cost
     try:
-        for name in TASKS:
+        for name in args.task or TASKS:
             task = tasks.load(ROOT, name)
             if repo.missing_tool(task.spec):
                 print(f"{name}: skipped, {repo.missing_tool(task.spec)} is not installed")
@@ -86,7 +91,7 @@ def main() -> None:
                 tree, argv, variables = prepared_tree(task, env, Path(where))
                 bare(tree, argv, variables)  # warm the page cache and Go's build cache, as a developer's are
                 times = {"bare": [], 1: [], 5: []}
-                for _ in range(ROUNDS):  # interleaved, so machine noise hits every side alike
+                for _ in range(args.rounds):  # interleaved, so machine noise hits every side alike
                     times["bare"].append(bare(tree, argv, variables))
                     times[1].append(graded(task, 1))
                     times[5].append(graded(task, 5))
@@ -94,7 +99,7 @@ def main() -> None:
             print(f"{name}: bare {b:.2f}s, grade k=1 {k1:.2f}s ({k1 / b:.2f}x bare), k=5 {k5:.2f}s "
                   f"({k5 / b:.2f}x bare, {k5 / k1:.2f}x k=1); first grade of the task (k=5, base runs included) "
                   f"{first:.2f}s; one-time {task.spec.environment.kind} environment build {build:.2f}s "
-                  f"(median of {ROUNDS}, sandbox on)")
+                  f"(median of {args.rounds}, sandbox on)")
     finally:
         shutil.rmtree(cache, ignore_errors=True)
 
