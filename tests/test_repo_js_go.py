@@ -503,7 +503,8 @@ def test_only_a_candidates_first_repeat_compiles_it(tmp_path, cache):
     from loop.kinds import repo
 
     task = tasks.load_folder(_copy(tmp_path, GO))
-    task = dataclasses.replace(task, spec=dataclasses.replace(task.spec, command=("go", "test", "-x", "-json", "./...")))
+    verbose = dataclasses.replace(task.spec, command=("go", "test", "-x", "-json", "./..."))  # -x: each step run
+    task = dataclasses.replace(task, spec=verbose)
     env = repo._environment(task.spec, CFG)
     patched = repo_patch.fresh_copy(task.spec.tree, tmp_path / "patched")
     assert repo_patch.apply((EXAMPLES / GO / "gold.diff").read_text(), patched) is None

@@ -396,7 +396,8 @@ GOCACHE = "/tmp/.gocache"  # on the sandbox's own size-capped tmpfs: gone with t
 _OWN_CACHE, _KEEP_CACHE, _STAMP = "/env/gocache-own", "/gocache-keep", "/tmp/.gocache-stamp"
 
 
-def _go_cache(argv: list[str], warm: Path, own: Path | None, keep: Path | None, ro: dict, rw: dict) -> tuple[list[str], int]:
+def _go_cache(argv: list[str], warm: Path, own: Path | None, keep: Path | None, ro: dict,
+              rw: dict) -> tuple[list[str], int]:
     """The test command behind a trusted prefix that fills Go's build cache on the sandbox's tmpfs: copying
     there is several times faster than a host copy per run, and nothing is left to remove. The warm cache
     (and `own`) are mounted read-only; `keep` is the only host folder the cache is written back to, only new
