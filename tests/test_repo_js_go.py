@@ -494,6 +494,23 @@ def test_a_candidate_that_poisons_its_build_cache_reaches_no_other(tmp_path, cac
 
 
 @pytest.mark.slow
+def test_a_base_tree_that_does_not_compile_still_prepares(tmp_path, cache):
+    """Hidden tests are compiled into the warm cache with the base tree: one that calls what only a fix would
+    add does not compile there. Warming is best effort, so the environment builds, and the grade says what it
+    said before warming compiled hidden tests: the base tree's report holds no tests."""
+    folder = _copy(tmp_path, GO)
+    (folder / "hidden" / "thing_test.go").write_text(
+        'package semver\n\nimport "testing"\n\nfunc TestThing(t *testing.T) {\n\tif Thing() != 1 {\n'
+        '\t\tt.Fatal("thing")\n\t}\n}\n')
+    task = tasks.load_folder(folder)
+    assert "built in" in RepoKind().prepare(task, CFG)
+    (built,) = [p for p in (cache / "envs").iterdir() if p.name.startswith("go-")]
+    assert any((built / "gocache").rglob("*-d"))  # the standard library's packages, at least
+    with pytest.raises(tasks.TaskError, match="found no tests in the base tree's report .*undefined: Thing"):
+        _grade(task, (EXAMPLES / GO / "gold.diff").read_text(), k=1)
+
+
+@pytest.mark.slow
 def test_only_a_candidates_first_repeat_compiles_it(tmp_path, cache):
     """The warm cache holds the base tree (hidden tests staged) compiled at /repo, so the base tree's runs
     compile nothing; a candidate's first repeat compiles its patch and its later repeats reuse that."""

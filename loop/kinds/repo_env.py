@@ -154,10 +154,11 @@ WARM = ["go", "test", "-count=1", "-exec", "/bin/true", "./..."]
 def _warm_go(work: Path, tmp: Path, env: dict) -> None:
     """Compile in the sandbox, where grades run: Go keys a package's compiled output by its folder, so only
     a tree compiled at /repo (and modules at /env/gomod) is found again by a grade. Network is off there,
-    as it is for a grade. Without bubblewrap, compile in place: the standard library is warmed all the same."""
+    as it is for a grade. Without a working bubblewrap, compile in place: the standard library is warmed all
+    the same."""
     sandbox = SandboxConfig()
     if shutil.which(sandbox.bwrap) is None:
-        _sh(WARM, work, env)
+        _warm_in_place(work, env)
         return
     cache = tmp / "gocache"
     cache.chmod(0o777)  # the sandbox's uid writes it; it is handed back to us (and made read-only) below
@@ -166,16 +167,23 @@ def _warm_go(work: Path, tmp: Path, env: dict) -> None:
     try:
         done = run(sandbox, WARM, limits=limits, env=variables, ro={"/env/gomod": str(tmp / "mod")},
                    rw={"/repo": str(work), "/gocache": str(cache)}, cwd="/repo", address_space=False)
-    except SandboxUnavailable as exc:
-        raise HarnessError(f"environment build failed: {exc}") from None
+    except SandboxUnavailable:  # bubblewrap cannot start here (grades then need --no-sandbox): warm in place
+        _warm_in_place(work, env)
+        return
     finally:
         if os.geteuid() == 0:
             for root, dirs, files in os.walk(cache):
                 for name in [root, *(os.path.join(root, n) for n in dirs + files)]:
                     os.lchown(name, 0, 0)
-    if done.returncode != 0 or done.fault is not None:
-        detail = (done.stderr or done.stdout).decode(errors="replace").strip()[-400:]
-        raise HarnessError(f"environment build failed: {' '.join(WARM[:2])}: {done.fault or detail}")
+    # A package that does not compile (hidden tests often call what only the fix adds) fails the command but
+    # not the warming: everything else it compiled is in the cache, and the base runs report the rest.
+
+
+def _warm_in_place(work: Path, env: dict) -> None:
+    try:
+        _sh(WARM, work, env)
+    except HarnessError:
+        pass  # as above: warming is best effort
 
 
 _BUILDERS = {"requirements": _build_requirements, "npm": _build_npm, "go": _build_go}
