@@ -20,7 +20,7 @@ from loop.grading.grade import Options
 from loop.kinds import repo_env, repo_patch
 from loop.kinds.repo import RepoKind
 from loop.kinds.repo_results import parse_junit, parse_tap
-from loop.sandbox import SandboxConfig
+from loop.sandbox import SandboxConfig, make_scratch
 
 CFG = SandboxConfig()
 TASKS = ROOT / "harness" / "tasks"
@@ -401,6 +401,144 @@ def test_a_go_mod_requirement_is_downloaded_once_and_graded_offline(tmp_path, ca
     g = _grade(task, (EXAMPLES / GO / "gold.diff").read_text(), k=1)
     assert g.verdict == V.STABLE_PASS, (g.notes, [(a.status, a.reason) for a in g.attempts], g.failures())
     assert {c.check: c.transition for c in g.checks}["test:example.com/semver::TestDep"] == V.PRESERVED
+
+
+# Go's build cache: warm at /repo, a private tmpfs copy per run, reused only by a candidate's own repeats --------
+def _new_file(path: str, text: str) -> str:
+    lines = text.splitlines(keepends=True)
+    return (f"diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n"
+            f"@@ -0,0 +1,{len(lines)} @@\n" + "".join("+" + x for x in lines))
+
+
+POISON = """package semver
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// Overwrite every entry of the build cache this run can reach (its own copy, and the read-only warm one).
+func init() {
+	for _, dir := range []string{os.Getenv("GOCACHE"), "/env/gocache", "/env/gocache-own"} {
+		filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+			if err == nil && info.Mode().IsRegular() {
+				os.WriteFile(p, []byte("garbage"), 0o644)
+			}
+			return nil
+		})
+		os.WriteFile(filepath.Join(dir, "00", "planted-a"), []byte("garbage"), 0o644)
+	}
+}
+"""
+
+
+def _tree_digest(folder: Path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    for p in sorted(folder.rglob("*")):
+        h.update(str(p.relative_to(folder)).encode() + (p.read_bytes() if p.is_file() else b"/"))
+    return h.hexdigest()
+
+
+SPY = """package semver
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// Fail loudly if an entry planted by another run is in this run's build cache.
+func init() {
+	if _, err := os.Stat(filepath.Join(os.Getenv("GOCACHE"), "00", "planted-a")); err == nil {
+		panic("a planted build cache entry reached this run")
+	}
+}
+"""
+
+
+@pytest.mark.slow
+def test_a_candidate_that_poisons_its_build_cache_reaches_no_other(tmp_path, cache):
+    """A candidate's code overwrites its Go build cache, plants an entry and tries the warm cache: the warm
+    cache is unchanged, and the next candidate (which would panic on the planted entry) grades stable_pass."""
+    from loop.kinds import repo
+
+    task = tasks.load_folder(_copy(tmp_path, GO))
+    RepoKind().prepare(task, CFG)
+    (warm,) = [p / "gocache" for p in (cache / "envs").iterdir() if p.name.startswith("go-")]
+    before = _tree_digest(warm)
+    gold = (EXAMPLES / GO / "gold.diff").read_text()
+    poisoned = _grade(task, gold + _new_file("poison.go", POISON), k=3)  # its later repeats start from garbage
+    assert [a.exit_code for a in poisoned.attempts] == [0, 0, 0]  # (Go takes garbage for misses: compiles anew)
+    assert _tree_digest(warm) == before
+
+    spy = gold + _new_file("spy.go", SPY)
+    g = _grade(task, spy, k=3)
+    assert (g.verdict, g.resolved) == (V.STABLE_PASS, True), g.failures()
+    assert _tree_digest(warm) == before
+
+    # The spy does see a planted entry where one is meant to reach: its own later repeats.
+    env = repo._environment(task.spec, CFG)
+    own = make_scratch("loop-test-own-")
+    own.chmod(0o777)
+    trees = {}
+    for name, diff in (("poisoned", gold + _new_file("poison.go", POISON)), ("spy", spy)):
+        trees[name] = repo_patch.fresh_copy(task.spec.tree, tmp_path / name)
+        assert repo_patch.apply(diff, trees[name]) is None
+    repo.run_tests(task, CFG, env, trees["poisoned"], 0, None, keep_cache=own)
+    assert any(p.read_bytes() == b"garbage" for p in own.rglob("*-a"))
+    repo_patch.chmod_tree(own, writable=False)
+    res = repo.run_tests(task, CFG, env, trees["spy"], 1, None, own_cache=own)
+    assert res.exit_code != 0 and not any(o.status == V.PASS for o in (res.outcomes or {}).values())
+    shutil.rmtree(own)
+
+
+@pytest.mark.slow
+def test_a_base_tree_that_does_not_compile_still_prepares(tmp_path, cache):
+    """Hidden tests are compiled into the warm cache with the base tree: one that calls what only a fix would
+    add does not compile there. Warming is best effort, so the environment builds, and the grade says what it
+    said before warming compiled hidden tests: the base tree's report holds no tests."""
+    folder = _copy(tmp_path, GO)
+    (folder / "hidden" / "thing_test.go").write_text(
+        'package semver\n\nimport "testing"\n\nfunc TestThing(t *testing.T) {\n\tif Thing() != 1 {\n'
+        '\t\tt.Fatal("thing")\n\t}\n}\n')
+    task = tasks.load_folder(folder)
+    assert "built in" in RepoKind().prepare(task, CFG)
+    (built,) = [p for p in (cache / "envs").iterdir() if p.name.startswith("go-")]
+    assert any((built / "gocache").rglob("*-d"))  # the standard library's packages, at least
+    with pytest.raises(tasks.TaskError, match="found no tests in the base tree's report .*undefined: Thing"):
+        _grade(task, (EXAMPLES / GO / "gold.diff").read_text(), k=1)
+
+
+@pytest.mark.slow
+def test_only_a_candidates_first_repeat_compiles_it(tmp_path, cache):
+    """The warm cache holds the base tree (hidden tests staged) compiled at /repo, so the base tree's runs
+    compile nothing; a candidate's first repeat compiles its patch and its later repeats reuse that."""
+    import dataclasses
+    import re
+
+    from loop.kinds import repo
+
+    task = tasks.load_folder(_copy(tmp_path, GO))
+    verbose = dataclasses.replace(task.spec, command=("go", "test", "-x", "-json", "./..."))  # -x: each step run
+    task = dataclasses.replace(task, spec=verbose)
+    env = repo._environment(task.spec, CFG)
+    patched = repo_patch.fresh_copy(task.spec.tree, tmp_path / "patched")
+    assert repo_patch.apply((EXAMPLES / GO / "gold.diff").read_text(), patched) is None
+    repo._stage_hidden(task.spec, patched)
+    own = make_scratch("loop-test-own-")  # the sandbox's uid must reach it (pytest's base temp is 0700)
+    own.chmod(0o777)
+
+    def compiles(res) -> int:
+        assert res.outcomes and res.fault is None, res.stderr[-2000:]
+        return len(re.findall(r"^\S*/compile ", res.stderr, re.M))
+
+    assert compiles(repo.run_tests(task, CFG, env, repo._base_tree(task.spec), 0, None)) == 0
+    assert compiles(repo.run_tests(task, CFG, env, patched, 0, None, keep_cache=own)) == 2  # package, test main
+    repo_patch.chmod_tree(own, writable=False)
+    assert compiles(repo.run_tests(task, CFG, env, patched, 1, None, own_cache=own)) == 0
+    assert compiles(repo.run_tests(task, CFG, env, patched, 1, None)) == 2  # without it: compiled again
+    shutil.rmtree(own)
 
 
 def test_whole_file_replies_are_bounded():
