@@ -155,3 +155,32 @@ def merge_intervals(intervals):
     code, out = loop_cli("grade", "merge_intervals_cpp", EXAMPLES / "merge_intervals_cpp" / "friday_patch.cpp",
                          "--no-sandbox", "--k", "1", "--trials", "0", "--db", db)
     assert code == 1 and "test:unsorted_overlap" in out
+
+
+def test_a_grade_leaves_no_candidate_files_behind(monkeypatch):
+    """A candidate's staged source, its binary and its sanitizer build are deleted when its grade is made,
+    not when the process exits: a 20,000-candidate batch (or one killed halfway) would keep them all."""
+    from pathlib import Path
+
+    from loop import tasks
+    from loop.grading import programs
+    from loop.grading.grade import Options, grade
+    from loop.sandbox import SandboxConfig
+
+    made = []
+    real = programs.make_scratch
+
+    def recording(prefix):
+        made.append(real(prefix))
+        return made[-1]
+
+    monkeypatch.setattr(programs, "make_scratch", recording)
+    root = Path(__file__).resolve().parent.parent
+    for name in ("merge_intervals_py", "merge_intervals_cpp"):
+        task = tasks.load(root, name)
+        g = grade(task, task.reference, SandboxConfig(enabled=True), Options(k=2, trials=5))
+        assert g.verdict == "stable_pass", (name, g.verdict)
+    mine = [p for p in made if "candidate" in p.name or p.name.startswith("loop-pp-")]
+    assert any("asan" in p.name for p in mine) and any(p.name.startswith("loop-candidate") for p in mine)
+    assert [p for p in mine if p.exists()] == []
+    assert all(p.exists() for p in made if p.name.startswith(("loop-reference", "loop-baseline")))  # kept per process

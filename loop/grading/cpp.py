@@ -126,8 +126,11 @@ def compile_and_link(task: Task, source: str, cfg: SandboxConfig, flags: tuple, 
     out = scratch(f"loop-bin-{role}-")
     os.chmod(out, 0o777)  # the build runs as a per-sandbox uid that must write the binary here
     argv = [cxx(), *flags, "-I", "/src", f"/src/{task.candidate_file}", "/drv/driver.o", "-o", "/out/prog"]
-    result = run(cfg, argv, limits=_limits(task), env=clean_env(0), ro={"/src": str(src), "/drv": str(driver)},
-                 rw={"/out": str(out)}, address_space=True)
+    try:
+        result = run(cfg, argv, limits=_limits(task), env=clean_env(0), ro={"/src": str(src), "/drv": str(driver)},
+                     rw={"/out": str(out)}, address_space=True)
+    finally:
+        shutil.rmtree(src, ignore_errors=True)  # the sources are only needed by the compiler
     if result.fault is not None or result.returncode != 0 or not (out / "prog").exists():
         diag = (result.stderr + result.stdout).decode(errors="replace")
         note = f"{result.fault.check}: {result.fault.detail}\n" if result.fault else ""

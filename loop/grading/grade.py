@@ -18,7 +18,7 @@ from loop.grading.attempt import (
     Plan, RestartingWorker, golden_matches, outcome, run_attempt, same_value, sanitizer_gate,
 )
 from loop.grading.model import Attempt, Check, Grade, HarnessError
-from loop.grading.programs import build, sanitizer_probe
+from loop.grading.programs import build, release, sanitizer_probe
 from loop.sandbox import CandidateFault, SandboxConfig, SandboxUnavailable, clean_env
 from loop.tasks import Task
 
@@ -75,13 +75,20 @@ def grade_function(task: Task, source: str | None, cfg: SandboxConfig, opts: Opt
     decided = precheck(task, source, opts, cfg)
     if decided is not None:
         return decided
-    with ThreadPoolExecutor(1, thread_name_prefix="loop-sanitizer") as background:
-        return _grade_built(task, source, cfg, opts, quarantined, background)
+    built: list = []  # the candidate's programs, released (their folders deleted) once the grade is made
+    try:
+        with ThreadPoolExecutor(1, thread_name_prefix="loop-sanitizer") as background:
+            return _grade_built(task, source, cfg, opts, quarantined, background, built)
+    finally:
+        for program in built:
+            release(program)
 
 
-def _grade_built(task: Task, source: str, cfg: SandboxConfig, opts: Options, quarantined, background) -> Grade:
+def _grade_built(task: Task, source: str, cfg: SandboxConfig, opts: Options, quarantined, background,
+                 built: list) -> Grade:
     try:
         candidate = build(task, source, "candidate", cfg)
+        built.append(candidate)
         if candidate.build_error:
             # A build error is the candidate's only if the reference builds in the same conditions.
             ref = build(task, task.reference, "reference", cfg) if task.reference else None
@@ -90,7 +97,8 @@ def _grade_built(task: Task, source: str, cfg: SandboxConfig, opts: Options, qua
                                     f"the reference does not build either: {ref.build_error[-300:]}", V.INFRA_UNKNOWN)
             return grade_without_attempts(task, source, opts, cfg, V.BUILD, candidate.build_error)
         # The sanitizer side (probe, then its own build) runs beside the attempts: it is only needed at the end.
-        sanitizing = background.submit(_sanitizer_build, task, source, cfg) if task.language == "cpp" and opts.sanitize else None
+        sanitizing = background.submit(_sanitizer_build, task, source, cfg, built) \
+            if task.language == "cpp" and opts.sanitize else None
         baseline = build(task, task.baseline, "baseline", cfg) if task.baseline else None
         reference = build(task, task.reference, "reference", cfg) if task.reference else None
     except (SandboxUnavailable, HarnessError) as exc:
@@ -116,13 +124,14 @@ def _grade_built(task: Task, source: str, cfg: SandboxConfig, opts: Options, qua
     return graded
 
 
-def _sanitizer_build(task: Task, source: str, cfg: SandboxConfig) -> tuple[str | None, object]:
+def _sanitizer_build(task: Task, source: str, cfg: SandboxConfig, built: list) -> tuple[str | None, object]:
     """(why the candidate can tell the sanitizer build apart, or None; the sanitizer build). Raises
     HarnessError when the sanitizer build fails after a clean plain build: that is not the candidate's."""
     probe = sanitizer_probe(task, source, cfg)
     if probe is not None:
         return probe, None
     sanitized = build(task, source, "candidate-asan", cfg, sanitize=True)
+    built.append(sanitized)
     if sanitized.build_error:
         raise HarnessError(f"sanitizer build failed: {sanitized.build_error[-300:]}")
     return None, sanitized

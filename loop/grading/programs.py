@@ -21,20 +21,29 @@ from loop.tasks import CheckSource, Task
 
 WORKER_SOURCE = Path(__file__).resolve().parent.parent / "sandbox_worker.py"
 CODEC_SOURCE = WORKER_SOURCE.with_name("codec.py")
-_SCRATCH: list[Path] = []
+_SCRATCH: set[Path] = set()
 
 
 @atexit.register
 def _cleanup() -> None:
-    for path in _SCRATCH:
+    for path in list(_SCRATCH):
         shutil.rmtree(path, ignore_errors=True)
 
 
 def scratch(prefix: str) -> Path:
     """A scratch folder (see make_scratch) removed when this process exits."""
     path = make_scratch(prefix)
-    _SCRATCH.append(path)
+    _SCRATCH.add(path)
     return path
+
+
+def release(program: Program | None) -> None:
+    """A candidate's program is done with once its grade is: its folder goes now, not at exit (a long
+    batch would otherwise keep every candidate's files, and a killed one leave them all behind)."""
+    if program is None or not program.role.startswith("candidate"):
+        return  # trusted programs are built once per process and kept
+    shutil.rmtree(program.folder, ignore_errors=True)
+    _SCRATCH.discard(program.folder)
 
 
 def stage_worker(folder: Path, name: str = "worker.py") -> Path:
@@ -139,13 +148,17 @@ _CPP_CACHE: dict[tuple, Program] = {}
 
 
 def _build_cpp(task: Task, source: str, role: str, cfg: SandboxConfig, sanitize: bool) -> Program:
+    """Trusted programs are compiled once per process; a candidate's once per grade, its own (released
+    with the grade, so never shared with the reference even when the sources are equal)."""
     flags = task.build_flags + (task.sanitizer_flags if sanitize else ())
-    key = (str(task.path), hashlib.sha256(source.encode()).hexdigest(), flags, cfg)
-    if key in _CPP_CACHE:
+    key = (str(task.path), role, hashlib.sha256(source.encode()).hexdigest(), flags, cfg)
+    trusted = not role.startswith("candidate")
+    if trusted and key in _CPP_CACHE:
         return _CPP_CACHE[key]
     out, error = cpp.compile_and_link(task, source, cfg, flags, scratch, role)
     program = Program(task, role, out, ["/work/prog", "{fd}", "{jobs}"], build_error=error, sanitized=sanitize)
-    _CPP_CACHE[key] = program
+    if trusted:
+        _CPP_CACHE[key] = program
     return program
 
 

@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 
 from loop import verdicts as V
 from loop.errors import TaskError
-from loop.grading import triage
+from loop.grading import programs, triage
 from loop.grading.attempt import transition
 from loop.grading.grade import Options, conclude, grade_without_attempts
 from loop.grading.model import Attempt, Check, Grade, HarnessError
@@ -442,7 +442,7 @@ _BASELINES: dict[tuple, dict[str, Outcome]] = {}
 def _base_tree(spec: RepoSpec) -> Path:
     """The base tree with the hidden tests staged, made once per process and content digest."""
     if spec.digest not in _BASE_TREES or not _BASE_TREES[spec.digest].is_dir():
-        tree = repo_patch.fresh_copy(spec.tree, make_scratch("loop-base-") / "repo")
+        tree = repo_patch.fresh_copy(spec.tree, programs.scratch("loop-base-") / "repo")  # removed at exit
         _stage_hidden(spec, tree)
         _BASE_TREES[spec.digest] = tree
     return _BASE_TREES[spec.digest]
