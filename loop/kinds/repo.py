@@ -163,18 +163,9 @@ class RepoKind:
             except HarnessError as exc:
                 return grade_without_attempts(task, source, opts, cfg, V.INFRA_UNKNOWN, str(exc), V.INFRA_UNKNOWN)
             ids = _ids(task, cfg, env)
-            # Go: later repeats start from the build cache the first repeat wrote (this candidate's own, kept in
-            # its scratch folder and read-only to them), so only the first compiles the patched packages.
-            own = None
-            if opts.k > 1 and env is not None and env.gocache is not None and cfg.enabled:
-                own = work / "gocache-own"
-                own.mkdir()
-                own.chmod(0o777)
-            runs = [_attempt(task, cfg, env, patched, ids, 0, opts.seed, quarantined, keep_cache=own)]
-            if own is not None:
-                repo_patch.chmod_tree(own, writable=False)
-            runs += [_attempt(task, cfg, env, patched, ids, repeat, opts.seed, quarantined, own_cache=own)
-                     for repeat in range(1, opts.k)]
+            # Each repeat compiles the patch from the warm cache again: a build cache a repeat wrote holds what
+            # the candidate's code wrote into it while it ran, which would then decide its later repeats.
+            runs = [_attempt(task, cfg, env, patched, ids, repeat, opts.seed, quarantined) for repeat in range(opts.k)]
             attempts = [a for a, _ in runs]
             # The digest leaves out unstable fixtures: their outcome varies by design, not by the candidate.
             unstable = {name.removeprefix("test:") for name in triage.unstable_fixtures(attempts)}
@@ -337,13 +328,10 @@ class RunResult:
 
 
 def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repeat: int,
-              ids: list[str] | None, own_cache: Path | None = None, keep_cache: Path | None = None) -> RunResult:
+              ids: list[str] | None) -> RunResult:
     """Run the test command once, sandboxed, in a fresh copy of `tree`; parse the report (a file, or the
     command's standard output) in the parent. `ids` None runs every test. Network is off (bubblewrap
-    --unshare-all); the environment is read-only, except a private copy of Go's build cache.
-
-    Go (sandboxed): `own_cache` is what this candidate's first repeat added to the build cache, copied in
-    over the warm one; `keep_cache` receives what this run adds (see _go_cache)."""
+    --unshare-all); the environment is read-only, except a private copy of Go's build cache."""
     spec: RepoSpec = task.spec
     limits = task.limits
     scratch = make_scratch("loop-run-")
@@ -367,7 +355,7 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
             envvars.update(env.variables)
             ro.update(env.mounts)
             if env.gocache is not None and cfg.enabled:  # Go refuses a read-only build cache: a private copy
-                argv, extra = _go_cache(argv, env.gocache, own_cache, keep_cache, ro, rw)
+                argv, extra = _go_cache(argv, env.gocache, ro)
                 envvars["GOCACHE"] = GOCACHE
                 limits = replace(limits, tmpfs_mb=limits.tmpfs_mb + extra)
             elif env.gocache is not None:  # --no-sandbox: no tmpfs of its own, so a host copy
@@ -393,33 +381,17 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
 
 
 GOCACHE = "/tmp/.gocache"  # on the sandbox's own size-capped tmpfs: gone with the sandbox
-_OWN_CACHE, _KEEP_CACHE, _STAMP = "/env/gocache-own", "/gocache-keep", "/tmp/.gocache-stamp"
-
-
-def _go_cache(argv: list[str], warm: Path, own: Path | None, keep: Path | None, ro: dict,
-              rw: dict) -> tuple[list[str], int]:
-    """The test command behind a trusted prefix that fills Go's build cache on the sandbox's tmpfs: copying
-    there is several times faster than a host copy per run, and nothing is left to remove. The warm cache
-    (and `own`) are mounted read-only; `keep` is the only host folder the cache is written back to, only new
-    entries (newer than the stamp taken after the copy), and only by the first repeat of a candidate whose
-    later repeats start from it. Returns the argv and the MiB the tmpfs needs on top of the task's cap."""
+def _go_cache(argv: list[str], warm: Path, ro: dict) -> tuple[list[str], int]:
+    """The test command behind a trusted prefix that fills Go's build cache on the sandbox's tmpfs from the
+    warm cache (mounted read-only): several times faster than a host copy per run, and nothing is left to
+    remove. Returns the argv and the MiB the tmpfs needs on top of the task's cap."""
     ro[repo_env.GOCACHE_MOUNT] = str(warm)
-    fill = f"mkdir -p {GOCACHE} && cp -R {repo_env.GOCACHE_MOUNT}/. {GOCACHE}/"
-    if own is not None:
-        ro[_OWN_CACHE] = str(own)
-        fill += f" && cp -R {_OWN_CACHE}/. {GOCACHE}/"
-    script = f"{fill} && touch {_STAMP} || exit 125\n"
-    if keep is None:
-        script += 'exec "$@"'
-    else:  # regular files only: a fifo would block the copy
-        rw[_KEEP_CACHE] = str(keep)
-        script += (f'"$@"\nstatus=$?\n(cd {GOCACHE} && find . -type f -newer {_STAMP} -print0 | '
-                   f'xargs -0r cp -P --parents -t {_KEEP_CACHE}) >/dev/null 2>&1\nexit $status')
-    size = _warm_footprint(str(warm)) + (_footprint(str(own)) if own is not None else 0)
-    return ["/bin/sh", "-c", script, "sh", *argv], -(-size // (1 << 20))
+    script = f"mkdir -p {GOCACHE} && cp -R {repo_env.GOCACHE_MOUNT}/. {GOCACHE}/ || exit 125\nexec \"$@\""
+    return ["/bin/sh", "-c", script, "sh", *argv], -(-_warm_footprint(str(warm)) // (1 << 20))
 
 
-def _footprint(folder: str) -> int:
+@functools.lru_cache(maxsize=64)  # a finished environment never changes
+def _warm_footprint(folder: str) -> int:
     """Bytes a copy of `folder` takes on a tmpfs (whole pages per file and folder)."""
     total = 0
     for root, dirs, files in os.walk(folder):
@@ -430,9 +402,6 @@ def _footprint(folder: str) -> int:
             except OSError:
                 pass
     return total
-
-
-_warm_footprint = functools.lru_cache(maxsize=64)(_footprint)  # a finished environment never changes
 
 
 _BASE_TREES: dict[str, Path] = {}
@@ -489,13 +458,12 @@ def _digest_of(outcomes: dict[str, Outcome]) -> str:
 
 
 def _attempt(task: Task, cfg: SandboxConfig, env: Env | None, patched: Path, ids: list[tuple[str, str]],
-             repeat: int, seed: int, quarantined: frozenset, own_cache: Path | None = None,
-             keep_cache: Path | None = None) -> tuple[Attempt, dict[str, Outcome]]:
+             repeat: int, seed: int, quarantined: frozenset) -> tuple[Attempt, dict[str, Outcome]]:
     """One repeat on the patched tree, against the base tree's outcomes of the same repeat."""
     spec: RepoSpec = task.spec
     try:
         base = baseline(task, cfg, env, repeat)
-        res = run_tests(task, cfg, env, patched, repeat, _run_ids(spec), own_cache, keep_cache)
+        res = run_tests(task, cfg, env, patched, repeat, _run_ids(spec))
     except SandboxUnavailable as exc:
         return Attempt(repeat, V.INFRA_UNKNOWN, str(exc), None, "", 0.0, seed, clean_env(repeat)), {}
     got = res.outcomes or {}
