@@ -92,11 +92,12 @@ def main() -> None:
         meta = tomllib.loads((folder / "task.toml").read_text())
         # the environment is built once per content hash; build it (or find it) before timing anything
         sys.path.insert(0, str(ROOT))
+        from loop import tasks
         from loop.kinds import repo_env
         from loop.sandbox import SandboxConfig
 
         build_start = time.perf_counter()
-        env = repo_env.ensure((folder / "requirements.txt").read_text(), SandboxConfig().interpreter())
+        env = repo_env.ensure(tasks.load_folder(folder).spec.environment, SandboxConfig().interpreter())
         build = time.perf_counter() - build_start
         grades = [timed([*loop, "--config", str(cfg), "grade", "--predictions", str(work / "preds.jsonl"), "--json"],
                         cwd=ROOT) for _ in range(args.repeat)]
@@ -108,7 +109,7 @@ def main() -> None:
         argv = [x for a in meta["test_command"]
                 for x in (ids if a == "{tests}" else [a.replace("{report}", str(work / "bare.xml"))])]
         argv[0] = shutil.which(argv[0], path="/usr/bin:/bin")
-        bare_env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(env), "PYTHONDONTWRITEBYTECODE": "1"}
+        bare_env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(env.path), "PYTHONDONTWRITEBYTECODE": "1"}
         bares = []
         for _ in range(args.repeat):
             start = time.perf_counter()

@@ -7,9 +7,19 @@ Standard library only: it also runs inside the sandbox, staged beside the worker
 import json
 import math
 
+_SELF = frozenset((int, str, bool, type(None)))  # exact types that are their own encoding (and decoding)
+_PLAIN = _SELF | {float}                          # what dec returns as it is
+
 
 def enc(v):
     """Tagged JSON: lists, ints, strs, bools, None and finite floats are themselves; the rest are tagged."""
+    t = type(v)
+    if t in _SELF:
+        return v
+    if t is list:  # the common cases, element by element without a call each (fuzzed inputs and outputs)
+        return [x if type(x) in _SELF else enc(x) for x in v]
+    if t is tuple:
+        return {"t": [x if type(x) in _SELF else enc(x) for x in v]}
     if v is None or isinstance(v, (bool, int, str)):
         return v
     if isinstance(v, float):
@@ -34,12 +44,14 @@ def enc(v):
 
 def dec(v):
     """The inverse of enc; raises ValueError (or another Exception) on what enc never writes."""
+    if type(v) is list:
+        return [x if type(x) in _PLAIN else dec(x) for x in v]
     if isinstance(v, list):
         return [dec(x) for x in v]
     if isinstance(v, dict):
         (tag, body), = v.items()
         if tag == "t":
-            return tuple(dec(x) for x in body)
+            return tuple([x if type(x) in _PLAIN else dec(x) for x in body])
         if tag == "d":
             return {_hashable(dec(k)): dec(x) for k, x in body}
         if tag == "s":
