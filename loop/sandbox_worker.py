@@ -81,15 +81,17 @@ def load(path, entry, source=None):
         return None, "".join(traceback.format_exception(exc))[-4000:]
 
 
-def call(fn, wire, seen=None):
+def call(fn, wire, seen=None, after=True):
     """One plain call: the reply fields. `seen` keeps each first argument with its encoding when the call
-    returned, for the final look at the caller's data (a thread may change it after the call returned)."""
+    returned, for the final look at the caller's data (a thread may change it after the call returned).
+    Without `after` the first argument is not sent back (the fork servers' callers never read it back)."""
     reply = {}
     try:
         args = dec(wire)
         value = fn(*args)
         reply["ok"] = enc(value)
-        reply["after"] = enc(args[0]) if args else None
+        if after:
+            reply["after"] = enc(args[0]) if args else None
         if seen is not None and args and len(seen) < 4096:
             seen.append((reply["after"], args[0]))
     except BaseException as exc:  # the candidate's failure, reported, never fatal to the worker

@@ -156,7 +156,7 @@ def _child(job, w, log, err, path):
         else:
             fn, error = W.load(path, job["entry"], job["source"])  # exec, not importlib: no lazy imports
             if error is None:
-                send({"results": [W.call(fn, args) for args in job["tests"]]})
+                send({"results": [W.call(fn, args, after=False) for args in job["tests"]]})
         if error is not None:
             send({"build_error": error})
     except W.Lost:
@@ -174,8 +174,7 @@ def _stream_child(job, w, log, err, path, start):
     send({"ready": 1})
     for args in job["tests"][start:]:
         began = time.perf_counter()
-        reply = W.call(fn, args)
-        reply.pop("after", None)
+        reply = W.call(fn, args, after=False)
         reply["secs"] = time.perf_counter() - began
         send(reply)
     os._exit(0)
