@@ -135,22 +135,19 @@ class Pending:
         self.made = trials_made(oracle, seed, trials)
         self.xs = [x for x, _ in self.made if x is not NO_INPUT]
         self.rejected = sum(n for _, n in self.made)
-        self.keys: list[str] = []
-        self.unique: list = []
-        seen = set()
-        for x in self.xs:
-            key = json_repr(x)
-            if key not in seen:
-                seen.add(key)
-                self.keys.append(key)
-                self.unique.append(x)
+        self.xkeys = [json_repr(x) for x in self.xs]  # each input's key, made once
+        self.wires = {}  # key -> wire arguments, each distinct input once, in trial order
+        for key, x in zip(self.xkeys, self.xs):
+            if key not in self.wires:
+                self.wires[key] = wire_args(_call_args(oracle, x))
+        self.keys = list(self.wires)
 
     def job(self) -> dict:
         task, limit = self.task, self.oracle.reference_limit
         wall = float(task.limits.wall)
         return {"source": task.reference, "file": task.candidate_file, "entry": task.entry_point,
-                "tests": [wire_args(_call_args(self.oracle, x)) for x in self.unique], "limit": limit,
-                "wall": wall, "timeout": wall + limit * len(self.unique), "memory_mb": task.limits.memory_mb,
+                "tests": list(self.wires.values()), "limit": limit,
+                "wall": wall, "timeout": wall + limit * len(self.keys), "memory_mb": task.limits.memory_mb,
                 "fsize_mb": task.limits.fsize_mb}
 
     def table(self, reply: dict) -> Table | None:
@@ -174,24 +171,18 @@ class Pending:
                 ok, value = False, str(fault)
             answers[key] = Returned(value, None) if ok else Rejected(value, "reference_error")
         counts = {"reference_error": 0, "reference_timeout": 0}
-        kept, spent = [], 0.0
-        for x in self.xs:
-            key = json_repr(x)
+        kept, spent = 0, 0.0
+        for key in self.xkeys:
             hit = answers[key]
             if isinstance(hit, Returned):
-                kept.append(x)
+                kept += 1
                 spent += secs[key]
             else:
                 counts[hit.reason] += 1
-        inputs = {"generated": len(self.xs) + self.rejected, "kept": len(kept), "contract": self.rejected, **counts}
-        keys, wires, seen = [], [], set()
+        inputs = {"generated": len(self.xs) + self.rejected, "kept": kept, "contract": self.rejected, **counts}
         replies = dict(zip(self.keys, results))
-        for x in kept:
-            key = json_repr(x)
-            if key not in seen:
-                seen.add(key)
-                keys.append(key)
-                wires.append(wire_args(_call_args(self.oracle, x)))
+        keys = [key for key in self.keys if isinstance(answers[key], Returned)]  # distinct, in trial order
+        wires = [self.wires[key] for key in keys]
         need = max(self.oracle.time_floor, self.oracle.time_factor * spent)
         return Table(answers, keys, wires, inputs, need, [{"ok": replies[k]["ok"]} for k in keys], self.made)
 
