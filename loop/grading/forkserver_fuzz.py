@@ -6,6 +6,10 @@ run here, in the parent, on those values (never in a process the candidate touch
 alone cannot settle with the slow path's result (a relation that fails and must be shrunk, an input the
 relations ask for that was not sent, a fault mid-batch) returns None: the caller grades that candidate
 on the slow path instead, so a verdict never depends on which path found it.
+
+The reference's side (a `Table`) is the same for every candidate of a task under one seed: a pool given a
+folder remembers it there between runs (`tables_path` names what the key covers), so a second samples file
+for the same tasks neither generates inputs nor runs the reference again.
 """
 
 from __future__ import annotations
