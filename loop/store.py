@@ -35,6 +35,15 @@ def _json(value: Any) -> str | None:
         return json.dumps(f"<unstorable {type(value).__name__}>")
 
 
+def _insert_rows(conn, table: str, rows: list[dict]) -> None:
+    """Rows of plain values, all with the same keys, in one statement: a grade is written once per candidate,
+    and sqlite-utils' insert_all reads the table's schema on every call (31 statements a grade, not 5)."""
+    if rows:
+        cols = list(rows[0])
+        conn.executemany(f"insert into [{table}] ({', '.join(f'[{c}]' for c in cols)}) "
+                         f"values ({', '.join('?' * len(cols))})", [[r[c] for c in cols] for r in rows])
+
+
 class RunStore:
     def __init__(self, path: Path | str):
         self.path = Path(path)
@@ -221,18 +230,19 @@ class RunStore:
             "reason": grade.failures()[0]["check"] if grade.failures() else None,
             **{f"inputs_{n}": (grade.inputs or {}).get(n) for n in INPUT_COUNTS},
         }
+        attempts = [{"candidate_id": candidate_id, "repeat": a.repeat, "status": a.status, "reason": a.reason,
+                     "exit_code": a.exit_code, "digest": a.digest, "duration": a.duration, "seed": a.seed,
+                     "env": json.dumps(a.env, sort_keys=True)} for a in grade.attempts]
+        rows = [self._check_row(candidate_id, None, c) for c in grade.checks]
+        rows += [self._check_row(candidate_id, a.repeat, c) for a in grade.attempts for c in a.checks if not c.passed]
         with immediate(self.db):
-            self.db.execute("delete from checks where candidate_id = ?", [candidate_id])
-            self.db.execute("delete from attempts where candidate_id = ?", [candidate_id])
-            self.db["candidates"].update(candidate_id, cols)
-            self.db["attempts"].insert_all(
-                {"candidate_id": candidate_id, "repeat": a.repeat, "status": a.status, "reason": a.reason,
-                 "exit_code": a.exit_code, "digest": a.digest, "duration": a.duration, "seed": a.seed,
-                 "env": json.dumps(a.env, sort_keys=True)} for a in grade.attempts)
-            rows = [self._check_row(candidate_id, None, c) for c in grade.checks]
-            rows += [self._check_row(candidate_id, a.repeat, c) for a in grade.attempts for c in a.checks
-                     if not c.passed]
-            self.db["checks"].insert_all(rows)
+            conn = self.db.conn
+            conn.execute("delete from checks where candidate_id = ?", [candidate_id])
+            conn.execute("delete from attempts where candidate_id = ?", [candidate_id])
+            conn.execute(f"update candidates set {', '.join(f'[{c}] = ?' for c in cols)} where id = ?",
+                         [*cols.values(), candidate_id])
+            _insert_rows(conn, "attempts", attempts)
+            _insert_rows(conn, "checks", rows)
             return self._follow_up(candidate_id, follow_up)
 
     @staticmethod
