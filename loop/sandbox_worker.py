@@ -92,7 +92,7 @@ def call(fn, wire, seen=None, after=True):
         reply["ok"] = enc(value)
         if after:
             reply["after"] = enc(args[0]) if args else None
-        if seen is not None and args and len(seen) < 4096:
+        if after and seen is not None and args and len(seen) < 4096:
             seen.append((reply["after"], args[0]))
     except BaseException as exc:  # the candidate's failure, reported, never fatal to the worker
         reply.update(_classify(exc))

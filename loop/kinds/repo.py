@@ -381,6 +381,8 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
 
 
 GOCACHE = "/tmp/.gocache"  # on the sandbox's own size-capped tmpfs: gone with the sandbox
+
+
 def _go_cache(argv: list[str], warm: Path, ro: dict) -> tuple[list[str], int]:
     """The test command behind a trusted prefix that fills Go's build cache on the sandbox's tmpfs from the
     warm cache (mounted read-only): several times faster than a host copy per run, and nothing is left to
@@ -394,7 +396,7 @@ def _go_cache(argv: list[str], warm: Path, ro: dict) -> tuple[list[str], int]:
 def _warm_footprint(folder: str) -> int:
     """Bytes a copy of `folder` takes on a tmpfs (whole pages per file and folder)."""
     total = 0
-    for root, dirs, files in os.walk(folder):
+    for root, _, files in os.walk(folder):
         total += 4096 * (1 + len(files))
         for name in files:
             try:
