@@ -89,3 +89,20 @@ def test_contract(i):
             except Exception:
                 continue  # the canonical raises where the docstring gives an answer
             assert old != want or took > SLOW, f"the canonical already returns {want!r} on {args!r}, quickly: not a fix"
+
+
+@pytest.mark.parametrize("i, top", [(147, 40), (36, 10000)])
+def test_own_share_keeps_mutations_of_large_test_inputs_out(tmp_path, i, top):
+    """OWN_SHARE = 1.0: every fuzz input comes from the contract's generator, none from mutating the tests'
+    own large inputs (n=100 / n=100000 mutate to twice that: a cubic / str-per-number reference run on each
+    input by every repeat of every grade). The other problems still mix in mutations of their tests."""
+    from loop import tasks
+    from loop.oracles.engine import NO_INPUT, trials_made
+
+    root = tmp_path / "proj"
+    names = humaneval.import_humaneval(tasks.tasks_root(root), [PROBLEMS[i], PROBLEMS[0]])
+    oracle = tasks.load(root, names[0]).oracle
+    for seed in (1, 2, 3):
+        ns = [x[0] for x, _ in trials_made(oracle, seed, 200) if x is not NO_INPUT]
+        assert len(ns) >= 150 and max(ns) <= top, (seed, max(ns))
+    assert "share=" not in (tasks.tasks_root(root) / names[1] / "relations.py").read_text()

@@ -58,11 +58,11 @@ def generate(rng, size):
     elif r < 0.55:
         n = rng.choice((4, 6, 8, 9, 2 ** rng.randint(2, 2 + 2 * size), 1009 * 1013, 3 ** rng.randint(2, 30)))
     else:
-        # small prime factors times one big prime (up to ~10**9 at the top sizes): the reference is fast
+        # small prime factors times one big prime (up to ~10**7 at the top sizes): the reference is fast
         n = 1
         for _ in range(rng.randint(1, 3)):
             n *= _prime(rng, 2000)
-        n *= _prime(rng, 2 ** min(30, 4 + size))
+        n *= _prime(rng, 2 ** min(24, 4 + size))
     return [n]
 
 

@@ -1,4 +1,5 @@
-"""HumanEval/147 get_max_triples: n is a positive int (kept to n <= 100: the canonical is cubic)."""
+"""HumanEval/147 get_max_triples: n is a positive int (kept to n <= 40: the canonical is cubic, and every
+repeat of every grade runs it on each input)."""
 
 
 def contract(n):
@@ -9,8 +10,11 @@ def contract(n):
     return None
 
 
+OWN_SHARE = 1.0  # mutations of the tests' n=100 reach n=200: 1.3 million triples a call
+
+
 def generate(rng, size):
     r = rng.random()
     if r < 0.6:
         return [rng.randint(1, 12)]
-    return [rng.randint(1, min(100, 3 * size + 10))]
+    return [rng.randint(1, min(40, 3 * size + 10))]
