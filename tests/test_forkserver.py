@@ -4,6 +4,7 @@ and the fuzz input counts. Real sandboxes on both sides."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -118,3 +119,20 @@ def test_prune_keeps_the_most_recently_used_tables(tmp_path):
     fuzz.prune(tmp_path, keep=3)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["2.pickle", "3.pickle", "4.pickle"]
     fuzz.prune(tmp_path / "missing", keep=3)  # no folder yet: nothing to do
+
+
+def test_the_reference_runs_under_repeat_0s_environment(root, monkeypatch):
+    """The reference jobs have a lane of their own, started with repeat 0's PYTHONHASHSEED, as the slow path
+    runs the reference: a reference whose answers follow the hash seed ('b' is even under repeat 0's, odd
+    under repeat 1's) answers on the fast path as on the slow one, so its canonical body passes there
+    (answers from another repeat's environment would fail a relation and send it to the slow path)."""
+    task = tasks.load(root, "humaneval_000")
+    body = task.reference[len(task.contract):]
+    odd = replace(task, reference=task.contract + "    if hash('b') % 2:\n        return True\n" + body)
+    cfg, opts = SandboxConfig(enabled=True), Options(k=2, trials=40, seed=3)
+    monkeypatch.setattr(ForkPool, "_slow", lambda self, item: self._answer(item, exc=AssertionError("slow path")))
+    with ForkPool(cfg, servers=2, k=opts.k) as pool:
+        fast = pool.submit(odd, task.reference, opts).result()
+    want = grade(odd, task.reference, cfg, opts)
+    assert _shape(fast) == _shape(want)
+    assert fast.verdict == "stable_pass" and fast.inputs["kept"] > 0
