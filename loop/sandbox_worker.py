@@ -121,12 +121,16 @@ def final_look(seen):
 
 
 def serve(fn, rd, wr):
-    """Answer {"id", "args"} requests with the candidate's plain values; {"final": 1} with final_look."""
+    """Answer {"id", "args"} requests with the candidate's plain values; {"final": 1} with final_look;
+    {"batch": [args, ...]} with a reply per call, the first argument not sent back (a fork server's fuzzed
+    batch in one round trip instead of one per input)."""
     send, seen = sender(wr), []
     for line in lines(rd):
         req = json.loads(line)
         if req["args"] == {"final": 1}:
             reply = final_look(seen)
+        elif isinstance(req["args"], dict) and "batch" in req["args"]:
+            reply = {"batch": [call(fn, wire, after=False) for wire in req["args"]["batch"]]}
         else:
             reply = call(fn, req["args"], seen)
         reply["id"] = req["id"]
@@ -158,6 +162,13 @@ class Proxy:
             return msg
         except Exception as exc:  # end of input, malformed JSON or a forged id
             raise Lost(type(exc).__name__) from None
+
+    def batch(self, wires):
+        """Plain calls in one round trip: their reply fields, in order."""
+        replies = self.request({"batch": wires}).get("batch")
+        if not (isinstance(replies, list) and len(replies) == len(wires) and set(map(type, replies)) <= {dict}):
+            raise Lost("not a batch reply")
+        return [{k: m[k] for k in ("ok", "raised", "resource") if k in m} for m in replies]
 
     def __call__(self, *args):
         msg = self.request([enc(a) for a in args])
@@ -245,6 +256,20 @@ def answer(proxy, wire, entry):
             return _classify(exc)
     msg = proxy.request(wire)
     return {k: msg[k] for k in ("ok", "after", "raised", "resource", "changed") if k in msg}
+
+
+def answer_all(proxy, tests, entry):
+    """answer() each test in order, each run of plain calls as one batch (no first argument sent back)."""
+    out, plain = [], []
+    for wire in tests + [None]:
+        if plain and (wire is None or isinstance(wire, dict)):
+            out += proxy.batch(plain)
+            plain = []
+        if isinstance(wire, dict):
+            out.append(answer(proxy, wire, entry))
+        elif wire is not None:
+            plain.append(wire)
+    return out
 
 
 def main(argv):

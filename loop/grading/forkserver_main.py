@@ -152,7 +152,7 @@ def _child(job, w, log, err, path):
             # check(candidate) tests decide the verdict here: the candidate gets a process of its own
             proxy, error = W.split(path, job["entry"], job["source"])
             if error is None:
-                send({"results": [W.answer(proxy, args, job["entry"]) for args in job["tests"]]})
+                send({"results": W.answer_all(proxy, job["tests"], job["entry"])})
         else:
             fn, error = W.load(path, job["entry"], job["source"])  # exec, not importlib: no lazy imports
             if error is None:

@@ -192,7 +192,8 @@ def test_one_fork_server_keeps_every_candidate_from_the_state_its_predecessor_le
 
 # (task, files): hostile and correct HumanEval candidates in turn on the fork servers' fast path
 FAST = [("humaneval_002", ["he002_overflow.py", "he002_modf.py", "he002_overflow.py", "he002_modf.py"]),
-        ("humaneval_038", ["he038_str_eq.py", "he038_good.py", "he038_patch_runner.py", "he038_good.py"]),
+        ("humaneval_038", ["he038_str_eq.py", "he038_good.py", "he038_patch_runner.py", "he038_good.py",
+                           "he038_forge_batch.py", "he038_good.py"]),
         ("humaneval_053", ["he053_near_int.py", "he053_good.py", "he053_near_int.py", "he053_good.py"])]
 
 
@@ -200,8 +201,9 @@ FAST = [("humaneval_002", ["he002_overflow.py", "he002_modf.py", "he002_overflow
 @pytest.mark.parametrize("task,files", FAST, ids=[f[0] for f in FAST])
 def test_fork_servers_fast_path_keeps_verdicts_honest(grade_project, user, task, files):
     """k=2 with differential fuzzing on fork servers (one server per PYTHONHASHSEED, relations decided in the
-    parent): a str subclass equal to everything, a patched check runner, 10**400 where a float belongs and a
-    float 5e-7 off an int, each followed by a correct candidate on the same server, end as their files say."""
+    parent): a str subclass equal to everything, a patched check runner, forged replies to the fuzzed batch,
+    10**400 where a float belongs and a float 5e-7 off an int, each followed by a correct candidate on the
+    same server, end as their files say."""
     done = subprocess.run([*as_user(user), sys.executable, str(Path(__file__).parent / "_forkbatch.py"),
                            "--k", "2", "--trials", "20", "--root", str(grade_project), task,
                            *[str(HERE / f) for f in files]], capture_output=True, text=True, timeout=600,
