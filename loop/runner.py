@@ -383,8 +383,6 @@ class _Pipeline:
             self.progress({**self.counts, "verdicts": dict(self.shown), **(status() if status else {})})
 
     async def _main(self, todo: list[dict]) -> None:
-        from loop.endpoint import Endpoint
-
         unasked = [r for r in todo if r["status"] in ("pending", V.NOT_ASKED)]
         need_reply = [r for r in unasked if r["round"] == 1]
         follow_ups = [r for r in unasked if r["round"] > 1]
@@ -397,6 +395,8 @@ class _Pipeline:
         try:
             jobs = (functools.partial(self._grade_row, r) for r in todo if r["status"] == "generated")
             if need_reply or follow_ups or self.rounds > 1:
+                from loop.endpoint import Endpoint  # httpx: imported only by a batch that asks
+
                 async with Endpoint(self.settings, transport=self.transport, on_request=self._log) as endpoint:
                     self.endpoint = endpoint
                     asks = (functools.partial(self._ask, endpoint, rows) for rows in self._requests(need_reply))

@@ -126,13 +126,16 @@ def _local(url: str) -> bool:
 
 def make_transport(origin: Origin):
     """The httpx transport of a cassette origin (None for a live endpoint); a missing or malformed cassette
-    raises CassetteError here, before anything is written."""
-    from loop.cassette import RecordingTransport, ReplayTransport
-
+    raises CassetteError here, before anything is written. Imports httpx only then: a live endpoint's
+    batch imports it when it asks, a samples file's never (0.1 s of a screen's whole command)."""
     if origin.replay:
+        from loop.cassette import ReplayTransport
+
         return ReplayTransport(origin.replay)
     if origin.record:
         import httpx
+
+        from loop.cassette import RecordingTransport
 
         return RecordingTransport(httpx.AsyncHTTPTransport(), origin.record)
     return None
