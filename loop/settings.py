@@ -127,7 +127,7 @@ def _local(url: str) -> bool:
 def make_transport(origin: Origin):
     """The httpx transport of a cassette origin (None for a live endpoint); a missing or malformed cassette
     raises CassetteError here, before anything is written. Imports httpx only then: a live endpoint's
-    batch imports it when it asks, a samples file's never (0.1 s of a screen's whole command)."""
+    batch imports it when it asks, a samples file's never."""
     if origin.replay:
         from loop.cassette import ReplayTransport
 
