@@ -27,7 +27,7 @@ from loop.grading.attempt import _call_args, outcome
 from loop.grading.programs import wire_args
 from loop.cachedir import code_version
 from loop.oracles.engine import (
-    NO_INPUT, CandidateRaised, ReferenceFailed, Returned, json_repr, run_relations, trials_made,
+    NO_INPUT, CandidateRaised, ReferenceFailed, Returned, by_key, json_repr, run_relations, trials_made,
 )
 from loop.oracles.oracle import Oracle
 from loop.sandbox import CandidateFault, SandboxConfig
@@ -227,8 +227,8 @@ def _holds(oracle: Oracle, table: Table, msgs: list, seed: int, trials: int) -> 
         except CandidateFault:
             return False
 
-    def call(x) -> Returned:
-        hit = got.get(json_repr(x))
+    def call(x, key: str) -> Returned:
+        hit = got.get(key)
         if hit is None:
             raise _Miss
         ok, value = hit
@@ -236,15 +236,16 @@ def _holds(oracle: Oracle, table: Table, msgs: list, seed: int, trials: int) -> 
             raise CandidateRaised(str(value))
         return Returned(value, None)
 
-    def call_ref(x) -> Returned:
-        hit = table.answers.get(json_repr(x))
+    def call_ref(x, key: str) -> Returned:
+        hit = table.answers.get(key)
         if hit is None:
             raise _Miss
         if isinstance(hit, Rejected):
-            raise ReferenceFailed(f"the reference rejected {json_repr(x)[:160]}: {hit.why}")
+            raise ReferenceFailed(f"the reference rejected {key[:160]}: {hit.why}")
         return hit
 
     try:
-        return not run_relations(oracle, call, call_ref, seed=seed, trials=trials, made=table.made or None)
+        return not run_relations(oracle, by_key(call, is_ref=False), by_key(call_ref, is_ref=True), seed=seed,
+                                 trials=trials, made=table.made or None)
     except _Miss:
         return False

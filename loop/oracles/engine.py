@@ -45,12 +45,15 @@ Call = Callable[[Any], Returned]
 
 
 class _Memo:
-    """Wraps a Call and memoizes it by json_repr of the argument (LRU, bounded). Values are shared: read-only."""
+    """Wraps a Call and memoizes it by json_repr of the argument (LRU, bounded). Values are shared: read-only.
+    keyed: fn takes (x, key), for answers already kept by that key (the argument is encoded once, not twice)."""
 
-    def __init__(self, fn: Call, *, is_ref: bool = False, capacity: int = MEMO_CAPACITY) -> None:
+    def __init__(self, fn: Callable, *, is_ref: bool = False, capacity: int = MEMO_CAPACITY,
+                 keyed: bool = False) -> None:
         self.fn = fn
         self.is_ref = is_ref
         self.capacity = capacity
+        self.keyed = keyed
         self.cache: OrderedDict[str, Returned | CandidateRaised] = OrderedDict()
 
     def __call__(self, x: Any) -> Returned:
@@ -58,7 +61,7 @@ class _Memo:
         hit = self.cache.get(key)
         if hit is None:
             try:
-                hit = self.fn(x)
+                hit = self.fn(x, key) if self.keyed else self.fn(x)
             except CandidateRaised as exc:
                 if self.is_ref:
                     raise ReferenceFailed(f"reference raised on {short(x)}: {exc}") from exc
@@ -75,6 +78,12 @@ class _Memo:
 
 def _memoized(fn: Call, *, is_ref: bool) -> _Memo:
     return fn if isinstance(fn, _Memo) else _Memo(fn, is_ref=is_ref)
+
+
+def by_key(fn: Callable[[Any, str], Returned], *, is_ref: bool) -> Call:
+    """A Call for run_relations from fn(x, json_repr(x)): a table of answers by key, looked up without
+    encoding each argument a second time."""
+    return _Memo(fn, is_ref=is_ref, keyed=True)
 
 
 @dataclass
