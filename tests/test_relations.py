@@ -618,3 +618,16 @@ def test_malformed_relations_py_is_a_task_error_naming_the_file(tmp_path: Path, 
     with pytest.raises(TaskError) as err:
         Oracle.load(path)
     assert str(err.value).startswith(f"{path}: ") and says in str(err.value)
+
+
+def test_equal_is_exact_where_python_is_and_tolerant_only_for_floats():
+    """fuzz.equal: `==` where it holds (answered in C, also for deep lists), element by element otherwise:
+    floats within the tolerance, NaN equal to NaN, a list never equal to a tuple."""
+    from loop.oracles import fuzz
+
+    deep = [[i, (i, "x" * i)] for i in range(2000)]
+    assert fuzz.equal(deep, [[i, (i, "x" * i)] for i in range(2000)])
+    assert not fuzz.equal(deep, [[i, [i, "x" * i]] for i in range(2000)])
+    assert fuzz.equal([{"a": 0.1 + 0.2}], [{"a": 0.3}]) and not fuzz.equal([{"a": 0.31}], [{"a": 0.3}])
+    assert fuzz.equal([float("nan")], [float("nan")]) and not fuzz.equal([float("nan")], [0.0])
+    assert not fuzz.equal(10 ** 400, 1e308) and not fuzz.equal("1", 1)

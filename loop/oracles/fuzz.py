@@ -307,6 +307,11 @@ def shrink_args(x: Any) -> Iterator[Any]:
 
 def equal(got: Any, want: Any, rel_tol: float = REL_TOL, abs_tol: float = ABS_TOL) -> bool:
     """Python `==`, except that floats (also inside lists, tuples, dicts) agree within a tolerance."""
+    try:
+        if got == want:  # in C: most answers are exactly right; whatever `==` accepts, the rest accepts too
+            return True
+    except Exception:  # noqa: BLE001 - a deep or odd value: compared part by part below
+        pass
     if isinstance(got, float) or isinstance(want, float):
         if isinstance(got, (int, float)) and isinstance(want, (int, float)) \
                 and not isinstance(got, bool) and not isinstance(want, bool):
