@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import hashlib
 import itertools
 import json
 import os
@@ -19,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from loop import executors, feedback, kinds, seeds, tasks
-from loop.cachedir import cache_dir, code_version
+from loop.cachedir import cache_dir, key as cache_key
 from loop import verdicts as V
 from loop.config import Config, EndpointSettings
 from loop.errors import CandidateError, CassetteError, ClusterError, ResumeError, TaskError
@@ -68,8 +67,7 @@ def _verified_marker(task: tasks.Task, sandbox: SandboxConfig) -> Path:
     """Where a task whose polarity held is remembered across runs: keyed by its folder's content, the
     sandbox settings and loop's code, so any change to the task checks it again (164 imported HumanEval
     tasks cost 328 sandbox starts to check, more than grading a samples file of them does)."""
-    key = hashlib.sha256(f"{task.digest}\0{sandbox!r}\0{code_version()}".encode()).hexdigest()
-    return cache_dir() / "verified" / key
+    return cache_dir() / "verified" / cache_key(task.digest, repr(sandbox))
 
 
 def load_verified_task(cfg: Config, name: str, sandbox: SandboxConfig) -> tasks.Task:

@@ -7,13 +7,13 @@ A task is data in a folder, so adding one never means editing `loop/`; every mal
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from loop.cachedir import files_digest
 from loop import verdicts as V
 from loop.errors import TaskError
 from loop.oracles.oracle import Oracle
@@ -102,10 +102,7 @@ def task_files(folder: Path) -> list[Path]:
 
 
 def task_digest(folder: Path) -> str:
-    h = hashlib.sha256()
-    for path in task_files(folder):
-        h.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes() + b"\0")
-    return h.hexdigest()
+    return files_digest(folder, task_files(folder))
 
 
 def tasks_root(root: Path) -> Path:

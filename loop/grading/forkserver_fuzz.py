@@ -14,7 +14,6 @@ for the same tasks neither generates inputs nor runs the reference again.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import pickle
@@ -25,7 +24,7 @@ from pathlib import Path
 
 from loop.grading.attempt import _call_args, outcome
 from loop.grading.programs import wire_args
-from loop.cachedir import code_version
+from loop.cachedir import key as cache_key
 from loop.oracles.engine import (
     NO_INPUT, CandidateRaised, ReferenceFailed, Returned, by_key, json_repr, run_relations, trials_made,
 )
@@ -101,8 +100,7 @@ class Table:
 def tables_path(folder: Path, task: Task, seed: int, trials: int, cfg: SandboxConfig) -> Path:
     """Where the table for (task content, seed, trials) is remembered: the key also covers the sandbox
     settings, loop's code and the interpreter, everything the reference's answers and the inputs depend on."""
-    key = f"{task.digest}\0{seed}\0{trials}\0{cfg!r}\0{code_version()}\0{sys.version}"
-    return folder / f"{hashlib.sha256(key.encode()).hexdigest()}.pickle"
+    return folder / f"{cache_key(task.digest, seed, trials, repr(cfg), sys.version)}.pickle"
 
 
 KEEP_TABLES = 2000  # about 12 batches of 164 HumanEval tasks, each seed's tables 30 MB in all
