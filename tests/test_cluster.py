@@ -50,9 +50,14 @@ class Cluster:
                                  "--scheduler-file", str(file)], tmp / "scheduler.log", scheduler_env)
         self.procs.append(self.scheduler)
         deadline = time.time() + 60
-        while not file.exists() and time.time() < deadline:
-            time.sleep(0.1)
-        self.address = json.loads(file.read_text())["address"]
+        while True:  # the scheduler writes its file in place: it may exist before it parses
+            try:
+                self.address = json.loads(file.read_text())["address"]
+                break
+            except (OSError, ValueError, KeyError):
+                if time.time() > deadline:
+                    raise
+                time.sleep(0.1)
         self.client = distributed.Client(self.address, timeout=30, set_as_default=False)
         for i in range(workers):
             self.add_worker(f"w{i}")
