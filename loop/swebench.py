@@ -283,7 +283,7 @@ def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[s
     with tempfile.TemporaryDirectory(prefix="loop-swe-") as tmp:
         staged = repo_patch.fresh_copy(tree, Path(tmp) / "tests")
         if inst.test_patch.strip():
-            rejected = repo_patch.apply(inst.test_patch, staged)
+            rejected = repo_patch.apply(inst.test_patch, staged, repo_patch.TRUSTED)
             if rejected is not None:
                 raise SwebenchError(f"{where}: field 'test_patch' does not apply to {base[:12]}: "
                                     f"{rejected.splitlines()[0] if rejected else ''}")
@@ -298,7 +298,7 @@ def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[s
                 raise SwebenchError(f"{where}: test file {rel} is not in {inst.repo} at {base[:12]} "
                                     "(with test_patch applied)")
         gold = repo_patch.fresh_copy(tree, Path(tmp) / "gold")
-        rejected = repo_patch.apply(inst.patch, gold)
+        rejected = repo_patch.apply(inst.patch, gold, repo_patch.TRUSTED)
         if rejected is not None:
             raise SwebenchError(f"{where}: field 'patch' does not apply to {base[:12]}: "
                                 f"{rejected.splitlines()[0] if rejected else ''}")

@@ -174,7 +174,7 @@ def test_js_task_graded_through_the_tap_parser(tmp_path):
 def _gold_file(name: str, rel: str, tmp_path: Path) -> str:
     tree = tmp_path / "gold-tree"
     repo_patch.fresh_copy(TASKS / name / "repo", tree)
-    assert repo_patch.apply((TASKS / name / "gold.patch").read_text(), tree) is None
+    assert repo_patch.apply((TASKS / name / "gold.patch").read_text(), tree, repo_patch.TRUSTED) is None
     return (tree / rel).read_text()
 
 
@@ -467,7 +467,8 @@ def test_a_candidate_that_poisons_its_build_cache_reaches_no_other(tmp_path, cac
     before = _tree_digest(warm)
     gold = (EXAMPLES / GO / "gold.diff").read_text()
     poisoned = _grade(task, gold + _new_file("poison.go", POISON), k=3)  # each repeat starts from the warm cache
-    assert [a.exit_code for a in poisoned.attempts] == [0, 0, 0]
+    # (the test command exits 1 on every tree: two of its tripwire tests always fail)
+    assert poisoned.verdict == V.STABLE_PASS and [a.exit_code for a in poisoned.attempts] == [1, 1, 1]
     assert _tree_digest(warm) == before
 
     spy = gold + _new_file("spy.go", SPY)
@@ -508,7 +509,7 @@ def test_base_runs_compile_nothing_and_a_candidate_only_its_patch(tmp_path, cach
     task = dataclasses.replace(task, spec=verbose)
     env = repo._environment(task.spec, CFG)
     patched = repo_patch.fresh_copy(task.spec.tree, tmp_path / "patched")
-    assert repo_patch.apply((EXAMPLES / GO / "gold.diff").read_text(), patched) is None
+    assert repo_patch.apply((EXAMPLES / GO / "gold.diff").read_text(), patched, repo_patch.TRUSTED) is None
     repo._stage_hidden(task.spec, patched)
 
     def compiles(res) -> int:

@@ -172,7 +172,7 @@ def test_git_apply_writes_nothing_outside_even_past_our_checks(tmp_path):
     (tree / "a.txt").write_text("a\n")
     diff = "diff --git a/../escaped.txt b/../escaped.txt\nnew file mode 100644\n--- /dev/null\n" \
            "+++ b/../escaped.txt\n@@ -0,0 +1 @@\n+owned\n"
-    assert repo_patch.apply(diff, tree) is not None
+    assert repo_patch.apply(diff, tree, repo_patch.TRUSTED) is not None
     assert not (tmp_path / "work" / "escaped.txt").exists()
     assert sorted(p.name for p in (tmp_path / "work").iterdir()) == ["tree"]
 

@@ -26,7 +26,7 @@ from loop.grading import programs, triage
 from loop.grading.attempt import transition
 from loop.grading.grade import Options, conclude, grade_without_attempts
 from loop.grading.model import Attempt, Check, Grade, HarnessError
-from loop.kinds import repo_env, repo_patch, repo_tree
+from loop.kinds import repo_env, repo_patch, repo_screen, repo_tree, repo_tripwire
 from loop.kinds.repo_env import Env, EnvSpec
 from loop.kinds.repo_results import PARSERS, Outcome
 from loop.prompts import load_template
@@ -36,8 +36,9 @@ from loop.tasks import Task, Test
 TEMPLATE = Path(__file__).resolve().parent.parent.parent / "prompts" / "repair_repo.md"
 KEYS = {"name", "kind", "language", "description", "bug_report", "repo", "context", "test_command", "parser",
         "test_paths", "hidden_tests", "gold_patch", "fail_to_pass", "pass_to_pass", "environment", "limits",
-        "toolchain", "commit"}
+        "toolchain", "commit", "allow_test_infrastructure"}
 REPORT = "/out/report.xml"
+REPORT_CAP = 32 << 20  # bytes of a report file read: more is no report
 TEST_COMMAND = "test_command"  # the check of a run that wrote no readable report
 
 
@@ -57,6 +58,7 @@ class RepoSpec:
     digest: str = field(compare=False)
     environment: EnvSpec | None = None
     stdout_report: bool = False  # no {report} in the command: its standard output is the report
+    allowed: tuple[str, ...] = ()  # test infrastructure (globs) a patch may edit: allow_test_infrastructure
 
 
 @dataclass(frozen=True)
@@ -129,7 +131,8 @@ class RepoKind:
                         fail_to_pass=f2p, pass_to_pass=p2p, requirements=requirements,
                         toolchain=_strings(meta, "toolchain", where, False) or (command[0],),
                         digest=_digest(tree, hidden), environment=environment,
-                        stdout_report=not any("{report}" in a for a in command))
+                        stdout_report=not any("{report}" in a for a in command),
+                        allowed=_strings(meta, "allow_test_infrastructure", where, False) or ())
         tests = tuple(Test(t, V.F2P, ("smoke", "full"), (), None) for t in f2p)
         tests += tuple(Test(t, V.P2P, ("full",), (), None) for t in p2p or ())
         return RepoTask(name=meta["name"], path=folder, language=str(meta.get("language", "repo")), entry_point="",
@@ -153,10 +156,18 @@ class RepoKind:
                                         list(spec.hidden_files))
             if refusal:
                 return grade_without_attempts(task, source, opts, cfg, refusal.check, refusal.detail)
+            infrastructure = repo_screen.screen(source, repo_patch.paths_in(source)[0], spec.tree, spec.allowed)
+            if infrastructure:
+                return grade_without_attempts(task, source, opts, cfg, repo_screen.TOUCHES_TEST_INFRASTRUCTURE,
+                                              infrastructure)
             patched = repo_patch.fresh_copy(spec.tree, work / "patched")
-            rejected = repo_patch.apply(source, patched)
+            rejected = repo_patch.apply(source, patched, cfg)
             if rejected is not None:
                 return grade_without_attempts(task, source, opts, cfg, repo_patch.PATCH_DOES_NOT_APPLY, rejected)
+            planted = repo_patch.new_links(spec.tree, patched)
+            if planted:
+                return grade_without_attempts(task, source, opts, cfg, repo_patch.OUTSIDE_REPOSITORY,
+                                              f"the patch creates a symlink or special file ({planted})")
             _stage_hidden(spec, patched)
             try:
                 env = _environment(spec, cfg)
@@ -172,7 +183,12 @@ class RepoKind:
             for attempt, outcomes in runs:
                 if attempt.status != V.INFRA_UNKNOWN:
                     attempt.digest = _digest_of({t: o for t, o in outcomes.items() if t not in unstable})
-            return conclude(task, source, opts, cfg, attempts)
+            _taint(attempts)
+            grade = conclude(task, source, opts, cfg, attempts)
+            if repo_tripwire.framework(spec.command) is None:
+                grade.notes.append(f"no tripwire tests for this test command ({spec.command[0]}): its report "
+                                   "is not corroborated")
+            return grade
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
@@ -266,6 +282,11 @@ def _stage_hidden(spec: RepoSpec, tree: Path) -> None:
         return
     for rel in spec.hidden_files:
         dest = tree / PurePosixPath(rel)
+        here = tree
+        for part in PurePosixPath(rel).parts:  # whatever the patch put in the way (a file, a link) goes
+            here = here / part
+            if here.is_symlink() or (here.exists() and (here == dest) == here.is_dir()):
+                shutil.rmtree(here) if here.is_dir() and not here.is_symlink() else here.unlink()
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(spec.hidden / rel, dest)
         dest.chmod(0o666)
@@ -325,18 +346,26 @@ class RunResult:
     fault: CandidateFault | None
     stderr: str
     duration: float
+    forged: str | None = None  # what in the report contradicts the tripwires
 
 
 def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repeat: int,
-              ids: list[str] | None) -> RunResult:
+              ids: list[str] | None, tripwires: bool = False) -> RunResult:
     """Run the test command once, sandboxed, in a fresh copy of `tree`; parse the report (a file, or the
     command's standard output) in the parent. `ids` None runs every test. Network is off (bubblewrap
-    --unshare-all); the environment is read-only, except a private copy of Go's build cache."""
+    --unshare-all); the environment is read-only, except a private copy of Go's build cache. `tripwires`:
+    plant fresh tripwire tests first and judge the report by them (a candidate's tree)."""
     spec: RepoSpec = task.spec
     limits = task.limits
     scratch = make_scratch("loop-run-")
     try:
         work = repo_patch.fresh_copy(tree, scratch / "repo")
+        wires = repo_tripwire.plan(spec.command, work, [*spec.hidden_files, *repo_patch.files(work)],
+                                   spec.fail_to_pass) if tripwires else None
+        if wires is not None:
+            repo_tripwire.plant(wires, work)
+            if ids is not None and repo_tripwire.framework(spec.command) == "pytest":
+                ids = [*ids, *(w.test_id for w in wires.wires)]
         out = scratch / "out"
         out.mkdir()
         out.chmod(0o777)
@@ -368,14 +397,18 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
                 (work / "node_modules").symlink_to(ro["/node_modules"])
             argv = ["/usr/bin/env", "-C", str(work), *[_host_paths(a, mounts) for a in argv]]
         result = run(cfg, argv, limits=limits, env=envvars, ro=ro, rw=rw, cwd="/repo", address_space=False)
-        report = out / "report.xml"
-        outcomes = None
         if spec.stdout_report:
-            outcomes = PARSERS[spec.parser](result.stdout.decode("utf-8", errors="replace"), work)
-        elif report.is_file() and not report.is_symlink():
-            outcomes = PARSERS[spec.parser](report.read_text(encoding="utf-8", errors="replace"), work)
+            text = result.stdout.decode("utf-8", errors="replace")
+        else:  # written by the candidate's process: never followed through a link, never read past the cap
+            raw = repo_patch.read_capped(out / "report.xml", REPORT_CAP)
+            text = None if raw is None else raw.decode("utf-8", errors="replace")
+        outcomes = None if text is None else PARSERS[spec.parser](text, work)
+        forged = None
+        if wires is not None:
+            forged = repo_tripwire.contradiction(wires, outcomes, spec.fail_to_pass)
+            outcomes = repo_tripwire.without(wires, outcomes)
         return RunResult(outcomes, result.returncode, result.fault, result.stderr.decode(errors="replace"),
-                         result.duration)
+                         result.duration, forged)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
@@ -455,6 +488,17 @@ def _ids(task: Task, cfg: SandboxConfig, env: Env | None) -> list[tuple[str, str
     return [(t, V.F2P) for t in spec.fail_to_pass] + [(t, V.P2P) for t in p2p]
 
 
+def _taint(attempts: list[Attempt]) -> None:
+    """One forged report makes every graded attempt of the candidate fail with it: a forger that forges
+    only now and then is not `flaky`."""
+    forged = next((c for a in attempts for c in a.checks if c.check == repo_tripwire.FORGED_REPORT), None)
+    if forged is None:
+        return
+    for a in attempts:
+        if a.status != V.INFRA_UNKNOWN and not any(c.check == forged.check for c in a.checks):
+            a.checks.insert(0, Check(forged.check, "fault", False, f"{forged.detail} (in another repeat)"))
+
+
 def _digest_of(outcomes: dict[str, Outcome]) -> str:
     return hashlib.sha256(json.dumps(sorted((t, o.status) for t, o in outcomes.items())).encode()).hexdigest()[:12]
 
@@ -465,11 +509,11 @@ def _attempt(task: Task, cfg: SandboxConfig, env: Env | None, patched: Path, ids
     spec: RepoSpec = task.spec
     try:
         base = baseline(task, cfg, env, repeat)
-        res = run_tests(task, cfg, env, patched, repeat, _run_ids(spec))
+        res = run_tests(task, cfg, env, patched, repeat, _run_ids(spec), tripwires=True)
     except SandboxUnavailable as exc:
         return Attempt(repeat, V.INFRA_UNKNOWN, str(exc), None, "", 0.0, seed, clean_env(repeat)), {}
     got = res.outcomes or {}
-    checks = []
+    checks = [Check(repo_tripwire.FORGED_REPORT, "fault", False, res.forged)] if res.forged else []
     for test_id, test_kind in ids:
         base_out = V.PASS if base.get(test_id, Outcome(V.FAIL)).status == V.PASS else V.FAIL
         outcome = got.get(test_id)

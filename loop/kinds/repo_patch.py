@@ -13,17 +13,19 @@ import fnmatch
 import os
 import re
 import shutil
-import subprocess
-import tempfile
+import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+
+from loop.sandbox import Limits, SandboxConfig, SandboxUnavailable, clean_env, make_scratch, run, stage
 
 PATCH_DOES_NOT_APPLY = "patch_does_not_apply"
 TOUCHES_TESTS = "touches_tests"
 OUTSIDE_REPOSITORY = "outside_repository"
 
 _FENCE = re.compile(r"```[ \t]*(diff|patch|udiff)[^\n]*\n(.*?)```", re.S | re.I)
-_SYMLINK_MODE = re.compile(r"^(new file mode|new mode|old mode|deleted file mode|index [0-9a-f]+\.\.[0-9a-f]+) 120000\b")
+# Every line that carries a file mode; git reads the mode as octal digits, leading zeros and all.
+_MODE_LINE = re.compile(r"^(?:new file mode|new mode|old mode|deleted file mode|index [0-9a-fA-F]+\.\.[0-9a-fA-F]+)\s+(\S+)")
 
 
 def extract_diff(reply: str, tree: Path | None = None) -> str | None:
@@ -126,7 +128,8 @@ class Refusal:
 
 
 def paths_in(diff: str) -> tuple[list[str], bool]:
-    """Every path the diff names (old and new sides, renames, copies) and whether it makes a symlink."""
+    """Every path the diff names (old and new sides, renames, copies) and whether it makes anything but a
+    regular file (a symlink, a submodule)."""
     paths, symlink = [], False
     for line in diff.splitlines():
         if line.startswith("diff --git "):
@@ -139,9 +142,19 @@ def paths_in(diff: str) -> tuple[list[str], bool]:
                 paths.append(_strip(raw))
         elif line.startswith(("rename from ", "rename to ", "copy from ", "copy to ")):
             paths.append(_unquote(line.split(" ", 2)[2].strip()))
-        elif _SYMLINK_MODE.match(line):
+        elif (m := _MODE_LINE.match(line)) and not _regular_mode(m.group(1)):
             symlink = True
     return paths, symlink
+
+
+def _regular_mode(mode: str) -> bool:
+    """A regular file's mode (git's 100644 / 100755, however spelled); a link, a submodule or anything git
+    might read another way is not."""
+    try:
+        value = int(mode, 8)
+    except ValueError:
+        return False
+    return value & 0o170000 == 0o100000
 
 
 def _outside(path: str, tree: Path) -> str | None:
@@ -164,7 +177,7 @@ def refuse(diff: str, tree: Path, protected: list[str], hidden: list[str]) -> Re
     """Why the diff may not be applied at all: it leaves the repository, or it touches a test."""
     paths, symlink = paths_in(diff)
     if symlink:
-        return Refusal(OUTSIDE_REPOSITORY, "the patch creates or edits a symlink")
+        return Refusal(OUTSIDE_REPOSITORY, "the patch creates or edits a symlink or another non-regular file")
     for path in paths:
         why = _outside(path, tree)
         if why:
@@ -183,39 +196,100 @@ def refuse(diff: str, tree: Path, protected: list[str], hidden: list[str]) -> Re
     return None
 
 
-def _git(args: list[str], cwd: Path, patch: Path) -> subprocess.CompletedProcess:
-    # Outside any repository on purpose: with a ceiling at the copy's parent, git cannot find a
-    # repository above it and apply the patch relative to that one's root.
-    env = {"PATH": "/usr/bin:/bin", "LC_ALL": "C", "HOME": str(cwd), "GIT_CEILING_DIRECTORIES": str(cwd.parent),
-           "GIT_CONFIG_NOSYSTEM": "1"}
-    return subprocess.run(["git", "apply", "--recount", "--whitespace=nowarn", "-p1", *args, str(patch)],
-                          cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
+# One sandboxed run: check, then apply; when the check fails, apply what can be with --reject (the tree is
+# thrown away then) and print the .rej files (regular files only, capped). Nothing of the candidate's tree is
+# read on the host: a .rej may be a link to anywhere, a folder or /dev/zero.
+_APPLY = r"""cd "$1" || exit 125
+git apply $GIT_OPTS --check "$2" || {
+  git apply $GIT_OPTS --reject "$2" >/dev/null 2>&1
+  find . -name '*.rej' -type f | LC_ALL=C sort | head -n 20 | while IFS= read -r f; do
+    printf '%s:\n' "${f#./}"; head -c 4000 "$f"; echo
+  done
+  exit 1
+}
+git apply $GIT_OPTS "$2"
+"""
+_APPLY_LIMITS = Limits(wall=60.0, memory_mb=2048, fsize_mb=256, output_bytes=1 << 16, tmpfs_mb=16)
 
 
-def apply(diff: str, tree: Path) -> str | None:
-    """Apply the diff to `tree` (a copy); None when it applied, else the rejected hunk(s) or git's reason."""
-    with tempfile.TemporaryDirectory(prefix="loop-patch-") as tmp:
-        patch = Path(tmp) / "candidate.diff"
-        patch.write_text(diff, encoding="utf-8")
-        check = _git(["--check"], tree, patch)
-        if check.returncode != 0:
-            return _rejected(diff, tree, Path(tmp), patch) or (check.stderr.strip() or "git apply refused the patch")
-        done = _git([], tree, patch)
-        if done.returncode != 0:
-            return done.stderr.strip() or "git apply failed"
+TRUSTED = SandboxConfig(enabled=False)  # for patches that are not a candidate's (a dataset's own, a test's)
+
+
+def apply(diff: str, tree: Path, cfg: SandboxConfig) -> str | None:
+    """Apply the diff to `tree` (a copy) in the sandbox `cfg` describes; None when it applied, else the
+    rejected hunk(s) or git's reason."""
+    folder = make_scratch("loop-patch-")
+    try:
+        stage(folder, "candidate.diff", diff)
+        # Outside any repository on purpose: with a ceiling at the copy's parent, git cannot find a
+        # repository above it and apply the patch relative to that one's root.
+        env = {**clean_env(), "GIT_CEILING_DIRECTORIES": "/" if cfg.enabled else str(tree.parent),
+               "GIT_CONFIG_NOSYSTEM": "1", "GIT_OPTS": "--recount --whitespace=nowarn -p1"}
+        try:
+            res = run(cfg, ["/bin/sh", "-c", _APPLY, "sh", "/repo", "/patch/candidate.diff"], limits=_APPLY_LIMITS,
+                      env=env, ro={"/patch": str(folder)}, rw={"/repo": str(tree)}, cwd="/repo", address_space=False)
+        except SandboxUnavailable as exc:
+            return f"the patch could not be applied: {exc}"
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    if res.returncode == 0 and res.fault is None:
+        return None
+    rejects = res.stdout.decode("utf-8", errors="replace").strip()
+    reason = res.stderr.decode("utf-8", errors="replace").strip()
+    if res.fault is not None:
+        reason = f"git apply did not finish ({res.fault.detail})"
+    return (rejects or reason or "git apply refused the patch")[:4000]
+
+
+def new_links(base: Path, patched: Path) -> str | None:
+    """The first path in `patched` that is a symlink or special file where `base` has none (git made it from a
+    mode line our screen missed): the second fence after paths_in."""
+    for root, dirs, names in os.walk(patched):
+        for name in dirs + names:
+            path = os.path.join(root, name)
+            rel = os.path.relpath(path, patched)
+            mode = os.lstat(path).st_mode
+            if stat.S_ISDIR(mode) or stat.S_ISREG(mode):
+                continue
+            was = os.lstat(base / rel).st_mode if os.path.lexists(base / rel) else None
+            if was is None or stat.S_IFMT(was) != stat.S_IFMT(mode):
+                return rel
     return None
 
 
-def _rejected(diff: str, tree: Path, tmp: Path, patch: Path) -> str:
-    """The hunks git could not place, as `git apply --reject` writes them (.rej files), in a throwaway copy."""
-    scratch = tmp / "reject"
-    shutil.copytree(tree, scratch, symlinks=True)
-    out = _git(["--reject"], scratch, patch)
-    rejects = sorted(scratch.rglob("*.rej"))
-    if not rejects:
-        return out.stderr.strip()
-    parts = [f"{r.relative_to(scratch)}:\n{r.read_text(errors='replace')}" for r in rejects]
-    return "\n".join(parts)[:4000]
+def files(tree: Path, limit: int = 5000) -> list[str]:
+    """Regular files under `tree` (relative, sorted, at most `limit`), never through a link."""
+    out = []
+    for root, dirs, names in os.walk(tree):
+        dirs[:] = sorted(d for d in dirs if d not in (".git", "node_modules", "__pycache__"))
+        out += [os.path.relpath(os.path.join(root, n), tree) for n in sorted(names)
+                if stat.S_ISREG(os.lstat(os.path.join(root, n)).st_mode)]
+        if len(out) >= limit:
+            break
+    return out[:limit]
+
+
+def read_capped(path: Path, cap: int) -> bytes | None:
+    """A file the candidate's process may have written: a regular file opened without following a link,
+    read up to `cap` bytes; None when it is anything else, missing, or larger."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks, size = [], 0
+        while chunk := os.read(fd, 1 << 20):
+            size += len(chunk)
+            if size > cap:
+                return None
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def chmod_tree(folder: Path, writable: bool) -> None:

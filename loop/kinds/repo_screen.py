@@ -1,0 +1,85 @@
+"""What in a diff a test framework would load on its own: configuration, plugins, start-up hooks, modules that
+shadow the framework, new test files, module pins. A patch that touches one is refused (`touches_test_infrastructure`).
+
+The test command runs the candidate's code in its own process, so these files are a way to rewrite the report
+without touching the code under test. The screen is by path (and, for Go, by a few directives in added lines);
+run-time tampering from the code under test is caught by tripwire tests (repo_tripwire), not here.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import sys
+from pathlib import Path, PurePosixPath
+
+TOUCHES_TEST_INFRASTRUCTURE = "touches_test_infrastructure"
+
+# Files the runners read on their own, by base name (any folder).
+_CONFIG = {
+    # pytest: configuration, plugins and start-up hooks; Python: site hooks
+    "conftest.py": "a pytest plugin file", "pytest.ini": "pytest settings", ".pytest.ini": "pytest settings",
+    "tox.ini": "pytest settings", "setup.cfg": "pytest settings", "pyproject.toml": "pytest settings",
+    "sitecustomize.py": "a Python start-up hook", "usercustomize.py": "a Python start-up hook",
+    # node: module type, import maps, scripts, registries, other runners' settings
+    "package.json": "node's package settings (type, imports, scripts)", "package-lock.json": "node's package lock",
+    ".npmrc": "npm settings", ".noderc": "node settings",
+    # go: module pins and replacements
+    "go.mod": "Go's module file", "go.sum": "Go's module checksums", "go.work": "a Go workspace",
+    "go.work.sum": "a Go workspace",
+}
+_CONFIG_GLOBS = {"*.pth": "a Python path hook", ".mocharc*": "mocha settings", "jest.config.*": "jest settings",
+                 "vitest.config.*": "vitest settings", "babel.config.*": "babel settings", ".babelrc*": "babel settings",
+                 "*.pyc": "compiled Python the importer may prefer to the source",
+                 "*.so": "a compiled module the importer prefers to the source"}
+_FOLDERS = {"node_modules": "installed node packages", "vendor": "vendored Go modules",
+            "__pycache__": "compiled Python"}
+# New files the runners collect on their own (an existing test file is the task's test_paths' business).
+_TEST_FILES = ("test_*.py", "*_test.py", "*_test.go", "*.test.js", "*.test.mjs", "*.test.cjs", "*-test.js",
+               "*-test.mjs", "*-test.cjs", "*_test.js", "*_test.mjs", "*_test.cjs", "test-*.js", "test-*.mjs",
+               "test-*.cjs", "test.js", "test.mjs", "test.cjs")
+# Modules a new top-level file could shadow (the repository root is first on sys.path under `python -m`).
+_FRAMEWORK_MODULES = {"pytest", "_pytest", "pluggy", "py", "iniconfig", "packaging", "junitparser", "xdist",
+                      "hypothesis", "unittest", "site", "conftest"}
+# Go directives in added or removed lines: a TestMain runs before every test, build constraints drop files,
+# linkname reaches into the testing package's internals.
+_GO_DIRECTIVES = re.compile(r"^[+-](?!\+\+|--).*?(\bfunc\s+TestMain\s*\(|//\s*go:build\b|//\s*\+build\b|//go:linkname\b)")
+
+
+def _shadows(path: PurePosixPath) -> str | None:
+    """A new top-level module (in the root or src/) named like the framework or a standard-library module."""
+    parts = path.parts[1:] if path.parts[:1] == ("src",) else path.parts
+    if not parts:
+        return None
+    stem = parts[0].split(".", 1)[0]
+    if len(parts) == 1 and not parts[0].endswith((".py", ".pyc", ".so", ".pth")):
+        return None
+    if stem in _FRAMEWORK_MODULES or stem in sys.stdlib_module_names:
+        return f"a module named '{stem}' that would shadow the test framework or the standard library"
+    return None
+
+
+def screen(diff: str, paths: list[str], tree: Path, allowed: tuple[str, ...] = ()) -> str | None:
+    """Why the diff touches test infrastructure (one line naming the file), or None. `allowed`: globs a task
+    lets patches edit (its own allow_test_infrastructure)."""
+    for raw in paths:
+        path = PurePosixPath(raw)
+        norm = str(path)
+        if any(fnmatch.fnmatchcase(norm, g) or fnmatch.fnmatchcase(path.name, g) for g in allowed):
+            continue
+        what = _CONFIG.get(path.name) or next((w for g, w in _CONFIG_GLOBS.items()
+                                               if fnmatch.fnmatchcase(path.name, g)), None)
+        if what is None:
+            what = next((w for part, w in _FOLDERS.items() if part in path.parts[:-1]), None)
+        is_new = not (tree / norm).exists()
+        if what is None and is_new and any(fnmatch.fnmatchcase(path.name, g) for g in _TEST_FILES):
+            what = "a new test file the runner would collect"
+        if what is None and is_new:
+            what = _shadows(path)
+        if what:
+            return f"the patch edits {norm}: {what}"
+    for line in diff.splitlines():
+        m = _GO_DIRECTIVES.match(line)
+        if m:
+            return f"the patch adds or removes a Go directive the test binary obeys: {m.group(1).strip()}"
+    return None

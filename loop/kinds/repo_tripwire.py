@@ -1,0 +1,239 @@
+"""Tripwire tests: written into a hidden test file of each patched run, with names and bodies shaped like its
+neighbours; two must fail on every tree, one must pass. Their expected outcomes live only in loop's process.
+
+The test command runs the candidate's code in the framework's own process, so anything it reports could be
+forged (a hook that flips failures, a patched assert, a rewritten report or stdout). A forgery that does not
+know which tests are tripwires flips them too: a must-fail reported passing, or a report that passes the
+fail-to-pass tests without the must-pass among them, is `forged_report`. Fresh names every run.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from loop import verdicts as V
+
+FORGED_REPORT = "forged_report"
+_RNG = random.SystemRandom()  # never the grade's seed: a candidate may know that
+_SUFFIXES = ("empty", "twice", "boundary", "negative", "large", "single", "mixed", "repeated", "zero", "unicode",
+             "order", "default", "limit", "minimal", "nested", "again", "long", "small", "odd", "even")
+_TEST_NAME = {"pytest": re.compile(r"^\s*def (test\w*)\s*\(", re.M),
+              "go": re.compile(r"^func (Test\w*)\s*\(\s*\w+\s+\*testing\.T\s*\)", re.M),
+              "node": re.compile(r"\b(?:test|it)\s*\(\s*(['\"])((?:(?!\1).){1,200})\1")}
+
+
+@dataclass(frozen=True)
+class Wire:
+    name: str  # the test's own name: unique in the run
+    expect: str  # pass | fail
+    test_id: str | None  # what {tests} names, for runners given ids
+
+
+@dataclass(frozen=True)
+class Plan:
+    host: str  # the file (relative to the tree) the tripwires are appended to, or created
+    text: str
+    wires: tuple[Wire, ...]
+    create: bool = False
+
+
+def framework(command: tuple[str, ...]) -> str | None:
+    """pytest, node (--test) or go (test): the runners loop can write tripwires for."""
+    names = [PurePosixPath(a).name for a in command]
+    if any(n == "pytest" or n.startswith("pytest") and n.endswith(("py.test", "pytest")) for n in names):
+        return "pytest"
+    if names and names[0] in ("node", "nodejs") and "--test" in command:
+        return "node"
+    if len(names) > 1 and names[0] == "go" and command[1] == "test":
+        return "go"
+    return None
+
+
+def _case(rng: random.Random, expect: str, aggregates: tuple[str, ...]) -> tuple[list[int], str, int]:
+    """A short list, one of `aggregates` over it (len, sum, max, min) and the value a test expects: the
+    true one for a must-pass, a near miss for a must-fail."""
+    v = [rng.randint(-40, 99) for _ in range(rng.randint(3, 7))]
+    agg = rng.choice(aggregates)
+    value = {"len": len, "sum": sum, "max": max, "min": min}[agg](v)
+    return v, agg, value if expect == V.PASS else value + rng.choice((-3, -2, -1, 1, 2, 3))
+
+
+def _names(existing: list[str], count: int, rng: random.Random, join) -> list[str]:
+    taken, out = set(existing), []
+    stems = existing or [None]
+    while len(out) < count:
+        name = join(rng.choice(stems), rng.choice(_SUFFIXES))
+        if name not in taken:
+            taken.add(name)
+            out.append(name)
+    return out
+
+
+def plan(command: tuple[str, ...], tree: Path, candidates: list[str], f2p: tuple[str, ...],
+         rng: random.Random = _RNG) -> Plan | None:
+    """Tripwires for one run of `command` on `tree`, in the first of `candidates` (hidden test files first)
+    that suits the runner; None when loop cannot write them for this runner or finds no such file."""
+    kind = framework(command)
+    if kind is None:
+        return None
+    host = _host(kind, tree, candidates, f2p)
+    if host is None:
+        return None
+    source = (tree / host).read_text(encoding="utf-8", errors="replace")
+    return {"pytest": _pytest, "node": _node, "go": _go}[kind](host, source, f2p, rng)
+
+
+def _host(kind: str, tree: Path, candidates: list[str], f2p: tuple[str, ...]) -> str | None:
+    files = [t.split("::", 1)[0] for t in f2p if "::" in t] if kind == "pytest" else []
+    pattern = {"pytest": re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$"), "go": re.compile(r"_test\.go$"),
+               "node": re.compile(r"(^|/)test/.*\.[cm]?js$|[._-]test\.[cm]?js$|(^|/)test(-[^/]*)?\.[cm]?js$")}[kind]
+    for rel in [*files, *candidates]:
+        path = tree / rel
+        if pattern.search(rel) and path.is_file() and not path.is_symlink():
+            return rel
+    return None
+
+
+def _pytest(host: str, source: str, f2p: tuple[str, ...], rng: random.Random) -> Plan:
+    names = _names(_TEST_NAME["pytest"].findall(source), 3, rng, lambda s, w: f"{s or 'test'}_{w}")
+    body = []
+    wires = []
+    for i, name in enumerate(names):
+        expect = V.PASS if i == 2 else V.FAIL
+        v, agg, want = _case(rng, expect, ("len", "sum", "max", "min"))
+        var = rng.choice(("values", "items", "amounts", "data", "xs"))
+        body.append(f"\n\ndef {name}():\n    {var} = {v!r}\n    assert {agg}({var}) == {want}\n")
+        wires.append(Wire(name, expect, f"{host}::{name}"))
+    rng.shuffle(body)
+    return Plan(host, "\n" + "".join(body), tuple(wires))
+
+
+def _node(host: str, source: str, f2p: tuple[str, ...], rng: random.Random) -> Plan:
+    titles = [m[1] for m in _TEST_NAME["node"].findall(source) if "\\" not in m[1] and "${" not in m[1]]
+    names = _names(titles, 3, rng, lambda s, w: f"{s} ({w})" if s else f"handles {w} input")
+    esm = bool(re.search(r"^\s*(import|export)\b", source, re.M))
+    bindings = _node_bindings(source)
+    prelude = []
+    tag = f"{rng.getrandbits(32):08x}"
+    if "assert" not in bindings:
+        bindings["assert"] = f"assert_{tag}"
+        prelude.append(f"import assert_{tag} from 'node:assert';" if esm else
+                       f"const assert_{tag} = require('node:assert');")
+    for fn in ("describe", "test"):
+        if fn not in bindings:
+            bindings[fn] = f"{fn}_{tag}"
+    missing = [fn for fn in ("describe", "test") if bindings[fn] == f"{fn}_{tag}"]
+    if missing:
+        spec = ", ".join(f"{fn} as {fn}_{tag}" for fn in missing)
+        prelude.append(f"import {{ {spec} }} from 'node:test';" if esm else
+                       f"const {{ {spec.replace(' as ', ': ')} }} = require('node:test');")
+    calls = Counter(re.findall(rf"\b{re.escape(bindings['assert'])}\.(equal|strictEqual|deepEqual|deepStrictEqual)\(", source))
+    method = calls.most_common(1)[0][0] if calls else "strictEqual"
+    suite = next((t.split(" > ")[:-1] for t in f2p if " > " in t), [])
+    suite = [s for s in suite if f"'{s}'" in source or f'"{s}"' in source] if suite else []
+    tests, wires = [], []
+    js = {"len": "v.length", "sum": "v.reduce((a, b) => a + b, 0)", "max": "Math.max(...v)", "min": "Math.min(...v)"}
+    for i, name in enumerate(names):
+        expect = V.PASS if i == 2 else V.FAIL
+        v, agg, want = _case(rng, expect, tuple(js))
+        tests.append(f"  {bindings['test']}({_js(name)}, () => {{\n    const v = {v!r};\n"
+                     f"    {bindings['assert']}.{method}({js[agg]}, {want});\n  }});\n")
+        wires.append(Wire(name, expect, " > ".join([*suite, name])))
+    rng.shuffle(tests)
+    block = "".join(tests)
+    for s in reversed(suite):
+        block = f"{bindings['describe']}({_js(s)}, () => {{\n{block}}});\n"
+    if not suite:
+        block = block.replace("\n  ", "\n").lstrip()
+    return Plan(host, "\n" + "".join(p + "\n" for p in prelude) + block, tuple(wires))
+
+
+def _js(s: str) -> str:
+    return "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _node_bindings(source: str) -> dict[str, str]:
+    """The local names the file gives node:test's describe/test (or it) and its assert module."""
+    out = {}
+    for m in re.finditer(r"(?:import\s*\{([^}]*)\}\s*from|const\s*\{([^}]*)\}\s*=\s*require\()\s*['\"](?:node:)?test['\"]", source):
+        for item in (m.group(1) or m.group(2)).split(","):
+            parts = re.split(r"\s+as\s+|\s*:\s*", item.strip())
+            if parts[0] in ("describe", "suite"):
+                out.setdefault("describe", parts[-1])
+            elif parts[0] in ("test", "it"):
+                out.setdefault("test", parts[-1])
+    m = re.search(r"(?:import\s+(?:\*\s+as\s+)?(\w+)\s+from|const\s+(\w+)\s*=\s*require\()\s*['\"](?:node:)?assert(?:/strict)?['\"]", source)
+    if m:
+        out["assert"] = m.group(1) or m.group(2)
+    return out
+
+
+def _go(host: str, source: str, f2p: tuple[str, ...], rng: random.Random) -> Plan:
+    names = _names(_TEST_NAME["go"].findall(source), 3, rng, lambda s, w: f"{s or 'TestCase'}{w.capitalize()}")
+    report = "Errorf" if source.count("t.Errorf") > source.count("t.Fatalf") else "Fatalf"
+    unaliased = re.search(r'^\s*(import\s+)?"testing"\s*$', source, re.M)
+    funcs, wires = [], []
+    go = {"len": "got := len(v)", "sum": "got := 0\n\tfor _, x := range v {\n\t\tgot += x\n\t}"}
+    for i, name in enumerate(names):
+        expect = V.PASS if i == 2 else V.FAIL
+        v, agg, want = _case(rng, expect, tuple(go))
+        funcs.append(f"\nfunc {name}(t *testing.T) {{\n\tv := []int{{{', '.join(map(str, v))}}}\n\t{go[agg]}\n"
+                     f"\tif got != {want} {{\n\t\tt.{report}(\"got %d, want %d\", got, {want})\n\t}}\n}}\n")
+        wires.append(Wire(name, expect, None))
+    rng.shuffle(funcs)
+    if unaliased:
+        return Plan(host, "".join(funcs), tuple(wires))
+    package = re.search(r"^package\s+(\w+)", source, re.M)
+    new = str(PurePosixPath(host).with_name(f"{PurePosixPath(host).stem}_cases_test.go"))
+    return Plan(new, f"package {package.group(1) if package else 'main'}\n\nimport \"testing\"\n" + "".join(funcs),
+                tuple(wires), create=True)
+
+
+def plant(p: Plan, tree: Path) -> None:
+    """Write the tripwires into `tree` (a per-run copy)."""
+    path = tree / p.host
+    if p.create:
+        path.write_text(p.text, encoding="utf-8")
+    else:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(p.text)
+    path.chmod(0o666)
+
+
+def _outcome(wire: Wire, outcomes: dict) -> str | None:
+    if wire.test_id in outcomes:
+        return outcomes[wire.test_id].status
+    for key, out in outcomes.items():
+        if key == wire.name or key.endswith(("::" + wire.name, " > " + wire.name)):
+            return out.status
+    return None
+
+
+def contradiction(p: Plan, outcomes: dict | None, f2p: tuple[str, ...]) -> str | None:
+    """What in the report contradicts the tripwires (one line), or None: a must-fail reported passing, or
+    fail-to-pass tests reported passing without the must-pass passing beside them."""
+    if not outcomes:
+        return None
+    for wire in p.wires:
+        if wire.expect == V.FAIL and _outcome(wire, outcomes) == V.PASS:
+            return "the test report says a test that fails on every tree passed: the report was forged"
+    if any(outcomes.get(t) is not None and outcomes[t].status == V.PASS for t in f2p):
+        for wire in p.wires:
+            if wire.expect == V.PASS and _outcome(wire, outcomes) != V.PASS:
+                return "the test report passes the fail-to-pass tests without a test that passes on every tree: " \
+                       "the report was forged"
+    return None
+
+
+def without(p: Plan, outcomes: dict | None) -> dict | None:
+    """The report's outcomes minus the tripwires (they are evidence, not tests of the candidate)."""
+    if outcomes is None:
+        return None
+    names = {w.name for w in p.wires}
+    ids = {w.test_id for w in p.wires}
+    return {k: o for k, o in outcomes.items()
+            if k not in ids and k not in names and not any(k.endswith(("::" + n, " > " + n)) for n in names)}
