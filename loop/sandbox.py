@@ -354,8 +354,8 @@ def run(
     r, w = os.pipe()
     filt = seccomp_fd(cfg)
     passed = [w] + ([filt] if filt is not None else [])
-    cmd = command(cfg, hello_first(argv, w, limits.nproc), ro=ro, rw=rw, limits=limits, env=env, cwd=cwd,
-                  seccomp=filt)
+    cmd = command(cfg, hello_first(argv, w, limits.nproc, keep=False), ro=ro, rw=rw, limits=limits, env=env,
+                  cwd=cwd, seccomp=filt)
     start = time.monotonic()
     try:
         proc = subprocess.Popen(
@@ -417,15 +417,18 @@ def _pump(proc: subprocess.Popen, sinks: dict, deadline: float) -> CandidateFaul
         _kill(proc)
 
 
-def hello_first(argv: list[str], fd: int, nproc: int) -> list[str]:
+def hello_first(argv: list[str], fd: int, nproc: int, keep: bool = True) -> list[str]:
     """Prefix argv with a trusted shell (bash: dash cannot name fds above 9) that sets RLIMIT_NPROC, writes
-    `hello` to fd, then execs argv.
+    `hello` to fd, then execs argv; with keep=False the command does not inherit fd. A command that kept it
+    could reopen the pipe through /proc/self/fd and drain the hello (same uid when loop is not run as root),
+    faking a sandbox that never started: infra_unknown.
 
     RLIMIT_NPROC is set here, inside the sandbox's own user namespace, not before bubblewrap starts: a
     namespace takes its creator's limit as the ceiling for all of that uid's processes on the host, so
     when loop runs as a normal user (one uid for every sandbox) one candidate's fork bomb would starve
     every other sandbox. Set inside, each sandbox has a budget of its own."""
-    return ["/bin/bash", "-c", f'ulimit -u {int(nproc)} && echo hello >&{fd} && exec "$@"', "bash", *argv]
+    close = "" if keep else f" {int(fd)}>&-"
+    return ["/bin/bash", "-c", f'ulimit -u {int(nproc)} && echo hello >&{fd} && exec "$@"{close}', "bash", *argv]
 
 
 class Worker:
@@ -643,10 +646,15 @@ class Worker:
 
     def close(self) -> None:
         if self.proc.poll() is None and not self.dead:
-            try:  # a worker whose input ends exits on its own, giving a real exit status
-                self._close_input()
-                self.proc.wait(timeout=0.2)
-            except (OSError, subprocess.TimeoutExpired):
+            # A worker whose input ends exits on its own, giving a real exit status; one whose candidate
+            # left threads running lingers first (sandbox_worker.linger): its output keeps being counted.
+            self._close_input()
+            end = time.monotonic() + 0.5
+            try:
+                while self.proc.poll() is None and time.monotonic() < end and not self.dead:
+                    if "res" in self._select() and not os.read(self._res, 1 << 20):
+                        break  # the result channel is closed: the process is ending
+            except (OSError, CandidateFault):
                 pass
         _kill(self.proc)  # always: its process group or pid namespace may still hold daemons
         self._sel.close()

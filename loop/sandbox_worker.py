@@ -4,9 +4,11 @@ Standard library only, started by path with `python -s -S -P`, so a grade pays n
 values cross in the tagged JSON of loop/codec.py, staged beside this file (see grading/programs.py).
 """
 
+import functools
 import json
 import os
 import sys
+import time
 
 if __package__:  # imported on the host, as loop.sandbox_worker
     from loop.codec import dec, enc
@@ -300,6 +302,21 @@ def main(argv):
         return
     send({"ready": 1})
     serve(fn, in_fd, out_fd)
+    linger()
+
+
+LINGER = 0.2  # the fork server's too: threads a candidate leaves running get this long, on either path
+_tasks = functools.partial(os.listdir, "/proc/self/task")  # taken before any candidate code runs
+
+
+def linger():
+    """Input is over: if the candidate left threads running, give them LINGER before the process ends, so
+    output they write after the last reply counts against the cap as it does on the fork path."""
+    try:
+        if len(_tasks()) > 1:
+            time.sleep(LINGER)
+    except OSError:
+        pass
 
 
 if __name__ == "__main__":

@@ -172,6 +172,11 @@ def run_attempt(plan: Plan, repeat: int) -> Attempt:
         if cand is not None:
             cand.close()
             exit_code = exit_code if exit_code is not None else cand.proc.returncode
+            over = next((s for s in (cand.out, cand.err) if s.over), None)
+            if over is not None and status == V.PASS and not any(c.check == V.RESOURCE for c in checks):
+                # written after the last reply, while it was closing: counted as the fork path counts it
+                checks.append(Check(V.RESOURCE, "fault", False, f"output exceeded {over.cap} bytes",
+                                    quarantined=V.RESOURCE in plan.quarantined))
     out = bytes(cand.out.data) if cand else b""
     err = bytes(cand.err.data) if cand else b""
     return Attempt(

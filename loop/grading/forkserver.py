@@ -163,7 +163,7 @@ def job_for(task: Task, source: str, tests: list[tuple], wires: list = (), need:
     time: the task's wall clock, or the fuzzed batch's own budget if larger (as run_attempt extends it)."""
     return Job(source=source, file=task.candidate_file, entry=task.entry_point,
                tests=[wire_args(args) for args in tests] + list(wires), timeout=max(float(task.limits.wall), need),
-               memory_mb=task.limits.memory_mb, fsize_mb=task.limits.fsize_mb)
+               memory_mb=task.limits.memory_mb, fsize_mb=task.limits.fsize_mb, output_bytes=task.limits.output_bytes)
 
 
 @dataclass(eq=False)

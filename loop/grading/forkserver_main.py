@@ -29,6 +29,9 @@ NUL = None  # /dev/null, opened by main(): each child's stdin
 STATE = None  # _state() at start
 SWEEP_BUDGET = 1.0  # seconds; a mess that takes longer to clear costs a fresh sandbox instead
 STAGED = 64  # entries the job folder may hold and still be cleared in place
+# A child that still runs threads of its own after its results gets W.LINGER to end, as a fresh sandbox's
+# worker does when its input closes: output they write meanwhile counts against the cap on both paths.
+LINGER = W.LINGER
 
 
 def _ancestors():
@@ -161,6 +164,7 @@ def _child(job, w, log, err, path):
             send({"build_error": error})
     except W.Lost:
         os._exit(1)  # the candidate's process stopped answering the checks: its crash
+    time.sleep(LINGER)  # the server kills us at once unless other threads run (it counts them, not we)
     os._exit(0)
 
 
@@ -297,6 +301,8 @@ def _run(job):
                 status = st
             else:
                 time.sleep(0.001)
+    if status is None and got and fault is None and _threads(pid) > 1:
+        _until_exit(pid, LINGER + 0.05)
     if status is None:
         try:
             os.kill(pid, signal.SIGKILL)
@@ -308,6 +314,9 @@ def _run(job):
             _await_exit(pid, 0.5)  # else the sweep finds it dying and polls /proc until it is gone
     os.close(r)
     output, errors = _read(".output"), _read(".errors")
+    cap = job.get("output_bytes", 1 << 20)
+    if fault is None and max(_size(".output"), _size(".errors")) > cap:
+        fault = {"fault": "resource", "detail": "output exceeded %d bytes" % cap}
     if fault is None:
         line = buf.split(b"\n", 1)[0] if b"\n" in buf else b""
         try:
@@ -344,6 +353,33 @@ def _await_exit(pid, timeout):
         pass
     finally:
         os.close(fd)
+
+
+def _until_exit(pid, timeout):
+    """Wait until the child has exited (a zombie, not reaped) or `timeout` has passed."""
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return
+    try:
+        select.select([fd], [], [], timeout)
+    finally:
+        os.close(fd)
+
+
+def _threads(pid):
+    """Threads the child runs, as /proc (not the child, which may lie) counts them."""
+    try:
+        return len(os.listdir("/proc/%d/task" % pid))
+    except OSError:
+        return 0
+
+
+def _size(name):
+    try:
+        return os.stat(os.path.join(FOLDER, name)).st_size
+    except OSError:
+        return 0
 
 
 def _read(name):

@@ -69,7 +69,8 @@ BATCH = ["good_loop.py", "inject_jobs.py", "wrong_no_merge.py", "wrong_no_merge.
          "uncapped_memory.py", "good_loop.py", "forged_fields.py", "good_sweep.py", "null_results.py",
          "good_loop.py", "innocent_big.py", "shrink_server_as.py", "innocent_big.py", "innocent_big.py",
          "surrogate.py", "good_sweep.py", "innocent_tmp.py", "lock_writable_roots.py", "innocent_tmp.py",
-         "message_queues.py", "innocent_tmp.py", "surrogate_values.py", "good_loop.py"]
+         "message_queues.py", "innocent_tmp.py", "surrogate_values.py", "good_loop.py", "flood_after_reply.py",
+         "good_sweep.py"]
 
 
 def _scripted(files: list[str]) -> ChatServer:
@@ -126,6 +127,7 @@ GRADES = [
     ("merge_intervals_py", "late_mutation.py", 1, 30),
     ("merge_intervals_py", "good_sweep.py", 2, 30),
     ("merge_intervals_py", "uncapped_memory.py", 1, 10),
+    ("merge_intervals_py", "flood_after_reply.py", 2, 0),
     ("merge_intervals_cpp", "fake_infra.cpp", 2, 0),
     ("merge_intervals_cpp", "asan_overread.cpp", 3, 20),
     ("merge_intervals_cpp", "asan_probe.cpp", 2, 0),
