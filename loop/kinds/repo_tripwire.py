@@ -44,7 +44,7 @@ class Plan:
 def framework(command: tuple[str, ...]) -> str | None:
     """pytest, node (--test) or go (test): the runners loop can write tripwires for."""
     names = [PurePosixPath(a).name for a in command]
-    if any(n == "pytest" or n.startswith("pytest") and n.endswith(("py.test", "pytest")) for n in names):
+    if any(n in ("pytest", "py.test") or n.startswith("pytest-") for n in names):
         return "pytest"
     if names and names[0] in ("node", "nodejs") and "--test" in command:
         return "node"
