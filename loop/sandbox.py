@@ -175,10 +175,10 @@ def command(
     cap = str(limits.tmpfs_mb << 20)
     args += ["--proc", "/proc", "--dev", "/dev", "--size", cap, "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
     args += ["--size", cap, "--tmpfs", "/tmp"]
-    for dest, host in (ro or {}).items():
-        args += ["--ro-bind", host, dest]
     for dest, host in (rw or {}).items():
         args += ["--bind", host, dest]
+    for dest, host in (ro or {}).items():  # after rw: a read-only file may sit inside a writable tree
+        args += ["--ro-bind", host, dest]
     args += ["--remount-ro", "/", "--unshare-all", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
     if _bwrap_can_disable_userns(args[0]):  # no nested user namespace: its own uncapped tmpfs mounts
         args += ["--unshare-user", "--disable-userns"]

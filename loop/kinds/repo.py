@@ -378,7 +378,10 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
         envvars = {**clean_env(repeat), "PYTHONDONTWRITEBYTECODE": "1"}
         if spec.toolchain[0] == "go" or (env is not None and env.variables.get("GOPROXY")):
             envvars.update(repo_env.GO_VARS)  # never the module proxy, even for a go.mod without [environment]
-        ro: dict[str, str] = {}
+        # The hidden tests (tripwires included) are read-only inside: code under test cannot rewrite them on
+        # disk before the runner reads them.
+        ro = {f"/repo/{rel}": str(work / rel) for rel in {*spec.hidden_files, *([wires.host] if wires else [])}
+              if (work / rel).is_file() and not (work / rel).is_symlink()} if cfg.enabled else {}
         rw = {"/repo": str(work), "/out": str(out)}
         if env is not None:
             envvars.update(env.variables)
