@@ -139,8 +139,10 @@ def compile_and_link(task: Task, source: str, cfg: SandboxConfig, flags: tuple, 
 
 
 # What a plain program has no reason to name in its code (comments are gone by then): the sanitizer
-# runtimes' own functions and option variables, which tell a sanitized process from a plain one.
-_RUNTIME_PROBE = re.compile(r"__(?:a|ub|l|t|m|hwa)san_\w+|__sanitizer_\w+|[A-Z]SAN_OPTIONS")
+# runtimes' own functions and option variables, and the ways to read its own limits and mappings (the plain
+# run has RLIMIT_AS, the sanitized one cannot), which tell a sanitized process from a plain one.
+_RUNTIME_PROBE = re.compile(r"__(?:a|ub|l|t|m|hwa)san_\w+|__sanitizer_\w+|[A-Z]SAN_OPTIONS|\b(?:get|p)rlimit(?:64)?\b"
+                            r"|\bsyscall\s*\(|\bdl(?:sym|open|vsym)\b|/proc/self/(?:limits|maps|smaps|status)")
 
 
 def sanitizer_probe(task: Task, source: str, cfg: SandboxConfig, scratch) -> str | None:

@@ -131,6 +131,7 @@ GRADES = [
     ("merge_intervals_cpp", "fake_infra.cpp", 2, 0),
     ("merge_intervals_cpp", "asan_overread.cpp", 3, 20),
     ("merge_intervals_cpp", "asan_probe.cpp", 2, 0),
+    ("merge_intervals_cpp", "asan_rlimit.cpp", 2, 0),
     ("merge_intervals_py", "build_error_dict.py", 1, 0),
     ("humaneval_002", "he002_overflow.py", 2, 0),
     ("humaneval_002", "he002_modf.py", 2, 0),
