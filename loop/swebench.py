@@ -25,7 +25,7 @@ from pathlib import Path, PurePosixPath
 from loop import tasks
 from loop.errors import LoopError, read_text
 from loop.grading.model import text
-from loop.kinds import repo_patch
+from loop.kinds import repo_patch, repo_screen
 from loop.kinds.repo import tool_missing
 
 META = "swebench.json"
@@ -315,6 +315,9 @@ def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[s
         "test_paths": sorted(set(files) | set(hidden)), "gold_patch": "gold.patch",
         "fail_to_pass": inst.fail_to_pass, "pass_to_pass": inst.pass_to_pass,
     }
+    allowed = repo_screen.infrastructure(repo_patch.paths_in(inst.patch)[0], tree)
+    if allowed:  # the dataset's own fix edits them (setup.cfg, pyproject.toml...): a model's may too
+        keys["allow_test_infrastructure"] = allowed
     if hidden:
         keys["hidden_tests"] = "hidden"
     body = "".join(f"{k} = {_toml(v)}\n" for k, v in keys.items())

@@ -12,10 +12,11 @@ from pathlib import Path
 
 from loop import tasks
 from loop.grading.model import text
-from loop.kinds import repo_patch
+from loop.kinds import repo_patch, repo_screen
 from loop.swebench import META, SwebenchError, json_objects
 
-REFUSALS = (repo_patch.PATCH_DOES_NOT_APPLY, repo_patch.TOUCHES_TESTS, repo_patch.OUTSIDE_REPOSITORY)
+REFUSALS = (repo_patch.PATCH_DOES_NOT_APPLY, repo_patch.TOUCHES_TESTS, repo_patch.OUTSIDE_REPOSITORY,
+            repo_screen.TOUCHES_TEST_INFRASTRUCTURE)
 
 
 @dataclass(frozen=True)

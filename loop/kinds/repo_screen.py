@@ -59,23 +59,34 @@ def _shadows(path: PurePosixPath) -> str | None:
     return None
 
 
+def _why(raw: str, tree: Path) -> str | None:
+    path = PurePosixPath(raw)
+    what = _CONFIG.get(path.name) or next((w for g, w in _CONFIG_GLOBS.items() if fnmatch.fnmatchcase(path.name, g)),
+                                          None)
+    if what is None:
+        what = next((w for part, w in _FOLDERS.items() if part in path.parts[:-1]), None)
+    is_new = not (tree / str(path)).exists()
+    if what is None and is_new and any(fnmatch.fnmatchcase(path.name, g) for g in _TEST_FILES):
+        what = "a new test file the runner would collect"
+    if what is None and is_new:
+        what = _shadows(path)
+    return what
+
+
+def infrastructure(paths: list[str], tree: Path) -> list[str]:
+    """The paths among `paths` that are test infrastructure (what a task's allow_test_infrastructure would
+    have to name for a patch that touches them to be graded)."""
+    return sorted({str(PurePosixPath(p)) for p in paths if _why(p, tree)})
+
+
 def screen(diff: str, paths: list[str], tree: Path, allowed: tuple[str, ...] = ()) -> str | None:
     """Why the diff touches test infrastructure (one line naming the file), or None. `allowed`: globs a task
     lets patches edit (its own allow_test_infrastructure)."""
     for raw in paths:
-        path = PurePosixPath(raw)
-        norm = str(path)
-        if any(fnmatch.fnmatchcase(norm, g) or fnmatch.fnmatchcase(path.name, g) for g in allowed):
+        norm = str(PurePosixPath(raw))
+        if any(fnmatch.fnmatchcase(norm, g) or fnmatch.fnmatchcase(PurePosixPath(raw).name, g) for g in allowed):
             continue
-        what = _CONFIG.get(path.name) or next((w for g, w in _CONFIG_GLOBS.items()
-                                               if fnmatch.fnmatchcase(path.name, g)), None)
-        if what is None:
-            what = next((w for part, w in _FOLDERS.items() if part in path.parts[:-1]), None)
-        is_new = not (tree / norm).exists()
-        if what is None and is_new and any(fnmatch.fnmatchcase(path.name, g) for g in _TEST_FILES):
-            what = "a new test file the runner would collect"
-        if what is None and is_new:
-            what = _shadows(path)
+        what = _why(raw, tree)
         if what:
             return f"the patch edits {norm}: {what}"
     for line in diff.splitlines():
