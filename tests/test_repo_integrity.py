@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -16,6 +17,7 @@ import pytest
 from conftest import ROOT
 from loop import tasks
 from loop import verdicts as V
+from loop.errors import TaskError
 from loop.kinds import repo_patch, repo_screen, repo_tripwire
 from loop.kinds.repo_results import Outcome
 from loop.sandbox import Limits, SandboxConfig, clean_env, make_scratch, run
@@ -175,12 +177,24 @@ def test_tripwires_look_like_their_neighbours_and_differ_every_run(name, tree):
     plans = [repo_tripwire.plan(spec.command, work, list(spec.hidden_files), spec.fail_to_pass, random.Random(s))
              for s in (1, 2)]
     for p in plans:
-        assert p.host in spec.hidden_files and not p.create
+        assert p.host in spec.hidden_files
         assert sorted(w.expect for w in p.wires) == [V.FAIL, V.FAIL, V.PASS]
+        assert all(w.name in p.text for w in p.wires)
+    # among the file's own tests, not always after them: the last test of some plan is a real one
+    last = [re.findall(TEST_DEF[name], repo_tripwire.plan(spec.command, work, list(spec.hidden_files),
+                                                           spec.fail_to_pass, random.Random(s)).text)[-1]
+            for s in range(12)]
+    wires = {w.name for s in range(12) for w in repo_tripwire.plan(
+        spec.command, work, list(spec.hidden_files), spec.fail_to_pass, random.Random(s)).wires}
+    assert any(t not in wires for t in last), last
     assert {w.name for w in plans[0].wires}.isdisjoint(w.name for w in plans[1].wires)
     stems = {"repo_ledger_py": "test_", "repo_strkit_js": "", "repo_semver_go": "Test"}[name]
     assert all(w.name.startswith(stems) for w in plans[0].wires)
     shutil.rmtree(work.parent, ignore_errors=True)
+
+
+TEST_DEF = {"repo_ledger_py": r"(?m)^def (test\w*)", "repo_strkit_js": r"test\('((?:[^'\\]|\\.)*)'",
+            "repo_semver_go": r"(?m)^func (Test\w*)"}
 
 
 def _plan():
@@ -205,6 +219,15 @@ def test_a_report_that_contradicts_a_tripwire_is_forged():
 
 
 # the hello pipe -----------------------------------------------------------------------------------------
+def test_a_command_that_stops_at_the_first_failure_is_refused(tmp_path):
+    folder = tmp_path / "repo_ledger_py"
+    shutil.copytree(TASKS / "repo_ledger_py", folder)
+    toml = folder / "task.toml"
+    toml.write_text(toml.read_text().replace('"-q", "-p"', '"-q", "-x", "-p"'))
+    with pytest.raises(TaskError, match="'-x', which stops at the first failing test"):
+        tasks.load_folder(folder)
+
+
 def test_a_sandboxed_command_holds_no_descriptor_of_loops():
     """`run` says hello from a trusted shell; the command it then starts holds only its stdio, so it cannot
     reopen the hello pipe through /proc/self/fd and drain it (infra_unknown faked, issue 28)."""

@@ -107,6 +107,10 @@ class RepoKind:
         if meta["parser"] not in PARSERS:
             raise TaskError(f"{where}: parser '{meta['parser']}' is not one of {', '.join(sorted(PARSERS))}")
         command = _strings(meta, "test_command", where)
+        early = repo_tripwire.stops_early(command)
+        if early:
+            raise TaskError(f"{where}: test_command has '{early}', which stops at the first failing test; every "
+                            "test must run (loop's tripwire tests fail on purpose)")
         context = _strings(meta, "context", where)
         for rel in context:
             if not (tree / rel).is_file():

@@ -1,5 +1,5 @@
-"""Tripwire tests: written into a hidden test file of each patched run, with names and bodies shaped like its
-neighbours; two must fail on every tree, one must pass. Their expected outcomes live only in loop's process.
+"""Tripwire tests: written into a hidden test file of each patched run, among its tests, with names and bodies
+shaped like its neighbours; two must fail on every tree, one must pass. Their expected outcomes live only in loop's process.
 
 The test command runs the candidate's code in the framework's own process, so anything it reports could be
 forged (a hook that flips failures, a patched assert, a rewritten report or stdout). A forgery that does not
@@ -35,10 +35,9 @@ class Wire:
 
 @dataclass(frozen=True)
 class Plan:
-    host: str  # the file (relative to the tree) the tripwires are appended to, or created
-    text: str
+    host: str  # the file (relative to the tree) that holds the tripwires, among its own tests, or new
+    text: str  # its whole text
     wires: tuple[Wire, ...]
-    create: bool = False
 
 
 def framework(command: tuple[str, ...]) -> str | None:
@@ -100,16 +99,14 @@ def _host(kind: str, tree: Path, candidates: list[str], f2p: tuple[str, ...]) ->
 
 def _pytest(host: str, source: str, f2p: tuple[str, ...], rng: random.Random) -> Plan:
     names = _names(_TEST_NAME["pytest"].findall(source), 3, rng, lambda s, w: f"{s or 'test'}_{w}")
-    body = []
-    wires = []
+    blocks, wires = [], []
     for i, name in enumerate(names):
         expect = V.PASS if i == 2 else V.FAIL
         v, agg, want = _case(rng, expect, ("len", "sum", "max", "min"))
         var = rng.choice(("values", "items", "amounts", "data", "xs"))
-        body.append(f"\n\ndef {name}():\n    {var} = {v!r}\n    assert {agg}({var}) == {want}\n")
+        blocks.append(f"def {name}():\n    {var} = {v!r}\n    assert {agg}({var}) == {want}\n\n\n")
         wires.append(Wire(name, expect, f"{host}::{name}"))
-    rng.shuffle(body)
-    return Plan(host, "\n" + "".join(body), tuple(wires))
+    return Plan(host, _insert(source, blocks, _BOUNDARY["pytest"], rng), tuple(wires))
 
 
 def _node(host: str, source: str, f2p: tuple[str, ...], rng: random.Random) -> Plan:
@@ -135,21 +132,26 @@ def _node(host: str, source: str, f2p: tuple[str, ...], rng: random.Random) -> P
     method = calls.most_common(1)[0][0] if calls else "strictEqual"
     suite = next((t.split(" > ")[:-1] for t in f2p if " > " in t), [])
     suite = [s for s in suite if f"'{s}'" in source or f'"{s}"' in source] if suite else []
-    tests, wires = [], []
+    blocks, wires = [], []
     js = {"len": "v.length", "sum": "v.reduce((a, b) => a + b, 0)", "max": "Math.max(...v)", "min": "Math.min(...v)"}
     for i, name in enumerate(names):
         expect = V.PASS if i == 2 else V.FAIL
         v, agg, want = _case(rng, expect, tuple(js))
-        tests.append(f"  {bindings['test']}({_js(name)}, () => {{\n    const v = {v!r};\n"
-                     f"    {bindings['assert']}.{method}({js[agg]}, {want});\n  }});\n")
+        block = (f"{bindings['test']}({_js(name)}, () => {{\n  const v = {v!r};\n"
+                 f"  {bindings['assert']}.{method}({js[agg]}, {want});\n}});\n")
+        for name_ in reversed(suite):
+            block = f"{bindings['describe']}({_js(name_)}, () => {{\n" + _indent(block) + "});\n"
+        blocks.append(block + "\n")
         wires.append(Wire(name, expect, " > ".join([*suite, name])))
-    rng.shuffle(tests)
-    block = "".join(tests)
-    for s in reversed(suite):
-        block = f"{bindings['describe']}({_js(s)}, () => {{\n{block}}});\n"
-    if not suite:
-        block = block.replace("\n  ", "\n").lstrip()
-    return Plan(host, "\n" + "".join(p + "\n" for p in prelude) + block, tuple(wires))
+    # imports first (hoisted in a module anyway, and a require must come before its use), after a #! line
+    # or a 'use strict' directive, which must stay first
+    text = _insert(source, blocks, _BOUNDARY["node"], rng)
+    lead = re.match(r"(#![^\n]*\n)?(\s*(['\"])use strict\3;?[^\n]*\n)?", text).end()
+    return Plan(host, text[:lead] + "".join(p + "\n" for p in prelude) + text[lead:], tuple(wires))
+
+
+def _indent(block: str) -> str:
+    return "".join("  " + line if line.strip() else line for line in block.splitlines(keepends=True))
 
 
 def _js(s: str) -> str:
@@ -175,32 +177,59 @@ def _node_bindings(source: str) -> dict[str, str]:
 def _go(host: str, source: str, f2p: tuple[str, ...], rng: random.Random) -> Plan:
     names = _names(_TEST_NAME["go"].findall(source), 3, rng, lambda s, w: f"{s or 'TestCase'}{w.capitalize()}")
     report = "Errorf" if source.count("t.Errorf") > source.count("t.Fatalf") else "Fatalf"
-    unaliased = re.search(r'^\s*(import\s+)?"testing"\s*$', source, re.M)
-    funcs, wires = [], []
+    blocks, wires = [], []
     go = {"len": "got := len(v)", "sum": "got := 0\n\tfor _, x := range v {\n\t\tgot += x\n\t}"}
     for i, name in enumerate(names):
         expect = V.PASS if i == 2 else V.FAIL
         v, agg, want = _case(rng, expect, tuple(go))
-        funcs.append(f"\nfunc {name}(t *testing.T) {{\n\tv := []int{{{', '.join(map(str, v))}}}\n\t{go[agg]}\n"
-                     f"\tif got != {want} {{\n\t\tt.{report}(\"got %d, want %d\", got, {want})\n\t}}\n}}\n")
+        blocks.append(f"func {name}(t *testing.T) {{\n\tv := []int{{{', '.join(map(str, v))}}}\n\t{go[agg]}\n"
+                      f"\tif got != {want} {{\n\t\tt.{report}(\"got %d, want %d\", got, {want})\n\t}}\n}}\n\n")
         wires.append(Wire(name, expect, None))
-    rng.shuffle(funcs)
-    if unaliased:
-        return Plan(host, "".join(funcs), tuple(wires))
+    if re.search(r'^\s*(import\s+)?"testing"\s*$', source, re.M):  # the file names the package `testing`
+        return Plan(host, _insert(source, blocks, _BOUNDARY["go"], rng), tuple(wires))
     package = re.search(r"^package\s+(\w+)", source, re.M)
     new = str(PurePosixPath(host).with_name(f"{PurePosixPath(host).stem}_cases_test.go"))
-    return Plan(new, f"package {package.group(1) if package else 'main'}\n\nimport \"testing\"\n" + "".join(funcs),
-                tuple(wires), create=True)
+    return Plan(new, f"package {package.group(1) if package else 'main'}\n\nimport \"testing\"\n\n" + "".join(blocks),
+                tuple(wires))
+
+
+# Lines that start a top-level test (or its first decorator): a tripwire goes before one of them, or at the end,
+# so its position in the file tells nothing.
+_BOUNDARY = {"pytest": re.compile(r"^(def test|async def test|class Test|@)"), "go": re.compile(r"^func Test"),
+             "node": re.compile(r"^(describe|suite|test|it)\s*\(")}
+
+
+def _insert(source: str, blocks: list[str], boundary: re.Pattern, rng: random.Random) -> str:
+    """`source` with each block placed before a randomly chosen top-level test (or at the end)."""
+    lines = source.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    points = [i for i, line in enumerate(lines)
+              if boundary.match(line) and not (i and lines[i - 1].startswith("@"))] + [len(lines)]
+    at: dict[int, list[str]] = {}
+    for block in blocks:
+        at.setdefault(rng.choice(points), []).append(block)
+    out = []
+    for i in range(len(lines) + 1):
+        if i in at:
+            out.append("\n" + "".join(at[i]))
+        if i < len(lines):
+            out.append(lines[i])
+    return "".join(out)
+
+
+STOPS_EARLY = re.compile(r"^(-x|--exitfirst|--maxfail(=.*)?|--sw|--stepwise|-failfast|--failfast|-test\.failfast|--test-bail)$")
+
+
+def stops_early(command: tuple[str, ...]) -> str | None:
+    """The flag that would stop a run at its first failing test: a must-fail tripwire would then hide the rest."""
+    return next((a for a in command if STOPS_EARLY.match(a)), None)
 
 
 def plant(p: Plan, tree: Path) -> None:
-    """Write the tripwires into `tree` (a per-run copy)."""
+    """Write the tripwires into `tree` (a per-run copy): the host file with them in it."""
     path = tree / p.host
-    if p.create:
-        path.write_text(p.text, encoding="utf-8")
-    else:
-        with open(path, "a", encoding="utf-8") as f:
-            f.write(p.text)
+    path.write_text(p.text, encoding="utf-8")
     path.chmod(0o666)
 
 
