@@ -19,7 +19,7 @@ from loop import tasks
 from loop import verdicts as V
 from loop.errors import TaskError
 from loop.kinds import repo_patch, repo_screen, repo_tripwire
-from loop.kinds.repo_results import Outcome
+from loop.kinds.repo_results import Outcome, parse
 from loop.sandbox import Limits, SandboxConfig, clean_env, make_scratch, run
 
 TASKS = ROOT / "harness" / "tasks"
@@ -57,6 +57,8 @@ def _edit(path: str, old: str, new: str) -> str:
     (_new("helpers.go", "package semver\nfunc TestMain(m *testing.M) {}"), "TestMain"),
     (_new("drop.go", "//go:build ignore\npackage semver"), "go:build"),
     (_new("hook.go", "package semver\n//go:linkname x testing.x"), "go:linkname"),
+    (_new("ledger_receipts-1.0.dist-info/entry_points.txt", "[pytest11]\nr = ledger._r"), "dist-info"),
+    (_new("ledger.egg-info/entry_points.txt", "[pytest11]\nr = ledger._r"), "egg-info"),
 ])
 def test_the_screen_names_test_infrastructure(diff, named):
     tree = TASKS / "repo_ledger_py" / "repo"
@@ -195,6 +197,36 @@ def test_tripwires_look_like_their_neighbours_and_differ_every_run(name, tree):
 
 TEST_DEF = {"repo_ledger_py": r"(?m)^def (test\w*)", "repo_strkit_js": r"test\('((?:[^'\\]|\\.)*)'",
             "repo_semver_go": r"(?m)^func (Test\w*)"}
+
+
+def test_tripwire_ids_go_anywhere_among_the_ids():
+    """A forger reading its argv (pytest's ids) must not find them at the end (red team, round two)."""
+    ids = [f"t.py::test_{i}" for i in range(9)]
+    tails = set()
+    for seed in range(40):
+        out = repo_tripwire.among(ids, ["w1", "w2", "w3"], random.Random(seed))
+        assert sorted(out) == sorted(ids + ["w1", "w2", "w3"]) and [x for x in out if x in ids] == ids
+        tails.add(tuple(out[-3:]))
+    assert any(not set(t) & {"w1", "w2", "w3"} for t in tails)
+
+
+@pytest.mark.parametrize("report", [
+    "<testsuites>" + "<testsuite name='s'>" * 5000 + "<testcase classname='test' name='x'/>" + "</testsuite>" * 5000
+    + "</testsuites>",
+    "<testsuites><testsuite><testcase classname='" + "a" * 300 + "' name='x'/></testsuite></testsuites>",
+    "<?xml version='1.0'?><!DOCTYPE r [<!ENTITY e 'xxxxxxxxxx'>]><testsuites><testsuite><testcase classname='c' "
+    "name='x'><failure>&e;&e;&e;</failure></testcase></testsuite></testsuites>",
+])
+def test_reports_built_to_break_the_parser_are_read_or_refused_never_raised(report, tmp_path):
+    out = parse("junit", report, tmp_path)
+    assert out is None or all(isinstance(o, Outcome) for o in out.values())
+
+
+def test_a_deep_report_is_still_read():
+    deep = "<testsuites>" + "<testsuite name='s'>" * 3000 + "<testcase classname='test' name='x'/>" \
+           + "</testsuite>" * 3000 + "</testsuites>"
+    out = parse("junit", deep)
+    assert out is not None and list(out.values()) == [Outcome(V.PASS)]
 
 
 def _plan():

@@ -28,7 +28,7 @@ from loop.grading.grade import Options, conclude, grade_without_attempts
 from loop.grading.model import Attempt, Check, Grade, HarnessError
 from loop.kinds import repo_env, repo_patch, repo_screen, repo_tree, repo_tripwire
 from loop.kinds.repo_env import Env, EnvSpec
-from loop.kinds.repo_results import PARSERS, Outcome
+from loop.kinds.repo_results import PARSERS, Outcome, parse
 from loop.prompts import load_template
 from loop.sandbox import CandidateFault, Limits, SandboxConfig, SandboxUnavailable, clean_env, make_scratch, run
 from loop.tasks import Task, Test
@@ -369,7 +369,7 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
         if wires is not None:
             repo_tripwire.plant(wires, work)
             if ids is not None and repo_tripwire.framework(spec.command) == "pytest":
-                ids = [*ids, *(w.test_id for w in wires.wires)]
+                ids = repo_tripwire.among(ids, [w.test_id for w in wires.wires])
         out = scratch / "out"
         out.mkdir()
         out.chmod(0o777)
@@ -409,7 +409,7 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
         else:  # written by the candidate's process: never followed through a link, never read past the cap
             raw = repo_patch.read_capped(out / "report.xml", REPORT_CAP)
             text = None if raw is None else raw.decode("utf-8", errors="replace")
-        outcomes = None if text is None else PARSERS[spec.parser](text, work)
+        outcomes = None if text is None else parse(spec.parser, text, work)
         forged = None
         if wires is not None:
             forged = repo_tripwire.contradiction(wires, outcomes, spec.fail_to_pass)

@@ -7,6 +7,7 @@ malformed is "no report", never an exception and never a pass.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +26,16 @@ NODE_SEP = " > "  # node --test ids: the describe() path and the test name, the 
 NODE_CLASSNAME = "test"  # what node's junit reporter writes as every testcase's classname
 
 
+MESSAGE_CAP = 4000  # characters of a failure message kept (a report may hold megabytes in one)
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except (OSError, ValueError):  # a name too long, a NUL: the report's author chose it
+        return False
+
+
 def _junit_id(classname: str, name: str, tree: Path | None, suites: list[str]) -> str:
     """pytest's node id when the class name maps to a file in the tree ("tests.test_x.TestA" ->
     "tests/test_x.py::TestA::name"); node's "describe > test" path (its classname is always "test", its
@@ -33,7 +44,7 @@ def _junit_id(classname: str, name: str, tree: Path | None, suites: list[str]) -
     if tree is not None:
         for cut in range(len(parts), 0, -1):
             rel = "/".join(parts[:cut]) + ".py"
-            if (tree / rel).is_file():
+            if _is_file(tree / rel):
                 return "::".join([rel, *parts[cut:], name])
     if classname == NODE_CLASSNAME:
         return NODE_SEP.join([*suites, name])
@@ -41,20 +52,28 @@ def _junit_id(classname: str, name: str, tree: Path | None, suites: list[str]) -
 
 
 def _cases(elem, suites: list[str]):
-    """Each <testcase> with the names of the <testsuite>s nested below the report's top level around it."""
-    for child in elem:
-        if child.tag == "testcase":
-            yield child, suites
+    """Each <testcase> with the names of the <testsuite>s nested below the report's top level around it
+    (a stack, not recursion: a report may nest thousands deep)."""
+    stack = [(iter(elem), suites)]
+    while stack:
+        children, names = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+        elif child.tag == "testcase":
+            yield child, names
         elif child.tag == "testsuite":
             # a top-level <testsuite> under <testsuites> is a run or file (pytest's "pytest"); node nests
             # its describe() blocks directly under <testsuites> too, so only node's ids use these names
-            yield from _cases(child, [*suites, str(child.get("name", ""))])
+            stack.append((iter(child), [*names, str(child.get("name", ""))]))
 
 
 def parse_junit(text: str, tree: Path | None = None) -> dict[str, Outcome] | None:
     """JUnit XML (pytest --junitxml, node --test-reporter=junit) via junitparser; None if unreadable."""
     from junitparser import Error, Failure, JUnitXml, Skipped, TestCase
 
+    if re.search(r"<!(DOCTYPE|ENTITY)", text, re.I):  # no test runner writes one; entities amplify
+        return None
     try:
         xml = JUnitXml.fromstring(text)
     except Exception:  # noqa: BLE001 - malformed XML from the sandbox is "no report", decoded totally
@@ -67,7 +86,7 @@ def parse_junit(text: str, tree: Path | None = None) -> dict[str, Outcome] | Non
         results = list(case.result)
         bad = [r for r in results if isinstance(r, (Failure, Error))]
         if bad:
-            message = (bad[0].message or bad[0].text or type(bad[0]).__name__.lower()).strip()
+            message = (bad[0].message or bad[0].text or type(bad[0]).__name__.lower()).strip()[:MESSAGE_CAP]
             outcome = Outcome(V.FAIL, message)
         elif any(isinstance(r, Skipped) for r in results):
             outcome = Outcome(SKIP, "skipped")
@@ -95,7 +114,7 @@ def parse_go_test_json(text: str, tree: Path | None = None) -> dict[str, Outcome
         action = event.get("Action")
         output = event.get("Output")
         if action == "output" and isinstance(output, str) and key not in said and ".go:" in output:
-            said[key] = output.strip()
+            said[key] = output.strip()[:MESSAGE_CAP]
         status = {"pass": V.PASS, "fail": V.FAIL, "skip": SKIP}.get(action)
         if status:
             out[key] = Outcome(status, "" if status == V.PASS else said.get(key, action))
@@ -164,7 +183,7 @@ def parse_tap(text: str, tree: Path | None = None) -> dict[str, Outcome] | None:
         elif line.ok:
             outcome = Outcome(V.PASS)
         else:
-            outcome = Outcome(V.FAIL, _yaml_error(yaml) or "not ok")
+            outcome = Outcome(V.FAIL, (_yaml_error(yaml) or "not ok")[:MESSAGE_CAP])
         if test_id in out and out[test_id].status != V.PASS:
             continue
         out[test_id] = outcome
@@ -172,3 +191,12 @@ def parse_tap(text: str, tree: Path | None = None) -> dict[str, Outcome] | None:
 
 
 PARSERS = {"junit": parse_junit, "go-test-json": parse_go_test_json, "tap": parse_tap}
+
+
+def parse(parser: str, text: str, tree: Path | None = None) -> dict[str, Outcome] | None:
+    """The report's outcomes by `parser`, decoded totally: whatever a parser cannot take (a report built to
+    exhaust it) is no report, never an exception in loop."""
+    try:
+        return PARSERS[parser](text, tree)
+    except Exception:  # noqa: BLE001 - written next to the candidate's code
+        return None

@@ -34,6 +34,10 @@ _CONFIG_GLOBS = {"*.pth": "a Python path hook", ".mocharc*": "mocha settings", "
                  "*.so": "a compiled module the importer prefers to the source"}
 _FOLDERS = {"node_modules": "installed node packages", "vendor": "vendored Go modules",
             "__pycache__": "compiled Python"}
+# Folders by suffix: installed-package metadata on sys.path (pytest loads the plugins its entry points name)
+_FOLDER_SUFFIXES = {".dist-info": "installed-package metadata (entry points: pytest plugins)",
+                    ".egg-info": "installed-package metadata (entry points: pytest plugins)",
+                    ".egg-link": "an installed-package link"}
 # New files the runners collect on their own (an existing test file is the task's test_paths' business).
 _TEST_FILES = ("test_*.py", "*_test.py", "*_test.go", "*.test.js", "*.test.mjs", "*.test.cjs", "*-test.js",
                "*-test.mjs", "*-test.cjs", "*_test.js", "*_test.mjs", "*_test.cjs", "test-*.js", "test-*.mjs",
@@ -65,6 +69,8 @@ def _why(raw: str, tree: Path) -> str | None:
                                           None)
     if what is None:
         what = next((w for part, w in _FOLDERS.items() if part in path.parts[:-1]), None)
+    if what is None:
+        what = next((w for part in path.parts for suffix, w in _FOLDER_SUFFIXES.items() if part.endswith(suffix)), None)
     is_new = not (tree / str(path)).exists()
     if what is None and is_new and any(fnmatch.fnmatchcase(path.name, g) for g in _TEST_FILES):
         what = "a new test file the runner would collect"

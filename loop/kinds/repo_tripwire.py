@@ -226,6 +226,15 @@ def stops_early(command: tuple[str, ...]) -> str | None:
     return next((a for a in command if STOPS_EARLY.match(a)), None)
 
 
+def among(ids: list[str], wire_ids: list[str], rng: random.Random = _RNG) -> list[str]:
+    """The test ids a command is given, the tripwires' at random places: at the end, a forger reading its
+    argv would know them."""
+    out = list(ids)
+    for wire_id in wire_ids:
+        out.insert(rng.randint(0, len(out)), wire_id)
+    return out
+
+
 def plant(p: Plan, tree: Path) -> None:
     """Write the tripwires into `tree` (a per-run copy): the host file with them in it."""
     path = tree / p.host
