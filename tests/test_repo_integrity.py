@@ -189,6 +189,11 @@ def test_tripwires_look_like_their_neighbours_and_differ_every_run(name, tree):
     wires = {w.name for s in range(12) for w in repo_tripwire.plan(
         spec.command, work, list(spec.hidden_files), spec.fail_to_pass, random.Random(s)).wires}
     assert any(t not in wires for t in last), last
+    # one must-fail calls the candidate's code as the hidden tests do (a real test, its expected value changed)
+    call = {"repo_ledger_py": "compute_tax(", "repo_strkit_js": "truncate", "repo_semver_go": "Latest("}[name]
+    p = plans[0]
+    derived = [w for w in p.wires if w.expect == V.FAIL and call in p.text.split(w.name, 1)[1].split("\n\n")[0]]
+    assert derived, p.text
     assert {w.name for w in plans[0].wires}.isdisjoint(w.name for w in plans[1].wires)
     stems = {"repo_ledger_py": "test_", "repo_strkit_js": "", "repo_semver_go": "Test"}[name]
     assert all(w.name.startswith(stems) for w in plans[0].wires)
