@@ -234,6 +234,26 @@ def test_a_deep_report_is_still_read():
     assert out is not None and list(out.values()) == [Outcome(V.PASS)]
 
 
+@pytest.mark.parametrize("name", ["repo_ledger_py", "repo_strkit_js", "repo_semver_go"])
+def test_failure_messages_keep_the_hidden_files_own_line_numbers(name, tmp_path):
+    """Tripwires shift the lines below them (differently every run): a message naming a line of the host file
+    names it as the task's file has it, so feedback and runs.db do not change from run to run."""
+    spec = tasks.load_folder(TASKS / name).spec
+    work = tmp_path / "repo"
+    shutil.copytree(spec.tree, work)
+    for rel in spec.hidden_files:
+        shutil.copyfile(spec.hidden / rel, work / rel)
+    for seed in range(5):
+        p = repo_tripwire.plan(spec.command, work, list(spec.hidden_files), spec.fail_to_pass, random.Random(seed))
+        old, new = (work / p.host).read_text().splitlines(), p.text.splitlines()
+        base = Path(p.host).name
+        for j, line in enumerate(new, 1):
+            was = p.lines[j]
+            assert was is None or old[was - 1] == line
+            if was is not None and j != was:
+                assert repo_tripwire.restore_lines(p, f"{base}:{j}: boom") == f"{base}:{was}: boom"
+
+
 def _plan():
     return repo_tripwire.Plan("t.py", "", (repo_tripwire.Wire("test_a_twice", V.FAIL, "t.py::test_a_twice"),
                                            repo_tripwire.Wire("test_a_zero", V.FAIL, "t.py::test_a_zero"),

@@ -10,10 +10,11 @@ fail-to-pass tests without the must-pass among them, is `forged_report`. Fresh n
 from __future__ import annotations
 
 import ast
+import difflib
 import random
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 from loop import verdicts as V
@@ -39,6 +40,33 @@ class Plan:
     host: str  # the file (relative to the tree) that holds the tripwires, among its own tests, or new
     text: str  # its whole text
     wires: tuple[Wire, ...]
+    lines: tuple[int | None, ...] = ()  # per line of text (1-based, index 0 unused): its line in the original
+
+
+def _line_map(source: str, text: str) -> tuple[int | None, ...]:
+    """Where each line of `text` (the host with the tripwires inserted) was in `source`; None for theirs."""
+    old, new = source.splitlines(), text.splitlines()
+    out: list[int | None] = [None] * (len(new) + 1)
+    for tag, i1, i2, j1, _ in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            for k in range(i2 - i1):
+                out[j1 + k + 1] = i1 + k + 1
+    return tuple(out)
+
+
+def restore_lines(p: Plan, message: str) -> str:
+    """A failure message with the host file's line numbers as they are in the task's own file: the inserted
+    tripwires would otherwise shift them, a different shift every run (and a hint where they are)."""
+    if not p.lines or not message:
+        return message
+    name = re.escape(PurePosixPath(p.host).name)
+
+    def back(m: re.Match) -> str:
+        n = int(m.group(2))
+        was = p.lines[n] if n < len(p.lines) else None
+        return f"{m.group(1)}:{was}" if was is not None else m.group(0)
+
+    return re.sub(rf"({name}):(\d+)", back, message)
 
 
 def framework(command: tuple[str, ...]) -> str | None:
@@ -84,7 +112,8 @@ def plan(command: tuple[str, ...], tree: Path, candidates: list[str], f2p: tuple
     if host is None:
         return None
     source = (tree / host).read_text(encoding="utf-8", errors="replace")
-    return {"pytest": _pytest, "node": _node, "go": _go}[kind](host, source, f2p, rng)
+    p = {"pytest": _pytest, "node": _node, "go": _go}[kind](host, source, f2p, rng)
+    return replace(p, lines=_line_map(source, p.text)) if p.host == host else p
 
 
 def _host(kind: str, tree: Path, candidates: list[str], f2p: tuple[str, ...]) -> str | None:
@@ -411,10 +440,11 @@ def contradiction(p: Plan, outcomes: dict | None, f2p: tuple[str, ...]) -> str |
 
 
 def without(p: Plan, outcomes: dict | None) -> dict | None:
-    """The report's outcomes minus the tripwires (they are evidence, not tests of the candidate)."""
+    """The report's outcomes minus the tripwires (they are evidence, not tests of the candidate), their
+    messages with the host file's own line numbers."""
     if outcomes is None:
         return None
     names = {w.name for w in p.wires}
     ids = {w.test_id for w in p.wires}
-    return {k: o for k, o in outcomes.items()
+    return {k: replace(o, message=restore_lines(p, o.message)) for k, o in outcomes.items()
             if k not in ids and k not in names and not any(k.endswith(("::" + n, " > " + n)) for n in names)}
