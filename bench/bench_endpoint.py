@@ -2,9 +2,10 @@
 
 A local server answers 429 above N requests in any sliding 1 s window; the client should reach >= 0.95 of it with zero 429s.
 
-Then, with no limit configured, the adaptive limiter (loop/ratelimit.py) against a server allowing 5
-requests/s, with and without x-ratelimit headers, from one and from two processes on one key (goals: use
->= 0.9 of the limit, <= 5% 429s, every sample served).
+Then issue 33's scenarios: with no limit configured, the adaptive limiter (loop/ratelimit.py) against a server
+allowing 5 requests/s (a per-minute limit of 300 enforced per second) that speaks each header dialect (OpenAI,
+short-window, Anthropic, Azure, none), from one and from two processes on one key, beside a configured limit
+(goals: every sample served, >= 0.9 of the limit, <= 5% 429s).
 
 Run: .venv/bin/python bench/bench_endpoint.py [--rpm 600] [--requests 250] [--latency 0.05] [--concurrency 8] [--adaptive-only]
 """
@@ -21,6 +22,7 @@ import sys
 import threading
 import time
 import urllib.request
+from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -34,14 +36,36 @@ BODY = json.dumps(
 ).encode()
 
 
-class RateLimitedServer:
-    """Accepts at most `per_second` requests in any sliding 1 s window; answers 429 (Retry-After: 1) above
-    it. With `headers`, every reply says OpenAI's x-ratelimit-limit/remaining/reset-requests. `per_second`
-    may be changed while it runs (a limit that drops mid-batch)."""
+def _duration(seconds: float) -> str:
+    """OpenAI's reset format: `20ms`, `1.5s`, `6m0s`."""
+    if seconds < 1:
+        return f"{int(seconds * 1000)}ms"
+    if seconds < 60:
+        return f"{seconds:.3g}s"
+    return f"{int(seconds // 60)}m{int(seconds % 60)}s"
 
-    def __init__(self, per_second: int, latency: float, headers: bool = False) -> None:
+
+DIALECTS = ("openai", "short", "anthropic", "azure", "none")
+
+
+class RateLimitedServer:
+    """Accepts at most `per_second` requests in any sliding 1 s window (a per-minute limit enforced per second,
+    as OpenAI says it may be); answers 429 (Retry-After: 1) above it. Every reply carries rate-limit headers in
+    one dialect (`headers`; True is "openai", False "none"), computed from a per-minute bucket of
+    60 x per_second requests refilled at per_second/s:
+    - openai: x-ratelimit-limit/remaining/reset-requests, reset the time to a full refill (`1.2s`, `6m0s`);
+    - short: the same names, remaining and reset over the 1 s window (reset: time to the next free slot);
+    - anthropic: anthropic-ratelimit-requests-limit/remaining/reset, reset an RFC 3339 time of full refill;
+    - azure: x-ratelimit-remaining-requests only, over the 1 s window;
+    - none: nothing.
+    `per_second` may be changed while it runs (a limit that drops mid-batch)."""
+
+    def __init__(self, per_second: int, latency: float, headers: bool | str = False) -> None:
         self.per_second = per_second
+        self.dialect = {True: "openai", False: "none"}.get(headers, headers)
+        assert self.dialect in DIALECTS, headers
         self.accepted: collections.deque[float] = collections.deque()
+        self.bucket, self.filled = 60.0 * per_second, time.monotonic()
         self.ok = 0
         self.refused = 0
         self.lock = threading.Lock()
@@ -69,18 +93,17 @@ class RateLimitedServer:
                 with outer.lock:
                     while outer.accepted and outer.accepted[0] <= now - 1.0:
                         outer.accepted.popleft()
-                    allowed = len(outer.accepted) < outer.per_second
+                    full = 60.0 * outer.per_second
+                    outer.bucket = min(full, outer.bucket + (now - outer.filled) * outer.per_second)
+                    outer.filled = now
+                    allowed = len(outer.accepted) < outer.per_second and outer.bucket >= 1
                     if allowed:
                         outer.accepted.append(now)
+                        outer.bucket -= 1
                         outer.ok += 1
                     else:
                         outer.refused += 1
-                    limits = {}
-                    if headers:  # reset: when the window is whole again (the newest request leaves it)
-                        reset = max(0.0, outer.accepted[-1] + 1.0 - now) if outer.accepted else 0.0
-                        limits = {"x-ratelimit-limit-requests": str(outer.per_second),
-                                  "x-ratelimit-remaining-requests": str(outer.per_second - len(outer.accepted)),
-                                  "x-ratelimit-reset-requests": f"{int(reset * 1000)}ms"}
+                    limits = outer.headers(now, full)
                 if allowed:
                     time.sleep(latency)
                     status, data, extra = 200, BODY, limits
@@ -100,6 +123,26 @@ class RateLimitedServer:
 
         self.httpd = Server(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
+
+    def headers(self, now: float, full: float) -> dict:
+        """This reply's rate-limit headers, in the server's dialect (called under the lock)."""
+        refill = (full - self.bucket) / self.per_second  # seconds to a full bucket
+        window_left = self.per_second - len(self.accepted)
+        next_slot = max(0.0, self.accepted[0] + 1.0 - now) if window_left <= 0 and self.accepted else 0.0
+        if self.dialect == "openai":
+            return {"x-ratelimit-limit-requests": str(int(full)), "x-ratelimit-remaining-requests": str(int(self.bucket)),
+                    "x-ratelimit-reset-requests": _duration(refill)}
+        if self.dialect == "short":
+            return {"x-ratelimit-limit-requests": str(int(full)), "x-ratelimit-remaining-requests": str(window_left),
+                    "x-ratelimit-reset-requests": _duration(next_slot)}
+        if self.dialect == "anthropic":
+            when = datetime.now(timezone.utc) + timedelta(seconds=refill)
+            return {"anthropic-ratelimit-requests-limit": str(int(full)),
+                    "anthropic-ratelimit-requests-remaining": str(int(self.bucket)),
+                    "anthropic-ratelimit-requests-reset": when.isoformat(timespec="seconds").replace("+00:00", "Z")}
+        if self.dialect == "azure":
+            return {"x-ratelimit-remaining-requests": str(window_left)}
+        return {}
 
     @property
     def base_url(self) -> str:
@@ -133,11 +176,13 @@ async def run(args: argparse.Namespace, base_url: str) -> tuple[int, float, list
     return sum(isinstance(r, Completion) for r in results), elapsed, records
 
 
-def adaptive_client(base_url: str, state: str, n: int, concurrency: int, out) -> None:
-    """One `loop` process without a configured limit: n samples through the adaptive limiter."""
+def adaptive_client(base_url: str, state: str, n: int, concurrency: int, out, rpm: int | None = None) -> None:
+    """One `loop` process: n samples through the adaptive limiter (no limit configured), or through the
+    configured `rpm` (the baseline)."""
     async def go():
         settings = EndpointSettings(base_url=base_url, model="bench", api_key="bench-key", max_tokens=16,
-                                    max_concurrency=concurrency, read_timeout=10.0, limit_state=state)
+                                    max_concurrency=concurrency, read_timeout=10.0, limit_state=state,
+                                    requests_per_minute=rpm)
         records: list[RequestRecord] = []
         async with Endpoint(settings, on_request=records.append) as endpoint:
             start = time.time()
@@ -152,9 +197,11 @@ def adaptive_client(base_url: str, state: str, n: int, concurrency: int, out) ->
         out.send((0, time.time(), time.time(), [repr(exc)]))
 
 
-def adaptive(per_second: int, samples: int, processes: int, headers: bool, concurrency: int = 4) -> dict:
+def adaptive(per_second: int, samples: int, processes: int, headers: bool | str, concurrency: int = 4,
+             rpm: int | None = None) -> dict:
     """Serve `samples` (split over `processes` client processes on one key) from a server allowing
-    `per_second`, with no limit configured: the figures of the adaptive limiter."""
+    `per_second`, speaking the `headers` dialect: the figures of the adaptive limiter (or of a configured
+    `rpm`)."""
     import tempfile
 
     parent, child = multiprocessing.Pipe()
@@ -166,7 +213,8 @@ def adaptive(per_second: int, samples: int, processes: int, headers: bool, concu
     for i in range(processes):
         r, w = multiprocessing.Pipe()
         share = samples // processes + (1 if i < samples % processes else 0)
-        clients.append(multiprocessing.Process(target=adaptive_client, args=(base_url, state, share, concurrency, w)))
+        clients.append(multiprocessing.Process(target=adaptive_client,
+                                               args=(base_url, state, share, concurrency, w, rpm)))
         pipes.append(r)
     for c in clients:
         c.start()
@@ -183,6 +231,20 @@ def adaptive(per_second: int, samples: int, processes: int, headers: bool, concu
             "use": served / elapsed / per_second, "share_429": statuses.count(429) / max(1, len(statuses))}
 
 
+# (label, dialect, client processes, configured limit): issue 33's scenarios, a 5 req/s server, 120 samples
+SCENARIOS = [
+    ("configured limit (baseline), no headers", "none", 1, True),
+    ("OpenAI headers, per-minute limit enforced per second", "openai", 1, False),
+    ("short-window headers (reset: the next free slot)", "short", 1, False),
+    ("Anthropic headers (reset: RFC 3339 time)", "anthropic", 1, False),
+    ("Azure headers (remaining only)", "azure", 1, False),
+    ("no headers", "none", 1, False),
+    ("two processes on one key, OpenAI headers", "openai", 2, False),
+    ("two processes on one key, short-window headers", "short", 2, False),
+    ("two processes on one key, no headers", "none", 2, False),
+]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rpm", type=int, default=600, help="server limit and client requests_per_minute")
@@ -191,12 +253,14 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8, help="client max_concurrency")
     parser.add_argument("--adaptive-only", action="store_true", help="only the adaptive-limiter scenarios")
     args = parser.parse_args()
-    for headers in (True, False):
-        for processes in (1, 2):
-            f = adaptive(5, 120, processes, headers)
-            print(f"adaptive, no limit configured, server 5 req/s {'with' if headers else 'without'} x-ratelimit "
-                  f"headers, {processes} process(es): use {f['use']:.2f} of the limit, "
-                  f"{100 * f['share_429']:.1f}% 429s, {f['served']}/{f['samples']} served in {f['elapsed']:.1f}s")
+    per_second, samples = 5, 120
+    print(f"server: {per_second} req/s in any 1 s window (a per-minute limit of {60 * per_second}, enforced per "
+          f"second); {samples} samples, max_concurrency 4. Goal: all served, >= 0.9 of the limit, <= 5% 429s.")
+    print(f"{'scenario':56} {'served':>8} {'use':>6} {'429s':>7} {'seconds':>8}")
+    for label, dialect, processes, configured in SCENARIOS:
+        f = adaptive(per_second, samples, processes, dialect, rpm=60 * per_second if configured else None)
+        print(f"{label:56} {f['served']:>4}/{f['samples']:<3} {f['use']:>6.2f} {100 * f['share_429']:>6.1f}% "
+              f"{f['elapsed']:>8.1f}", flush=True)
     if args.adaptive_only:
         return
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import httpx
 from aiolimiter import AsyncLimiter
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type
 from tenacity.stop import stop_base
 from tenacity.wait import wait_base, wait_exponential_jitter
 
@@ -103,6 +103,13 @@ class _Call:
     attempts: int = 0
     pending: RequestRecord | None = None  # the last attempt's record, written once its wait is known
     ended: float = 0.0  # when the last attempt ended (clock)
+    n: int = 1
+    # the retry budgets (_stop_budget): failures that are not rate limits, and refusals since the last success
+    failures: int = 0
+    failure_wait: float = 0.0
+    refusals: int = 0
+    refused_wait: float = 0.0
+    oks_seen: int = 0  # the endpoint's successes when this request's refused wait last restarted
 
 
 _REQUEST_FIELDS = re.compile(r"\b(model|max_tokens|temperature|n)\b")
@@ -111,14 +118,36 @@ _REQUEST_FIELDS = re.compile(r"\b(model|max_tokens|temperature|n)\b")
 # --------------------------------------------------------------------------- tenacity pieces
 
 
-class _stop_wait_budget(stop_base):
-    """Stop when the next wait would push the sum of waits of this logical request past the budget."""
+RATE_LIMIT_ATTEMPTS = 100  # 429s one request may meet while others get through (one too big ever to pass)
 
-    def __init__(self, budget: float) -> None:
-        self.budget = budget
+
+class _stop_budget(stop_base):
+    """When one logical request gives up. Failures that are not rate limits count against max_attempts and
+    max_wait. 429s are pacing, not failures: they count only while the endpoint refuses everyone (the refused
+    wait restarts whenever any request got through), so a sample is never lost to a client that went too fast;
+    an endpoint that stays refused for max_wait is `rate_limited`."""
+
+    def __init__(self, endpoint: Endpoint) -> None:
+        self.endpoint = endpoint
 
     def __call__(self, retry_state: RetryCallState) -> bool:
-        return retry_state.idle_for + retry_state.upcoming_sleep > self.budget + 1e-9
+        call: _Call = retry_state.args[0]
+        s = self.endpoint.settings
+        exc = retry_state.outcome.exception() if retry_state.outcome is not None else None
+        upcoming = retry_state.upcoming_sleep
+        if isinstance(exc, _Retryable) and exc.reason == RATE_LIMITED:
+            call.refusals += 1
+            if self.endpoint.successes != call.oks_seen:
+                call.oks_seen, call.refused_wait = self.endpoint.successes, 0.0
+            if call.refusals >= RATE_LIMIT_ATTEMPTS or call.refused_wait + upcoming > s.max_wait + 1e-9:
+                return True
+            call.refused_wait += upcoming
+            return False
+        call.failures += 1
+        if call.failures >= s.max_attempts or call.failure_wait + upcoming > s.max_wait + 1e-9:
+            return True
+        call.failure_wait += upcoming
+        return False
 
 
 class _wait_server_hint(wait_base):
@@ -300,8 +329,10 @@ class Endpoint:
     * waits honour ``retry-after-ms``, ``Retry-After`` (seconds or HTTP date, relative to the response's
       ``Date`` header when present), ``x-ratelimit-reset-requests`` / ``-tokens`` (only for the limit whose
       ``x-ratelimit-remaining-*`` is 0 or absent), else exponential backoff with jitter;
-    * stop after ``max_attempts`` attempts, or as soon as the next wait would push the sum of waits past
-      ``max_wait`` (so a Retry-After beyond the budget gives up at once, without sleeping).
+    * stop after ``max_attempts`` failures that are not rate limits, or as soon as the next wait would push
+      their sum of waits past ``max_wait`` (so a Retry-After beyond the budget gives up at once); 429s count
+      only while nothing gets through: a request gives up on them once the endpoint has refused for ``max_wait``
+      without a single success from any request (``_stop_budget``).
 
     Client-side limits, shared by every concurrent complete() on one Endpoint and applied per HTTP attempt:
     a semaphore of ``max_concurrency`` (not held during retry waits); ``tokens_per_minute`` through
@@ -339,14 +370,15 @@ class Endpoint:
         self._pacer = _Pacer(60.0 / (rpm * RATE_HEADROOM)) if rpm else None
         tpm = settings.tokens_per_minute
         self._token_limiter = AsyncLimiter(tpm, 60.0) if tpm else None
+        self.successes = 0  # 2xx answers so far (the retry budget of a rate-limited request restarts on one)
+        self._usage = [0.0, 0.0, 0]  # prompt tokens, completion tokens per choice, answers with usage
         self._adaptive = None
         if settings.adaptive and not rpm:  # an explicit limit wins
             path = None if settings.limit_state == "memory" else Path(settings.limit_state or default_path())
-            self._adaptive = AdaptiveLimit(limit_key(settings.base_url, settings.api_key), path,
-                                           parse_duration=parse_duration)
+            self._adaptive = AdaptiveLimit(limit_key(settings.base_url, settings.api_key), path)
         self._retrying = AsyncRetrying(
             sleep=self._tenacity_sleep,
-            stop=stop_after_attempt(settings.max_attempts) | _stop_wait_budget(settings.max_wait),
+            stop=_stop_budget(self),
             wait=_wait_server_hint(wait_exponential_jitter(max=BACKOFF_MAX, jitter=BACKOFF_JITTER)),
             retry=retry_if_exception_type(_Retryable),
             reraise=True,
@@ -394,10 +426,8 @@ class Endpoint:
             "max_tokens": s.max_tokens,
             "n": n,
         }
-        tokens = _estimate_tokens(messages, s.max_tokens, n)
-        if self._token_limiter is not None:
-            tokens = min(tokens, self._token_limiter.max_rate)
-        call = _Call(tag=tag, body=body, tokens=tokens)
+        call = _Call(tag=tag, body=body, tokens=_estimate_tokens(messages, s.max_tokens, n), n=n,
+                     oks_seen=self.successes)
         try:
             return await self._retrying.copy()(self._attempt, call)
         except _Retryable as exc:
@@ -441,10 +471,11 @@ class Endpoint:
         assert self._client is not None
         call.attempts += 1
         async with self._semaphore:
+            tokens = self._expected_tokens(call)
             if self._token_limiter is not None:
-                await self._token_limiter.acquire(call.tokens)
+                await self._token_limiter.acquire(min(tokens, self._token_limiter.max_rate))
             mark_sent = await self._pacer.acquire() if self._pacer is not None else None
-            limiter_wait, sent = await self._adaptive.acquire(call.tokens) if self._adaptive is not None else (0.0, 0.0)
+            limiter_wait, sent = await self._adaptive.acquire(tokens) if self._adaptive is not None else (0.0, 0.0)
             # The previous attempt's record, with the time actually waited before this one goes out
             # (backoff plus any queueing behind the limits), not the backoff that was planned.
             self._flush(call, self._clock() - call.ended)
@@ -494,6 +525,7 @@ class Endpoint:
                         error = BAD_RESPONSE
                         raise
                     usage = (prompt_tokens, completion_tokens)
+                    self._answered(call, prompt_tokens, completion_tokens)
                     return Completion(
                         texts, prompt_tokens, completion_tokens, self._clock() - start, call.attempts, raw
                     )
@@ -517,6 +549,19 @@ class Endpoint:
                     limiter_wait=limiter_wait,
                     rate_estimate=self._adaptive.estimate if self._adaptive is not None else None,
                 )
+
+    def _answered(self, call: _Call, prompt_tokens: int | None, completion_tokens: int | None) -> None:
+        self.successes += 1
+        if prompt_tokens is not None and completion_tokens is not None:
+            self._usage[0] += prompt_tokens
+            self._usage[1] += completion_tokens / max(1, call.n)
+            self._usage[2] += 1
+
+    def _expected_tokens(self, call: _Call) -> float:
+        """What a request is expected to cost against a tokens-per-minute limit: from the usage of the answers
+        so far (prompt, and completion per choice times n), else an estimate from its text and max_tokens."""
+        prompt, per_choice, answers = self._usage
+        return (prompt + per_choice * call.n) / answers if answers else call.tokens
 
     def _classify(self, status: int, text: str, headers: httpx.Headers) -> tuple[str, Exception]:
         """(error_class, exception to raise) for a non-2xx response: _Retryable or EndpointFatal."""

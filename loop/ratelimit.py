@@ -1,11 +1,12 @@
 """An adaptive request rate for an endpoint whose limit nobody told us, shared by every process on one key.
 
-Evenly spaced sends at a learned rate: from the `x-ratelimit-*` headers when the server sends them (the
-limit over the longest reset seen: the window), otherwise from 429s (cut to what the server admitted in
-the last second, then probed upward slowly). Until a rate is known, one request goes out at a time (its
-answer says whether the server sends the headers). A 429's Retry-After pauses every sender, not only the
-request that got it. The state lives in a small SQLite file keyed by a
-hash of the base URL and key (never the key), so two `loop` processes on one key pace as one.
+Evenly spaced sends, never a burst. Rate-limit headers (loop/limit_headers.py, any dialect) give a first rate
+and a ceiling; a 429 is ground truth: once the pause it asks for is over, the rate is at most what the server
+admitted in the busiest second of successes around it, whatever the headers said, and it rises again only by
+probing (slowly, never past the headers' ceiling). Without headers, one request goes out at a time until the
+first answer, then sends are unpaced (bound by concurrency) until a 429 measures the rate. A 429's wait pauses
+every sender. The state lives in a small SQLite file keyed by a hash of the base URL and key (never the key),
+so two `loop` processes on one key pace as one.
 """
 
 from __future__ import annotations
@@ -13,17 +14,18 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import math
 import sqlite3
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from loop import limit_headers
 from loop.cachedir import cache_dir
 
 HEADROOM = 0.95  # pace at this share of the learned limit
-CUT = 0.95  # a 429 despite the headers: the window they implied x 1/CUT
 PROBE_EVERY = 5.0  # seconds between upward probes
-PROBE_STEP = 1.04  # rate x PROBE_STEP per probe (never past the header limit)
+PROBE_STEP = 1.04  # rate x PROBE_STEP per probe (never past the headers' ceiling)
 QUIET = 15.0  # seconds after a 429 before probing again
 PROBE_LEASE = 5.0  # seconds a probe may stay unanswered before another request goes out instead
 LATE = 0.005  # seconds past its slot after which a send counts as late
@@ -37,14 +39,6 @@ def default_path() -> Path:
 def limit_key(base_url: str, api_key: str | None) -> str:
     """Who shares a limit: one endpoint and one key. A hash, so the key itself is never written."""
     return hashlib.sha256(f"{base_url.rstrip('/')}\0{api_key or ''}".encode()).hexdigest()[:32]
-
-
-def _float(headers, name: str) -> float | None:
-    try:
-        value = float(headers.get(name, ""))
-    except ValueError:
-        return None
-    return value if value >= 0 else None
 
 
 def _busiest_second(times: list[float]) -> int:
@@ -62,9 +56,8 @@ class AdaptiveLimit:
     """One endpoint-and-key's pacing state, in SQLite (shared between processes) or in memory."""
 
     def __init__(self, key: str, path: Path | None = None, *, clock: Callable[[], float] = time.time,
-                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-                 parse_duration: Callable[[str | None], float | None] = lambda v: None) -> None:
-        self.key, self._clock, self._sleep, self._duration = key, clock, sleep, parse_duration
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+        self.key, self._clock, self._sleep = key, clock, sleep
         self._db: sqlite3.Connection | None = None
         self._memory: dict = {}
         if path is not None:
@@ -146,32 +139,25 @@ class AdaptiveLimit:
         return waited, sent
 
     def observe(self, sent: float, status: int | None, headers, retry_after: float | None) -> None:
-        """Learn from the response to a request sent at `sent`: its rate-limit headers, a 429, or a success
-        (a chance to probe upward). 429s to requests sent before the last cut do not cut again: they
-        were paced at the old rate."""
-        headers = headers if headers is not None else {}
-        limit = _float(headers, "x-ratelimit-limit-requests")
-        reset = self._duration(headers.get("x-ratelimit-reset-requests"))
-        token_limit = _float(headers, "x-ratelimit-limit-tokens")
-        token_reset = self._duration(headers.get("x-ratelimit-reset-tokens"))
+        """Learn from the response to a request sent at `sent`: its rate-limit headers (a hint), a 429 (the
+        truth), or a success (a chance to probe upward). 429s to requests sent before the last cut do not cut
+        again: they were paced at the old rate."""
+        hint = limit_headers.read(headers)
 
         def learn(s: dict) -> None:
             now = self._clock()
             s["lease"] = 0.0  # the probe (if this was it) is answered
             known = bool(s.get("rate"))
             fresh = status == 429 and sent >= s.get("cut", 0.0)  # not one of a burst already answered
-            if limit and reset is not None:
-                # The window is the longest reset seen (just after a window opens, or with the bucket
-                # empty), widened a little by each fresh 429 and narrowed slowly (probing); the rate is
-                # the limit over it.
-                window = max(s.get("window", 0.0) * (1 - 0.001), reset, 1e-3)
-                s["window"] = window * (1 / CUT if fresh else 1.0)
-                s["ceiling"] = s["rate"] = HEADROOM * limit / s["window"]
-            elif fresh:
+            if hint.requests:
+                s["ceiling"] = HEADROOM * hint.requests
+                if not s.get("observed") and "measure" not in s:
+                    s["rate"] = s["ceiling"]  # a first rate, until a 429 says otherwise
+            if hint.tokens:
+                s["trate"] = HEADROOM * hint.tokens
+            if fresh:
                 s["measure"] = sent  # the rate is measured when the pause ends (see reserve)
-            if token_limit and token_reset is not None:  # tokens per second, learned the same way
-                s["twindow"] = max(s.get("twindow", 0.0) * (1 - 0.001), token_reset, 1e-3) * (1 / CUT if fresh else 1.0)
-                s["trate"] = HEADROOM * token_limit / s["twindow"]
+                s["observed"] = True  # from now on only probing raises it
             if s.get("rate") and not known:  # the first rate: the probe's send was the first slot
                 s["next"] = max(s.get("next", 0.0), sent + 1.0 / s["rate"])
             if status == 429:
@@ -183,10 +169,9 @@ class AdaptiveLimit:
             elif status is not None and 200 <= status < 300:
                 s["open"] = not s.get("rate") and "measure" not in s
                 s["oks"] = [t for t in s.get("oks", []) if t > now - 5.0][-511:] + [sent]
-            if status is not None and 200 <= status < 300 and s.get("rate") and not limit:
                 quiet = now - s.get("last_429", 0.0) > QUIET and now - s.get("probed", 0.0) > PROBE_EVERY
-                if quiet:
-                    s["rate"] *= PROBE_STEP
+                if s.get("observed") and s.get("rate") and "measure" not in s and quiet:
+                    s["rate"] = min(s["rate"] * PROBE_STEP, s.get("ceiling") or math.inf)
                     s["probed"] = now
 
         self._update(learn)

@@ -74,6 +74,9 @@ def endpoint_settings(cfg: Config, origin: Origin, recorded: dict | None = None)
 def effective_settings(cfg: Config, settings: EndpointSettings, origin: Origin, loop: dict) -> dict:
     """What a batch records as its configuration: the settings it used (never the key) and `loop` as given."""
     endpoint = {f.name: getattr(settings, f.name) for f in fields(settings) if f.name != "api_key"}
+    # What took effect, not what config.toml says: a live batch (--base-url) ignores the demo cassette there.
+    endpoint["replay"] = str(origin.replay) if origin.replay else ""
+    endpoint["record"] = str(origin.record) if origin.record else ""
     prices = {"prompt": cfg.endpoint.prompt_price, "completion": cfg.endpoint.completion_price}
     return {"config_file": str(cfg.path), "endpoint": endpoint, "prices": prices,
             "replay": str(origin.replay) if origin.replay else None,

@@ -172,7 +172,8 @@ def test_replayed_rate_limit_exhausts_like_live(tmp_path: Path):
     async def go():
         async def sleep(s: float) -> None:
             pass
-        async with Endpoint(settings(), transport=ReplayTransport(path), sleep=sleep) as ep:
+        # nothing else gets through: the endpoint stays refused, 1 s at a time, past max_wait on the third
+        async with Endpoint(settings(max_wait=2.5), transport=ReplayTransport(path), sleep=sleep) as ep:
             return await ep.complete([{"role": "user", "content": "q"}])
 
     result = asyncio.run(go())

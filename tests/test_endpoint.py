@@ -504,3 +504,72 @@ def test_pacer_uses_trace_so_slow_answers_do_not_slow_sends():
         asyncio.run(go(server.base_url))
     gaps = [b - a for a, b in zip(server.arrivals, server.arrivals[1:])]
     assert all(0.045 < g < 0.2 for g in gaps), gaps  # ~0.05 s apart, not 0.25 s (after each answer)
+
+
+# ---------------------------------------------------------------- issue 33: pacing never costs a sample
+
+
+def test_rate_limits_do_not_use_up_the_attempts_of_a_request():
+    """max_attempts counts failures that are not rate limits: eight 429s in a row, then an answer, is served."""
+    h, server, result = serve_and_run([*[reply(429, headers={"Retry-After": "0"})] * 8, reply(200, ok_body("a"))],
+                                      max_attempts=2)
+    assert isinstance(result, Completion) and result.texts == ["a"] and result.attempts == 9
+    assert h.statuses == [429] * 8 + [200]
+
+
+def test_a_refused_request_waits_on_while_others_get_through():
+    """A request refused five times, 2 s each, with max_wait 5 s: each wait, another request gets through, so
+    the endpoint is not refusing (only pacing) and the refused request is served in the end. With nothing
+    getting through, the same script gives up on the third refusal (test_wait_budget_is_cumulative)."""
+    hits = {"victim": 0}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        if body["messages"][0]["content"] == "victim":
+            hits["victim"] += 1
+            if hits["victim"] <= 5:
+                return httpx.Response(429, json={"error": {"message": "slow down"}}, headers={"Retry-After": "2"})
+        return httpx.Response(200, json=ok_body("ok"))
+
+    async def go():
+        ep = None
+
+        async def sleep(seconds: float) -> None:
+            await ep.complete([{"role": "user", "content": "other"}])  # someone else's request, answered
+
+        settings = EndpointSettings(base_url="http://api.test/v1", model="m1", api_key=KEY, max_wait=5.0,
+                                    adaptive=False)
+        async with Endpoint(settings, transport=httpx.MockTransport(handler), sleep=sleep) as ep:
+            return await ep.complete([{"role": "user", "content": "victim"}])
+
+    result = asyncio.run(go())
+    assert isinstance(result, Completion) and result.attempts == 6 and hits["victim"] == 6
+
+
+def test_tokens_per_request_are_learned_from_the_answers():
+    """A request's expected cost against a tokens-per-minute limit: an estimate at first, then the answers'
+    own usage (prompt, plus completion per choice times n)."""
+    asked = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        n = json.loads(request.content)["n"]
+        return httpx.Response(200, json=ok_body(*["x"] * n, prompt_tokens=100, completion_tokens=300 * n))
+
+    async def go():
+        settings = EndpointSettings(base_url="http://api.test/v1", model="m1", api_key=KEY, adaptive=True,
+                                    limit_state="memory", max_tokens=2048)
+        async with Endpoint(settings, transport=httpx.MockTransport(handler)) as ep:
+            real = ep._adaptive.acquire
+
+            async def acquire(tokens: float = 0.0):
+                asked.append(tokens)
+                return await real(tokens)
+
+            ep._adaptive.acquire = acquire
+            await ep.complete(MESSAGES)
+            await ep.complete(MESSAGES)
+            await ep.complete(MESSAGES, n=3)
+
+    asyncio.run(go())
+    assert asked[0] > 2048  # the estimate: the prompt's characters / 4 plus max_tokens
+    assert asked[1:] == [pytest.approx(100 + 300), pytest.approx(100 + 300 * 3)]

@@ -52,6 +52,10 @@ def test_generate_stores_candidates_requests_and_no_secret(loop_cli, db, server,
     cands = list(rows["candidates"].rows_where("batch_id = ?", [result["batch_id"]], order_by="sample"))
     assert [c["status"] for c in cands] == ["generated", "generated"]
     assert cands[0]["source"].strip() == CODE.strip() and cands[1]["source"] is None
+    # the effective settings: a live batch replays nothing, whatever config.toml's endpoint.replay says
+    recorded = json.loads(rows["batches"].get(result["batch_id"])["config"])
+    assert (recorded["endpoint"]["replay"], recorded["replay"]) == ("", None)
+    assert recorded["endpoint"]["record"] == str(cassette) and recorded["endpoint"]["base_url"] == srv.url
     reqs = list(rows["requests"].rows)
     assert [r["status_code"] for r in reqs] == [200, 429, 200] and reqs[1]["wait"] > 0
     prompt = srv.bodies[0]["messages"][-1]["content"]

@@ -1,6 +1,6 @@
-"""Issue 21: the adaptive limiter (loop/ratelimit.py) on its own with a fake clock, then the real client
-against a server on 127.0.0.1 allowing N requests/s: with headers, without, a limit that drops mid-batch,
-two processes on one key."""
+"""Issues 21 and 33: the adaptive limiter (loop/ratelimit.py) on its own with a fake clock, then the real client
+against a server on 127.0.0.1 allowing N requests/s: with headers in each dialect, without, a limit that drops
+mid-batch, two processes on one key."""
 
 import asyncio
 import multiprocessing
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from loop.endpoint import Completion, Endpoint, EndpointSettings, parse_duration
-from loop.ratelimit import HEADROOM, QUIET, AdaptiveLimit, limit_key
+from loop.endpoint import Completion, Endpoint, EndpointSettings
+from loop.ratelimit import HEADROOM, PROBE_EVERY, QUIET, AdaptiveLimit, limit_key
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 from bench_endpoint import RateLimitedServer, adaptive_client  # noqa: E402
@@ -31,27 +31,54 @@ class Clock:
 
 
 def limiter(clock, path=None):
-    return AdaptiveLimit("k", path, clock=clock, sleep=clock.sleep, parse_duration=parse_duration)
+    return AdaptiveLimit("k", path, clock=clock, sleep=clock.sleep)
+
+
+OPENAI = {"x-ratelimit-limit-requests": "300", "x-ratelimit-remaining-requests": "299",
+          "x-ratelimit-reset-requests": "200ms"}  # 300 a minute: 5/s
 
 
 def test_headers_give_the_rate_and_a_429_pauses_everyone():
     clock = Clock()
     lim = limiter(clock)
     assert lim.estimate is None  # nothing known: no pacing yet
-    lim.observe(clock.now - 1, 200, {"x-ratelimit-limit-requests": "5", "x-ratelimit-remaining-requests": "4",
-                                     "x-ratelimit-reset-requests": "1s"}, None)
+    lim.observe(clock.now - 1, 200, OPENAI, None)
     assert lim.estimate == pytest.approx(HEADROOM * 5)
     waits = [asyncio.run(lim.acquire())[0] for _ in range(3)]
-    assert waits[0] == 0 and waits[1] == pytest.approx(1 / (HEADROOM * 5))  # evenly spaced
+    assert waits[0] == 0 and waits[1] == pytest.approx(1 / (HEADROOM * 5))  # evenly spaced, never a burst
     lim.observe(clock.now, 429, {}, 2.0)
     assert asyncio.run(lim.acquire())[0] >= 2.0 - 1e-9  # the next sender, whoever it is, waits it out
+
+
+def test_a_429_wins_over_the_headers_and_only_probing_raises_the_rate_again():
+    """Headers promising 10/s from a server that admits 4 a second: after a 429 the rate is what the busiest
+    second of successes showed, later headers do not raise it, probing does, never past their ceiling."""
+    clock = Clock()
+    lim = limiter(clock)
+    fast = {**OPENAI, "x-ratelimit-limit-requests": "600", "x-ratelimit-remaining-requests": "599"}
+    for _ in range(4):
+        clock.now += 0.2
+        lim.observe(clock.now, 200, fast, None)
+    assert lim.estimate == pytest.approx(HEADROOM * 10)
+    clock.now += 0.1
+    lim.observe(clock.now, 429, fast, 1.0)
+    asyncio.run(lim.acquire())  # the pause ends: the rate is measured
+    assert lim.estimate == pytest.approx(HEADROOM * 4)
+    lim.observe(clock.now, 200, fast, None)
+    assert lim.estimate == pytest.approx(HEADROOM * 4)  # the headers say 10/s again: no matter
+    rates = []
+    for _ in range(200):  # quiet for a long while: probing climbs, up to the headers' ceiling and no further
+        clock.now += PROBE_EVERY + QUIET
+        lim.observe(clock.now, 200, fast, None)
+        rates.append(lim.estimate)
+    assert rates[0] > HEADROOM * 4 and max(rates) == pytest.approx(HEADROOM * 10)
 
 
 def test_token_headers_space_requests_by_their_tokens():
     clock = Clock()
     lim = limiter(clock)
-    lim.observe(clock.now - 10, 200, {"x-ratelimit-limit-tokens": "1000", "x-ratelimit-reset-tokens": "1s",
-                                      "x-ratelimit-limit-requests": "100", "x-ratelimit-reset-requests": "1s"}, None)
+    lim.observe(clock.now - 10, 200, {"x-ratelimit-limit-tokens": "60000", "x-ratelimit-reset-tokens": "1s",
+                                      "x-ratelimit-limit-requests": "6000", "x-ratelimit-reset-requests": "1s"}, None)
     asyncio.run(lim.acquire(500))
     waited, _ = asyncio.run(lim.acquire(500))
     assert waited == pytest.approx(500 / (HEADROOM * 1000))  # half the token budget per request, not 1/95 s
@@ -99,7 +126,7 @@ def run_batch(base_url: str, n: int, state: str, concurrency: int = 4):
     return results, records, time.monotonic() - start
 
 
-@pytest.mark.parametrize("headers", [True, False])
+@pytest.mark.parametrize("headers", ["openai", "short", "anthropic", "azure", "none"])
 def test_a_batch_reaches_an_unknown_limit_and_serves_every_sample(tmp_path, headers):
     server = RateLimitedServer(5, 0.01, headers)
     server.thread.start()

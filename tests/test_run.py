@@ -10,6 +10,7 @@ from html.parser import HTMLParser
 
 import pytest
 import sqlite_utils
+from loop.endpoint import RATE_LIMIT_ATTEMPTS
 
 from conftest import EXAMPLES, ROOT, ChatServer
 
@@ -34,7 +35,7 @@ def test_demo_cassette_covers_every_outcome(loop_cli, db):
     storm = [r for r in rows if r["verdict"] == "infra_unknown"]
     assert storm[0]["status"] == "infra_unknown" and storm[0]["reason"] == "rate_limited"
     statuses = [r["status_code"] for r in d["requests"].rows_where("candidate_id = ?", [storm[0]["id"]])]
-    assert statuses == [429] * 6
+    assert statuses == [429] * RATE_LIMIT_ATTEMPTS  # refused every time while other requests got through
     # Identical sources are graded once; every duplicate carries the verdict and points at the graded one.
     dups = [r for r in rows if r["duplicate_of"]]
     assert len(dups) >= 5

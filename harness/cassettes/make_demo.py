@@ -18,6 +18,7 @@ sys.path.insert(0, str(ROOT))
 from loop import config, feedback, kinds, seeds, tasks  # noqa: E402
 from loop import verdicts as V  # noqa: E402
 from loop.cassette import exchange  # noqa: E402
+from loop.endpoint import RATE_LIMIT_ATTEMPTS  # noqa: E402
 from loop.grading.grade import Options, grade  # noqa: E402
 from loop.runner import quarantined_checks, repair_prompt  # noqa: E402
 from loop.settings import sandbox_config  # noqa: E402
@@ -135,7 +136,9 @@ def main() -> None:
             extra = {"curated": True, "label": f"{name}: {label}"}
             if what is None:
                 err = {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}
-                lines += [exchange(body, 429, err, {"retry-after-ms": "20"}, **extra) for _ in range(e.max_attempts)]
+                # refused every time while the batch's other requests get through: rate_limited once the
+                # endpoint's 429s for it reach RATE_LIMIT_ATTEMPTS (loop/endpoint.py)
+                lines += [exchange(body, 429, err, {"retry-after-ms": "20"}, **extra) for _ in range(RATE_LIMIT_ATTEMPTS)]
             else:
                 first = answer(what, lang)
                 lines.append(exchange(body, 200, first, **extra))
