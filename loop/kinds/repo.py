@@ -364,8 +364,8 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
     scratch = make_scratch("loop-run-")
     try:
         work = repo_patch.fresh_copy(tree, scratch / "repo")
-        wires = repo_tripwire.plan(spec.command, work, [*spec.hidden_files, *repo_patch.files(work)],
-                                   spec.fail_to_pass) if tripwires else None
+        wires = repo_tripwire.plan(spec.command, work, _host_files(spec, work), spec.fail_to_pass) \
+            if tripwires else None
         if wires is not None:
             repo_tripwire.plant(wires, work)
             if ids is not None and repo_tripwire.framework(spec.command) == "pytest":
@@ -418,6 +418,12 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
                          result.duration, forged)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _host_files(spec: RepoSpec, work: Path):
+    """Files that may hold the tripwires: the hidden tests, then (walked only if none suits) the tree's."""
+    yield from spec.hidden_files
+    yield from repo_patch.files(work)
 
 
 GOCACHE = "/tmp/.gocache"  # on the sandbox's own size-capped tmpfs: gone with the sandbox

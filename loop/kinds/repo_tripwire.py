@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import ast
 import difflib
+import itertools
 import random
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
@@ -90,18 +92,28 @@ def _case(rng: random.Random, expect: str, aggregates: tuple[str, ...]) -> tuple
     return v, agg, value if expect == V.PASS else value + rng.choice((-3, -2, -1, 1, 2, 3))
 
 
-def _names(existing: list[str], count: int, rng: random.Random, join) -> list[str]:
+def _names(existing: list[str], count: int, rng: random.Random, style: str) -> list[str]:
+    """`count` new test names made of the words of the file's own test names (a suffix on a neighbour's name was
+    a pattern a forger matched: round three), in the file's style: `test_a_b` (pytest), `TestAB` (Go), `a b`
+    (node titles); words of _SUFFIXES where the file has too few."""
+    split = {"pytest": lambda n: n.removeprefix("test").strip("_").split("_"),
+             "go": lambda n: re.findall(r"[A-Z][a-z0-9]*|[a-z0-9]+", n.removeprefix("Test")),
+             "node": lambda n: n.split()}[style]
+    words = [w if style == "node" else w.lower() for n in existing for w in split(n) if w.isalnum()] or list(_SUFFIXES)
+    lengths = [len(split(n)) for n in existing] or [3]
     taken, out = set(existing), []
-    stems = existing or [None]
     while len(out) < count:
-        name = join(rng.choice(stems), rng.choice(_SUFFIXES))
+        k = max(2, min(rng.choice(lengths), 8))
+        picked = [rng.choice(words if rng.random() < 0.85 else _SUFFIXES) for _ in range(k)]
+        name = {"pytest": "test_" + "_".join(picked), "go": "Test" + "".join(w.capitalize() for w in picked),
+                "node": " ".join(picked)}[style]
         if name not in taken:
             taken.add(name)
             out.append(name)
     return out
 
 
-def plan(command: tuple[str, ...], tree: Path, candidates: list[str], f2p: tuple[str, ...],
+def plan(command: tuple[str, ...], tree: Path, candidates: Iterable[str], f2p: tuple[str, ...],
          rng: random.Random = _RNG) -> Plan | None:
     """Tripwires for one run of `command` on `tree`, in the first of `candidates` (hidden test files first)
     that suits the runner; None when loop cannot write them for this runner or finds no such file."""
@@ -120,7 +132,7 @@ def _host(kind: str, tree: Path, candidates: list[str], f2p: tuple[str, ...]) ->
     files = [t.split("::", 1)[0] for t in f2p if "::" in t] if kind == "pytest" else []
     pattern = {"pytest": re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$"), "go": re.compile(r"_test\.go$"),
                "node": re.compile(r"(^|/)test/.*\.[cm]?js$|[._-]test\.[cm]?js$|(^|/)test(-[^/]*)?\.[cm]?js$")}[kind]
-    for rel in [*files, *candidates]:
+    for rel in itertools.chain(files, candidates):  # lazily: the candidates may be a walk of the whole tree
         path = tree / rel
         if pattern.search(rel) and path.is_file() and not path.is_symlink():
             return rel
@@ -128,13 +140,13 @@ def _host(kind: str, tree: Path, candidates: list[str], f2p: tuple[str, ...]) ->
 
 
 def _pytest(host: str, source: str, f2p: tuple[str, ...], rng: random.Random) -> Plan:
-    names = _names(_TEST_NAME["pytest"].findall(source), 3, rng, lambda s, w: f"{s or 'test'}_{w}")
+    wanted = {t.split("::")[-1].split("[")[0] for t in f2p if t.split("::")[0] == host}
+    kinds = _kinds(_derived_bodies(source, wanted, rng))
+    names = _names(_TEST_NAME["pytest"].findall(source), len(kinds), rng, "pytest")
     blocks, wires = [], []
-    derived = _derived_body(source, rng)
-    for i, name in enumerate(names):
-        expect = V.PASS if i == 2 else V.FAIL
-        if i == 0 and derived is not None:
-            blocks.append(f"def {name}():\n{derived}\n\n")
+    for name, (expect, body) in zip(names, kinds):
+        if body is not None:
+            blocks.append(f"def {name}():\n{body}\n\n")
         else:
             v, agg, want = _case(rng, expect, ("len", "sum", "max", "min"))
             var = rng.choice(("values", "items", "amounts", "data", "xs"))
@@ -143,21 +155,22 @@ def _pytest(host: str, source: str, f2p: tuple[str, ...], rng: random.Random) ->
     return Plan(host, _insert(source, blocks, _BOUNDARY["pytest"], rng), tuple(wires))
 
 
-def _derived_body(source: str, rng: random.Random) -> str | None:
-    """The body of a real test of the file, up to one of its `assert <call ...> == <literal>`, with that
-    literal changed to one no tree returns: a must-fail that calls the candidate's code as the real tests do,
-    so a forger cannot tell it from them by what it calls or compares. None when the file has no such test
-    (plain, undecorated, argument-less functions only)."""
+def _derived_bodies(source: str, wanted: set[str], rng: random.Random) -> list[str]:
+    """Bodies of real tests of the file (those named in `wanted` first), each up to one of its
+    `assert <expr> == <literal>`, with that literal changed to one no tree returns: must-fails that call the
+    candidate's code as the real tests do, so a forger cannot tell them from them by what they call or compare.
+    Plain, undecorated, argument-less test functions only; one body per test."""
     try:
         module = ast.parse(source)
     except (SyntaxError, ValueError):
-        return None
+        return []
     found = []
     for fn in module.body:
         if not (isinstance(fn, ast.FunctionDef) and fn.name.startswith("test") and not fn.decorator_list
                 and not (fn.args.args or fn.args.posonlyargs or fn.args.kwonlyargs or fn.args.vararg
                          or fn.args.kwarg)):
             continue
+        checks = []
         for stmt in fn.body:
             test = stmt.test if isinstance(stmt, ast.Assert) else None
             if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
@@ -165,27 +178,56 @@ def _derived_body(source: str, rng: random.Random) -> str | None:
             for side, other in ((test.comparators[0], test.left), (test.left, test.comparators[0])):
                 leaves = _literal_leaves(side)
                 if leaves and any(isinstance(n, (ast.Call, ast.Attribute, ast.Name)) for n in ast.walk(other)):
-                    found.append((fn, stmt, rng.choice(leaves)))
+                    checks.append((stmt, rng.choice(leaves)))
                     break
-    if not found:
-        return None
-    fn, stmt, leaf = rng.choice(found)
+        if checks:
+            found.append((fn, *rng.choice(checks)))
     lines = source.encode("utf-8").splitlines(keepends=True)
-    start = sum(len(l) for l in lines[:leaf.lineno - 1])
-    text = b"".join(lines[fn.body[0].lineno - 1:stmt.end_lineno])
-    offset = start - sum(len(l) for l in lines[:fn.body[0].lineno - 1])
-    changed = text[:offset + leaf.col_offset] + repr(_near_miss(leaf.value, rng)).encode() + text[offset + leaf.end_col_offset:]
-    return changed.decode("utf-8").rstrip("\n") + "\n"
+    out = []
+    for fn, stmt, leaf in _ordered(found, lambda f: f[0].name in wanted, rng):
+        first = sum(len(l) for l in lines[:fn.body[0].lineno - 1])
+        at = sum(len(l) for l in lines[:leaf.lineno - 1]) - first
+        text = b"".join(lines[fn.body[0].lineno - 1:stmt.end_lineno])
+        changed = text[:at + leaf.col_offset] + repr(_near_miss(leaf.value, rng)).encode() + text[at + leaf.end_col_offset:]
+        out.append(changed.decode("utf-8").rstrip("\n") + "\n")
+    return out
 
 
-def _literal_leaves(node: ast.AST) -> list[ast.Constant]:
-    """The int, float and str constants of a literal (a constant, or a tuple/list of them), on one line each."""
+def _kinds(derived: list[str]) -> list[tuple[str, str | None]]:
+    """(expect, body or None for an aggregate test) per tripwire: up to three derived must-fails (copies of real
+    tests, those of fail-to-pass tests first: a forger has to flip those), aggregate ones to make two, and an
+    aggregate must-pass."""
+    out: list[tuple[str, str | None]] = [(V.FAIL, d) for d in derived[:3]]
+    out += [(V.FAIL, None)] * max(0, 2 - len(out))
+    return out + [(V.PASS, None)]
+
+
+def _ordered(found: list, first, rng: random.Random) -> list:
+    """`found` shuffled, the ones `first` says yes to (from a fail-to-pass test) ahead of the rest."""
+    rng.shuffle(found)
+    return [f for f in found if first(f)] + [f for f in found if not first(f)]
+
+
+@dataclass(frozen=True)
+class _Leaf:
+    value: int | float | str
+    lineno: int
+    end_lineno: int
+    col_offset: int
+    end_col_offset: int
+
+
+def _literal_leaves(node: ast.AST) -> list[_Leaf]:
+    """The int, float and str constants of a literal (a constant, a negative number, or a tuple/list of them),
+    on one line each."""
     if isinstance(node, (ast.Tuple, ast.List)):
         return [leaf for elt in node.elts for leaf in _literal_leaves(elt)]
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return []  # -13: changing the 13 alone would need the sign too; other leaves will do
-    ok = isinstance(node, ast.Constant) and type(node.value) in (int, float, str) and node.lineno == node.end_lineno
-    return [node] if ok else []
+    value = node.value if isinstance(node, ast.Constant) else None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        value = -node.operand.value if type(node.operand.value) in (int, float) else None
+    if type(value) in (int, float, str) and node.lineno == node.end_lineno:
+        return [_Leaf(value, node.lineno, node.end_lineno, node.col_offset, node.end_col_offset)]
+    return []
 
 
 def _near_miss(value, rng: random.Random):
@@ -194,13 +236,34 @@ def _near_miss(value, rng: random.Random):
         return value + rng.choice((-1, 1)) * rng.randint(7, 97)
     if isinstance(value, float):
         return round(value + rng.choice((-1, 1)) * rng.uniform(0.5, 5.0) * max(1.0, abs(value)), 6)
-    at = rng.randint(0, len(value))
-    return value[:at] + rng.choice("abcdefghijklmnopqrstuvwxyz") + value[at:]
+    return _edit(value, rng)
+
+
+def _edit(text: str, rng: random.Random) -> str:
+    """`text` with one character inserted, deleted or replaced at a random place: which of two asserts that
+    differ so is the copy, neither their length nor the place tells (round three read "a letter after the
+    opening quote")."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    op = rng.choice(("insert", "delete", "replace") if text else ("insert",))
+    at = rng.randrange(len(text) + (op == "insert"))
+    if op == "insert":
+        return text[:at] + rng.choice(letters) + text[at:]
+    if op == "delete":
+        return text[:at] + text[at + 1:]
+    return text[:at] + rng.choice([c for c in letters if c != text[at]]) + text[at + 1:]
+
+
+def _edit_literal(literal: str, rng: random.Random) -> str:
+    """A quoted source literal (JS or Go) edited inside its quotes; one holding an escape gets a letter after the
+    opening quote, the only place that cannot split one."""
+    body = literal[1:-1]
+    if "\\" in body:
+        return literal[0] + rng.choice("abcdefghijklmnopqrstuvwxyz") + literal[1:]
+    return literal[0] + _edit(body, rng) + literal[-1]
 
 
 def _node(host: str, source: str, f2p: tuple[str, ...], rng: random.Random) -> Plan:
     titles = [m[1] for m in _TEST_NAME["node"].findall(source) if "\\" not in m[1] and "${" not in m[1]]
-    names = _names(titles, 3, rng, lambda s, w: f"{s} ({w})" if s else f"handles {w} input")
     esm = bool(re.search(r"^\s*(import|export)\b", source, re.M))
     bindings = _node_bindings(source)
     prelude = []
@@ -217,18 +280,18 @@ def _node(host: str, source: str, f2p: tuple[str, ...], rng: random.Random) -> P
         spec = ", ".join(f"{fn} as {fn}_{tag}" for fn in missing)
         prelude.append(f"import {{ {spec} }} from 'node:test';" if esm else
                        f"const {{ {spec.replace(' as ', ': ')} }} = require('node:test');")
+    kinds = _kinds(_derived_js(source, bindings["assert"], {t.split(" > ")[-1] for t in f2p}, rng))
+    names = _names(titles, len(kinds), rng, "node")
     calls = Counter(re.findall(rf"\b{re.escape(bindings['assert'])}\.(equal|strictEqual|deepEqual|deepStrictEqual)\(", source))
     method = calls.most_common(1)[0][0] if calls else "strictEqual"
     suite = next((t.split(" > ")[:-1] for t in f2p if " > " in t), [])
     suite = [s for s in suite if f"'{s}'" in source or f'"{s}"' in source] if suite else []
     blocks, wires = [], []
     js = {"len": "v.length", "sum": "v.reduce((a, b) => a + b, 0)", "max": "Math.max(...v)", "min": "Math.min(...v)"}
-    derived = _derived_js(source, bindings["assert"], rng)
-    for i, name in enumerate(names):
-        expect = V.PASS if i == 2 else V.FAIL
+    for name, (expect, derived) in zip(names, kinds):
         v, agg, want = _case(rng, expect, tuple(js))
         body = f"  const v = {v!r};\n  {bindings['assert']}.{method}({js[agg]}, {want});\n"
-        if i == 0 and derived is not None:
+        if derived is not None:
             body = f"  {derived}\n"
         block = f"{bindings['test']}({_js(name)}, () => {{\n{body}}});\n"
         for name_ in reversed(suite):
@@ -275,11 +338,13 @@ def _call_args(source: str, at: int) -> tuple[list[tuple[int, int]], int] | None
     return None
 
 
-def _derived_js(source: str, assert_name: str, rng: random.Random) -> str | None:
-    """One of the file's own `assert.equal(<call ...>, <literal>)` statements with the literal changed to one no
-    tree returns (pytest's _derived_body, for node): a must-fail that calls the candidate's code and asserts on
-    what it returned, as the real tests do. Only whole calls on one line that name no local of their test."""
+def _derived_js(source: str, assert_name: str, wanted: set[str], rng: random.Random) -> list[str]:
+    """The file's own `assert.equal(<call ...>, <literal>)` statements (those in tests titled in `wanted`
+    first), each with the literal changed to one no tree returns (pytest's _derived_bodies, for node): must-fails
+    that call the candidate's code and assert on what it returned, as the real tests do. Only whole calls on one
+    line that name no local of their test."""
     locals_ = set(re.findall(r"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)", source))
+    titles = [(m.start(), m.group(2)) for m in _TEST_NAME["node"].finditer(source)]
     found = []
     for m in re.finditer(rf"\b{re.escape(assert_name)}\.(?:equal|strictEqual|deepEqual|deepStrictEqual)\(", source):
         call = _call_args(source, m.end() - 1)
@@ -290,15 +355,16 @@ def _derived_js(source: str, assert_name: str, rng: random.Random) -> str | None
         names = set(re.findall(r"[A-Za-z_$][\w$]*", re.sub(r"'[^']*'|\"[^\"]*\"", "", actual)))
         if _JS_LITERAL.fullmatch(expected) and "(" in actual and "=>" not in actual and "`" not in actual \
                 and not names & locals_:
-            found.append((m.start(), e0 + len(source[e0:e1]) - len(source[e0:e1].lstrip()), expected, call[1]))
-    if not found:
-        return None
-    begin, at, literal, end = rng.choice(found)
-    if literal[0] in "'\"":  # a letter after the opening quote: never inside an escape
-        changed = literal[0] + rng.choice("abcdefghijklmnopqrstuvwxyz") + literal[1:]
-    else:
-        changed = repr(_near_miss(float(literal) if "." in literal else int(literal), rng))
-    return source[begin:at] + changed + source[at + len(literal):end] + ";"
+            title = next((t for at, t in reversed(titles) if at < m.start()), None)
+            found.append((m.start(), e0 + len(source[e0:e1]) - len(source[e0:e1].lstrip()), expected, call[1], title))
+    out = []
+    for begin, at, literal, end, _ in _ordered(found, lambda f: f[4] in wanted, rng):
+        if literal[0] in "'\"":
+            changed = _edit_literal(literal, rng)
+        else:
+            changed = repr(_near_miss(float(literal) if "." in literal else int(literal), rng))
+        out.append(source[begin:at] + changed + source[at + len(literal):end] + ";")
+    return out
 
 
 def _js(s: str) -> str:
@@ -322,15 +388,14 @@ def _node_bindings(source: str) -> dict[str, str]:
 
 
 def _go(host: str, source: str, f2p: tuple[str, ...], rng: random.Random) -> Plan:
-    names = _names(_TEST_NAME["go"].findall(source), 3, rng, lambda s, w: f"{s or 'TestCase'}{w.capitalize()}")
+    kinds = _kinds(_derived_go(source, {t.split("::")[-1].split("/")[0] for t in f2p}, rng))
+    names = _names(_TEST_NAME["go"].findall(source), len(kinds), rng, "go")
     report = "Errorf" if source.count("t.Errorf") > source.count("t.Fatalf") else "Fatalf"
     blocks, wires = [], []
     go = {"len": "got := len(v)", "sum": "got := 0\n\tfor _, x := range v {\n\t\tgot += x\n\t}"}
-    derived = _derived_go(source, rng)
-    for i, name in enumerate(names):
-        expect = V.PASS if i == 2 else V.FAIL
+    for name, (expect, derived) in zip(names, kinds):
         v, agg, want = _case(rng, expect, tuple(go))
-        if i == 0 and derived is not None:
+        if derived is not None:
             blocks.append(f"func {name}(t *testing.T) {{\n{derived}}}\n\n")
             wires.append(Wire(name, expect, None))
             continue
@@ -345,24 +410,25 @@ def _go(host: str, source: str, f2p: tuple[str, ...], rng: random.Random) -> Pla
                 tuple(wires))
 
 
-_GO_FUNC = re.compile(r"^func Test\w*\(t \*testing\.T\) \{\n(?P<body>(?:.*\n)*?)\}\n", re.M)
+_GO_FUNC = re.compile(r"^func (?P<name>Test\w*)\(t \*testing\.T\) \{\n(?P<body>(?:.*\n)*?)\}\n", re.M)
 # A top-level `if` whose condition is, or ends in `|| `, `x != <literal>`, and whose block reports a failure
 _GO_CHECK = re.compile(r"^\tif (?:[^{}\n]*\|\|\s*)?[^{}|&\n]*!=\s*(?P<lit>\"(?:[^\"\\\n]|\\.)*\"|-?\d+)\s*\{\n"
                        r"\t\t[^\n]*\bt\.(?:Fatal|Fatalf|Error|Errorf)\(", re.M)
 
 
-def _derived_go(source: str, rng: random.Random) -> str | None:
-    """The body of one of the file's own tests, whole (Go refuses unused variables), with the literal of one of
-    its top-level `if ... != <literal> { t.Fatalf(...)` checks changed so that the check fires on every tree: a
-    must-fail that calls the candidate's code as the real tests do (pytest's _derived_body, for Go)."""
-    found = [(f, c) for f in _GO_FUNC.finditer(source) for c in _GO_CHECK.finditer(f.group("body"))]
-    if not found:
-        return None
-    f, c = rng.choice(found)
-    body, literal = f.group("body"), c.group("lit")
-    changed = literal[0] + rng.choice("abcdefghijklmnopqrstuvwxyz") + literal[1:] if literal[0] == '"' \
-        else str(_near_miss(int(literal), rng))
-    return body[:c.start("lit")] + changed + body[c.end("lit"):]
+def _derived_go(source: str, wanted: set[str], rng: random.Random) -> list[str]:
+    """Bodies of the file's own tests (those named in `wanted` first), whole (Go refuses unused variables), each
+    with the literal of one of its top-level `if ... != <literal> { t.Fatalf(...)` checks changed so that the
+    check fires on every tree: must-fails that call the candidate's code as the real tests do."""
+    found = [(f, rng.choice(checks)) for f in _GO_FUNC.finditer(source)
+             if (checks := list(_GO_CHECK.finditer(f.group("body"))))]
+    out = []
+    for f, c in _ordered(found, lambda x: x[0].group("name") in wanted, rng):
+        body, literal = f.group("body"), c.group("lit")
+        changed = _edit_literal(literal, rng) if literal[0] == '"' \
+            else str(_near_miss(int(literal), rng))
+        out.append(body[:c.start("lit")] + changed + body[c.end("lit"):])
+    return out
 
 
 # Lines that start a top-level test (or its first decorator): a tripwire goes before one of them, or at the end,
