@@ -276,6 +276,17 @@ def test_a_report_that_contradicts_a_tripwire_is_forged():
     assert repo_tripwire.contradiction(p, None, f2p) is None
 
 
+def test_a_copy_that_passes_is_a_forgery_only_when_its_original_passes_too():
+    """A wrong tree may return a copy's changed value (the demo's ellipsis patch returned 'hell👉', one letter
+    off 'hello👉'): with its original failing that is an honest failure; both passing is no honest tree."""
+    copy = repo_tripwire.Wire("test_b_copy", V.FAIL, "t.py::test_b_copy", "t.py::test_b")
+    p = repo_tripwire.Plan("t.py", "", (copy, repo_tripwire.Wire("test_c", V.PASS, "t.py::test_c")))
+    f2p = ("t.py::test_a",)
+    base = {"t.py::test_a": Outcome(V.FAIL), "t.py::test_c": Outcome(V.PASS), "t.py::test_b_copy": Outcome(V.PASS)}
+    assert repo_tripwire.contradiction(p, {**base, "t.py::test_b": Outcome(V.FAIL)}, f2p) is None
+    assert "forged" in repo_tripwire.contradiction(p, {**base, "t.py::test_b": Outcome(V.PASS)}, f2p)
+
+
 # the hello pipe -----------------------------------------------------------------------------------------
 def test_a_command_that_stops_at_the_first_failure_is_refused(tmp_path):
     folder = tmp_path / "repo_ledger_py"

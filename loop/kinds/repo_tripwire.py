@@ -35,6 +35,7 @@ class Wire:
     name: str  # the test's own name: unique in the run
     expect: str  # pass | fail
     test_id: str | None  # what {tests} names, for runners given ids
+    source: str | None = None  # a copy's original test (its id or name): see contradiction
 
 
 @dataclass(frozen=True)
@@ -144,18 +145,18 @@ def _pytest(host: str, source: str, f2p: tuple[str, ...], rng: random.Random) ->
     kinds = _kinds(_derived_bodies(source, wanted, rng))
     names = _names(_TEST_NAME["pytest"].findall(source), len(kinds), rng, "pytest")
     blocks, wires = [], []
-    for name, (expect, body) in zip(names, kinds):
-        if body is not None:
-            blocks.append(f"def {name}():\n{body}\n\n")
+    for name, (expect, derived) in zip(names, kinds):
+        if derived is not None:
+            blocks.append(f"def {name}():\n{derived[0]}\n\n")
         else:
             v, agg, want = _case(rng, expect, ("len", "sum", "max", "min"))
             var = rng.choice(("values", "items", "amounts", "data", "xs"))
             blocks.append(f"def {name}():\n    {var} = {v!r}\n    assert {agg}({var}) == {want}\n\n\n")
-        wires.append(Wire(name, expect, f"{host}::{name}"))
+        wires.append(Wire(name, expect, f"{host}::{name}", derived and f"{host}::{derived[1]}"))
     return Plan(host, _insert(source, blocks, _BOUNDARY["pytest"], rng), tuple(wires))
 
 
-def _derived_bodies(source: str, wanted: set[str], rng: random.Random) -> list[str]:
+def _derived_bodies(source: str, wanted: set[str], rng: random.Random) -> list[tuple[str, str]]:
     """Bodies of real tests of the file (those named in `wanted` first), each up to one of its
     `assert <expr> == <literal>`, with that literal changed to one no tree returns: must-fails that call the
     candidate's code as the real tests do, so a forger cannot tell them from them by what they call or compare.
@@ -189,15 +190,15 @@ def _derived_bodies(source: str, wanted: set[str], rng: random.Random) -> list[s
         at = sum(len(l) for l in lines[:leaf.lineno - 1]) - first
         text = b"".join(lines[fn.body[0].lineno - 1:stmt.end_lineno])
         changed = text[:at + leaf.col_offset] + repr(_near_miss(leaf.value, rng)).encode() + text[at + leaf.end_col_offset:]
-        out.append(changed.decode("utf-8").rstrip("\n") + "\n")
+        out.append((changed.decode("utf-8").rstrip("\n") + "\n", fn.name))
     return out
 
 
-def _kinds(derived: list[str]) -> list[tuple[str, str | None]]:
+def _kinds(derived: list[tuple[str, str]]) -> list[tuple[str, tuple[str, str] | None]]:
     """(expect, body or None for an aggregate test) per tripwire: up to three derived must-fails (copies of real
     tests, those of fail-to-pass tests first: a forger has to flip those), aggregate ones to make two, and an
     aggregate must-pass."""
-    out: list[tuple[str, str | None]] = [(V.FAIL, d) for d in derived[:3]]
+    out: list[tuple[str, tuple[str, str] | None]] = [(V.FAIL, d) for d in derived[:3]]
     out += [(V.FAIL, None)] * max(0, 2 - len(out))
     return out + [(V.PASS, None)]
 
@@ -292,12 +293,12 @@ def _node(host: str, source: str, f2p: tuple[str, ...], rng: random.Random) -> P
         v, agg, want = _case(rng, expect, tuple(js))
         body = f"  const v = {v!r};\n  {bindings['assert']}.{method}({js[agg]}, {want});\n"
         if derived is not None:
-            body = f"  {derived}\n"
+            body = f"  {derived[0]}\n"
         block = f"{bindings['test']}({_js(name)}, () => {{\n{body}}});\n"
         for name_ in reversed(suite):
             block = f"{bindings['describe']}({_js(name_)}, () => {{\n" + _indent(block) + "});\n"
         blocks.append(block + "\n")
-        wires.append(Wire(name, expect, " > ".join([*suite, name])))
+        wires.append(Wire(name, expect, " > ".join([*suite, name]), derived and derived[1]))
     # imports first (hoisted in a module anyway, and a require must come before its use), after a #! line
     # or a 'use strict' directive, which must stay first
     text = _insert(source, blocks, _BOUNDARY["node"], rng)
@@ -338,7 +339,7 @@ def _call_args(source: str, at: int) -> tuple[list[tuple[int, int]], int] | None
     return None
 
 
-def _derived_js(source: str, assert_name: str, wanted: set[str], rng: random.Random) -> list[str]:
+def _derived_js(source: str, assert_name: str, wanted: set[str], rng: random.Random) -> list[tuple[str, str]]:
     """The file's own `assert.equal(<call ...>, <literal>)` statements (those in tests titled in `wanted`
     first), each with the literal changed to one no tree returns (pytest's _derived_bodies, for node): must-fails
     that call the candidate's code and assert on what it returned, as the real tests do. Only whole calls on one
@@ -358,12 +359,13 @@ def _derived_js(source: str, assert_name: str, wanted: set[str], rng: random.Ran
             title = next((t for at, t in reversed(titles) if at < m.start()), None)
             found.append((m.start(), e0 + len(source[e0:e1]) - len(source[e0:e1].lstrip()), expected, call[1], title))
     out = []
-    for begin, at, literal, end, _ in _ordered(found, lambda f: f[4] in wanted, rng):
+    for begin, at, literal, end, title in _ordered(found, lambda f: f[4] in wanted, rng):
         if literal[0] in "'\"":
             changed = _edit_literal(literal, rng)
         else:
             changed = repr(_near_miss(float(literal) if "." in literal else int(literal), rng))
-        out.append(source[begin:at] + changed + source[at + len(literal):end] + ";")
+        if title is not None:
+            out.append((source[begin:at] + changed + source[at + len(literal):end] + ";", title))
     return out
 
 
@@ -396,8 +398,8 @@ def _go(host: str, source: str, f2p: tuple[str, ...], rng: random.Random) -> Pla
     for name, (expect, derived) in zip(names, kinds):
         v, agg, want = _case(rng, expect, tuple(go))
         if derived is not None:
-            blocks.append(f"func {name}(t *testing.T) {{\n{derived}}}\n\n")
-            wires.append(Wire(name, expect, None))
+            blocks.append(f"func {name}(t *testing.T) {{\n{derived[0]}}}\n\n")
+            wires.append(Wire(name, expect, None, derived[1]))
             continue
         blocks.append(f"func {name}(t *testing.T) {{\n\tv := []int{{{', '.join(map(str, v))}}}\n\t{go[agg]}\n"
                       f"\tif got != {want} {{\n\t\tt.{report}(\"got %d, want %d\", got, {want})\n\t}}\n}}\n\n")
@@ -416,7 +418,7 @@ _GO_CHECK = re.compile(r"^\tif (?:[^{}\n]*\|\|\s*)?[^{}|&\n]*!=\s*(?P<lit>\"(?:[
                        r"\t\t[^\n]*\bt\.(?:Fatal|Fatalf|Error|Errorf)\(", re.M)
 
 
-def _derived_go(source: str, wanted: set[str], rng: random.Random) -> list[str]:
+def _derived_go(source: str, wanted: set[str], rng: random.Random) -> list[tuple[str, str]]:
     """Bodies of the file's own tests (those named in `wanted` first), whole (Go refuses unused variables), each
     with the literal of one of its top-level `if ... != <literal> { t.Fatalf(...)` checks changed so that the
     check fires on every tree: must-fails that call the candidate's code as the real tests do."""
@@ -427,7 +429,7 @@ def _derived_go(source: str, wanted: set[str], rng: random.Random) -> list[str]:
         body, literal = f.group("body"), c.group("lit")
         changed = _edit_literal(literal, rng) if literal[0] == '"' \
             else str(_near_miss(int(literal), rng))
-        out.append(body[:c.start("lit")] + changed + body[c.end("lit"):])
+        out.append((body[:c.start("lit")] + changed + body[c.end("lit"):], f.group("name")))
     return out
 
 
@@ -481,21 +483,29 @@ def plant(p: Plan, tree: Path) -> None:
 
 
 def _outcome(wire: Wire, outcomes: dict) -> str | None:
-    if wire.test_id in outcomes:
-        return outcomes[wire.test_id].status
+    return _status(wire.name, wire.test_id, outcomes)
+
+
+def _status(name: str, test_id: str | None, outcomes: dict) -> str | None:
+    """A test's outcome in the report, by its id or (runners given no ids) by its name at the end of one."""
+    if test_id in outcomes:
+        return outcomes[test_id].status
     for key, out in outcomes.items():
-        if key == wire.name or key.endswith(("::" + wire.name, " > " + wire.name)):
+        if key == name or key.endswith(("::" + name, " > " + name)):
             return out.status
     return None
 
 
 def contradiction(p: Plan, outcomes: dict | None, f2p: tuple[str, ...]) -> str | None:
     """What in the report contradicts the tripwires (one line), or None: a must-fail reported passing, or
-    fail-to-pass tests reported passing without the must-pass passing beside them."""
+    fail-to-pass tests reported passing without the must-pass passing beside them. A copy of a real test
+    passing counts only when its original passes too: a wrong tree may return the copy's changed value (an
+    off-by-one returned exactly the copy's one letter less), but no honest tree returns both values."""
     if not outcomes:
         return None
     for wire in p.wires:
-        if wire.expect == V.FAIL and _outcome(wire, outcomes) == V.PASS:
+        if wire.expect == V.FAIL and _outcome(wire, outcomes) == V.PASS and \
+                (wire.source is None or _status(wire.source, wire.source, outcomes) == V.PASS):
             return "the test report says a test that fails on every tree passed: the report was forged"
     if any(outcomes.get(t) is not None and outcomes[t].status == V.PASS for t in f2p):
         for wire in p.wires:
