@@ -302,7 +302,7 @@ def _run(job):
             else:
                 time.sleep(0.001)
     if status is None and got and fault is None and _threads(pid) > 1:
-        _until_exit(pid, LINGER + 0.05)
+        _await_exit(pid, LINGER + 0.05, reap=False)
     if status is None:
         try:
             os.kill(pid, signal.SIGKILL)
@@ -339,30 +339,18 @@ def _run(job):
     return fault
 
 
-def _await_exit(pid, timeout):
-    """Reap our own killed child as soon as it is gone (a pidfd, no polling), waiting at most `timeout`;
-    what is still there then is the sweep's."""
+def _await_exit(pid, timeout, reap=True):
+    """Wait for our own child to be gone (a pidfd, no polling), at most `timeout`, and reap it (what is still
+    there then is the sweep's); reap=False leaves it a zombie, for a kill that follows."""
     try:
         fd = os.pidfd_open(pid)
     except (AttributeError, OSError):
         return
     try:
-        if select.select([fd], [], [], timeout)[0]:
+        if select.select([fd], [], [], timeout)[0] and reap:
             os.waitpid(pid, 0)
     except ChildProcessError:
         pass
-    finally:
-        os.close(fd)
-
-
-def _until_exit(pid, timeout):
-    """Wait until the child has exited (a zombie, not reaped) or `timeout` has passed."""
-    try:
-        fd = os.pidfd_open(pid)
-    except (AttributeError, OSError):
-        return
-    try:
-        select.select([fd], [], [], timeout)
     finally:
         os.close(fd)
 
