@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 APT     = bubblewrap g++ git python3 python3-venv chromium golang-go nodejs
 
-.PHONY: run test deps venv bench clean
+.PHONY: run test test-fast deps venv bench clean
 
 deps:
 	@missing=""; \
@@ -32,6 +32,10 @@ run: venv
 
 test: venv
 	$(BIN)/python -m pytest -q -n 2
+
+# unit tests only (no sandbox starts), under 2 minutes
+test-fast: venv
+	$(BIN)/python -m pytest -q -n 2 -m unit
 
 bench: venv
 	$(BIN)/python bench/bench_triage.py

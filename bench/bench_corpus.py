@@ -21,9 +21,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from loop import humaneval, tasks  # noqa: E402
+from loop import tasks
 from loop import verdicts as V  # noqa: E402
-from loop.grading.grade import Options, grade  # noqa: E402
+from loop.datasets.humaneval import tasks as humaneval  # noqa: E402
+from loop.grading.model import Options  # noqa: E402
+from loop.kinds import grade
 from loop.sandbox import SandboxConfig  # noqa: E402
 
 CORPUS = ROOT / "tests" / "humaneval_corpus"

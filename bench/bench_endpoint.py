@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from loop.endpoint import Completion, Endpoint, EndpointSettings, RequestRecord  # noqa: E402
+from loop.ask.endpoint import Completion, Endpoint, EndpointSettings, RequestRecord  # noqa: E402
 
 BODY = json.dumps(
     {"choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}}],

@@ -18,9 +18,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from loop import humaneval, tasks  # noqa: E402
-from loop.grading.forkserver import grade_batch  # noqa: E402
-from loop.grading.grade import Options, grade  # noqa: E402
+from loop import tasks
+from loop.datasets.humaneval import tasks as humaneval  # noqa: E402
+from loop.executors.fork import grade_batch  # noqa: E402
+from loop.grading.model import Options  # noqa: E402
+from loop.kinds import grade
 from loop.sandbox import SandboxConfig  # noqa: E402
 
 

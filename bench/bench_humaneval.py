@@ -45,9 +45,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from loop import humaneval, tasks  # noqa: E402
-from loop.grading.forkserver import ForkPool, grade_batch  # noqa: E402
-from loop.grading.grade import Options  # noqa: E402
+from loop import tasks
+from loop.datasets.humaneval import tasks as humaneval  # noqa: E402
+from loop.executors.fork import ForkPool, grade_batch  # noqa: E402
+from loop.grading.model import Options  # noqa: E402
 from loop.sandbox import SandboxConfig  # noqa: E402
 
 
@@ -115,9 +116,9 @@ def run_loop(root: Path, servers: int, k: int, trials: int, steady: bool) -> dic
 def reference_pass(project: Path) -> float:
     """One fork server runs each task's reference on its named tests and the kept inputs of the table the
     CLI runs remembered (seed and sandbox as they used): the grading work of one repeat, timed."""
-    from loop import seeds
-    from loop.grading import forkserver_fuzz
-    from loop.grading.forkserver import ForkServer, job_for
+    from loop.executors import fork_trials
+    from loop.executors.fork import ForkServer, job_for
+    from loop.run import seeds
 
     cfg, seed = SandboxConfig(enabled=True), seeds.current(project)
     server = ForkServer(cfg)
@@ -126,7 +127,7 @@ def reference_pass(project: Path) -> float:
         start = time.perf_counter()
         for name in tasks.list_tasks(project):
             task = tasks.load(project, name)
-            table = forkserver_fuzz.remembered(forkserver_fuzz.tables_path(project / "cache" / "loop" / "tables",
+            table = fork_trials.remembered(fork_trials.tables_path(project / "cache" / "loop" / "tables",
                                                                            task, seed, 200, cfg))
             assert table is not None, name
             server.run(job_for(task, task.reference, [t.args for t in task.tests], table.wires, table.need))

@@ -89,14 +89,13 @@ def overlap(samples: int, latency: float) -> None:
 
 def write_cassette(path: Path, n: int) -> Path:
     """A cassette of n distinct correct merge_intervals_py repairs, for model "bench" (what `loop run --replay` asks)."""
-    from loop import config, tasks
-    from loop.cassette import exchange
-    from loop.runner import repair_prompt
-    from loop.settings import sandbox_config
+    from loop import config, kinds, tasks
+    from loop.ask.cassette import exchange
+    from loop.run.settings import sandbox_config
 
     cfg0 = config.load(ROOT / "config.toml")
     task = tasks.load(ROOT, "merge_intervals_py")
-    body = {"model": "bench", "messages": repair_prompt(task, sandbox_config(cfg0)), "temperature": cfg0.endpoint.temperature,
+    body = {"model": "bench", "messages": kinds.get(task.kind).prompt(task, sandbox_config(cfg0)), "temperature": cfg0.endpoint.temperature,
             "max_tokens": cfg0.endpoint.max_tokens, "n": 1}
     with path.open("w") as f:
         for i in range(n):

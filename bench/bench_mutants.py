@@ -28,9 +28,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from loop import humaneval, tasks  # noqa: E402
+from loop import tasks
 from loop import verdicts as V  # noqa: E402
-from loop.grading.forkserver import grade_batch  # noqa: E402
+from loop.datasets.humaneval import tasks as humaneval  # noqa: E402
+from loop.executors.fork import grade_batch  # noqa: E402
 from loop.sandbox import SandboxConfig  # noqa: E402
 
 FLIP = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq}

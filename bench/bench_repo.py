@@ -28,8 +28,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from loop import tasks  # noqa: E402
-from loop.grading.grade import Options  # noqa: E402
-from loop.kinds import repo, repo_env, repo_patch  # noqa: E402
+from loop.grading.model import Options  # noqa: E402
+from loop.kinds.repo import env as repo_env
+from loop.kinds.repo import kind as repo  # noqa: E402
+from loop.kinds.repo import patch as repo_patch
 from loop.sandbox import SandboxConfig, clean_env  # noqa: E402
 
 ROUNDS = 3

@@ -14,8 +14,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from loop import report, report_html, tasks  # noqa: E402
-from loop.store import RunStore  # noqa: E402
+from loop import tasks
+from loop.report import html as report_html
+from loop.report import tables as report  # noqa: E402
+from loop.store.db import RunStore  # noqa: E402
 
 CANDIDATES, ROUNDS = 2000, 3
 TESTS = [("test:touching_pair", "f2p"), ("test:unsorted_touching_chain", "f2p"), ("test:point_on_negative_endpoint", "f2p"),

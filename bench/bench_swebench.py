@@ -93,7 +93,7 @@ def main() -> None:
         # the environment is built once per content hash; build it (or find it) before timing anything
         sys.path.insert(0, str(ROOT))
         from loop import tasks
-        from loop.kinds import repo_env
+        from loop.kinds.repo import env as repo_env
         from loop.sandbox import SandboxConfig
 
         build_start = time.perf_counter()

@@ -19,8 +19,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from loop import tasks  # noqa: E402
-from loop.grading import programs  # noqa: E402
-from loop.grading.grade import Options, grade  # noqa: E402
+from loop.grading.model import Options  # noqa: E402
+from loop.kinds import grade
+from loop.kinds.function import programs  # noqa: E402
 from loop.sandbox import SandboxConfig  # noqa: E402
 
 ROUNDS = 3
@@ -42,7 +43,7 @@ def plain_compile(task, folder: Path) -> float:
     if (task.path / "driver.cpp").is_file():  # a task from before [signature] had a hand-written driver
         shutil.copy(task.path / "driver.cpp", folder / "driver.cpp")
     else:
-        from loop.cppwire import WIRE_HEADER
+        from loop.kinds.function.cppwire import WIRE_HEADER
 
         shutil.copy(WIRE_HEADER, folder / WIRE_HEADER.name)
         (folder / "driver.cpp").write_text(task.signature.driver_source(task.contract_file))

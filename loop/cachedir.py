@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+from importlib import metadata
 from pathlib import Path
-
-import loop
 
 _CODE: str | None = None
 
@@ -29,8 +28,8 @@ def code_version() -> str:
     """loop's version and a digest of its code: two checkouts both called 0.1.0 may still grade differently."""
     global _CODE
     if _CODE is None:
-        package = Path(loop.__file__).parent
-        _CODE = f"{loop.__version__} (code {files_digest(package, sorted(package.rglob('*.py')))[:12]})"
+        package = Path(__file__).resolve().parent
+        _CODE = f"{metadata.version('loop')} (code {files_digest(package, sorted(package.rglob('*.py')))[:12]})"
     return _CODE
 
 

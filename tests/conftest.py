@@ -3,6 +3,8 @@ and a scripted chat-completions server on 127.0.0.1 (the endpoint is mocked at t
 
 import json
 import shutil
+import subprocess
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -13,6 +15,11 @@ from click.testing import CliRunner
 from loop.cli import cli
 
 ROOT = Path(__file__).resolve().parent.parent
+# tests/ mirrors loop/'s packages; test modules share helpers by module name (from test_run import SlowServer),
+# so every folder of tests is importable, whatever order pytest collects them in.
+for _folder in sorted({p.parent for p in Path(__file__).parent.rglob("test_*.py")}):
+    if str(_folder) not in sys.path:
+        sys.path.insert(0, str(_folder))
 EXAMPLES = ROOT / "harness" / "examples"
 
 
@@ -52,6 +59,34 @@ class ChatServer:
 
     def close(self) -> None:
         self.httpd.shutdown()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test not marked `sandbox` or `slow` is a unit test: `make test-fast` runs those (-m unit)."""
+    for item in items:
+        if item.get_closest_marker("sandbox") is None and item.get_closest_marker("slow") is None:
+            item.add_marker(pytest.mark.unit)
+
+
+class _NoSandbox:
+    """loop.sandbox's view of `subprocess` during a unit test: starting a process there is the test's error."""
+
+    def __getattr__(self, name):
+        return getattr(subprocess, name)
+
+    @staticmethod
+    def Popen(*args, **kwargs):
+        raise AssertionError("a unit test started a sandbox: mark it (or its module) pytest.mark.sandbox")
+
+
+@pytest.fixture(autouse=True)
+def _unit_tests_start_no_sandbox(request, monkeypatch):
+    """Keeps the fast subset honest in every run: a test counted as a unit test cannot start a sandbox."""
+    if request.node.get_closest_marker("unit") is not None:
+        from loop.sandbox import process, worker
+
+        monkeypatch.setattr(process, "subprocess", _NoSandbox())
+        monkeypatch.setattr(worker, "subprocess", _NoSandbox())
 
 
 @pytest.fixture(autouse=True)

@@ -15,13 +15,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from loop import config, feedback, kinds, seeds, tasks  # noqa: E402
+from loop import config, kinds, tasks  # noqa: E402
+
+from loop.run import feedback, seeds
 from loop import verdicts as V  # noqa: E402
-from loop.cassette import exchange  # noqa: E402
-from loop.endpoint import RATE_LIMIT_ATTEMPTS  # noqa: E402
-from loop.grading.grade import Options, grade  # noqa: E402
-from loop.runner import quarantined_checks, repair_prompt  # noqa: E402
-from loop.settings import sandbox_config  # noqa: E402
+from loop.ask.cassette import exchange  # noqa: E402
+from loop.ask.endpoint import RATE_LIMIT_ATTEMPTS  # noqa: E402
+from loop.grading.model import Options  # noqa: E402
+from loop.kinds import grade
+from loop.run.batch import quarantined_checks, repair_prompt  # noqa: E402
+from loop.run.settings import sandbox_config  # noqa: E402
 
 EX = ROOT / "harness" / "examples"
 

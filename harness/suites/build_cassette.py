@@ -2,13 +2,13 @@
 
 Run after editing a suite, prompts/synthesize.md or the endpoint's temperature/max_tokens:
     .venv/bin/python harness/suites/build_cassette.py
-tests/test_synthesis.py fails while the cassette is out of date.
+tests/run/test_synthesis.py fails while the cassette is out of date.
 """
 
 from pathlib import Path
 
 from loop import config
-from loop.synthesis import write_curated_cassette
+from loop.run.synthesis import write_curated_cassette
 
 ROOT = Path(__file__).resolve().parents[2]
 

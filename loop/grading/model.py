@@ -17,14 +17,10 @@ def text(value):
     return value
 
 
-class HarnessError(Exception):
-    """The harness itself failed (a trusted program misbehaved): the attempt is infra_unknown."""
-
-
 @dataclass
 class Check:
     check: str  # build | no_change | no_code | golden:<case> | test:<name> | relation:<name> | sanitizer | timeout | crash | resource
-    kind: str  # build | no_change | no_code | golden | test | relation | sanitizer | fault
+    category: str  # build | no_change | no_code | golden | test | relation | sanitizer | fault (runs.db: checks.kind)
     passed: bool
     detail: str = ""
     test_kind: str | None = None
@@ -110,8 +106,19 @@ class Grade:
     def transitions(self) -> dict:
         counts = {"fail_to_pass": {"repaired": 0, "still_broken": 0}, "pass_to_pass": {"preserved": 0, "regressed": 0}}
         for c in self.checks:
-            if c.kind == "test" and c.transition and not c.excluded:
+            if c.category == "test" and c.transition and not c.excluded:
                 group = "fail_to_pass" if c.test_kind == "f2p" else "pass_to_pass"
                 if c.transition in counts[group]:
                     counts[group][c.transition] += 1
         return counts
+
+
+@dataclass(frozen=True)
+class Options:
+    """How to grade: the suite of named tests, the seed, relation trials per attempt, k repeats, the sanitizer."""
+
+    suite: str = "full"
+    seed: int = 1
+    trials: int = 200
+    k: int = 5
+    sanitize: bool = True

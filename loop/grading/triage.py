@@ -13,7 +13,6 @@ from pathlib import Path
 
 from loop import verdicts as V
 from loop.errors import QuarantineError
-from loop.grading.attempt import transition
 from loop.grading.model import Attempt, Check
 
 
@@ -24,7 +23,7 @@ def unstable_fixtures(attempts: list[Attempt]) -> set[str]:
         if a.status == V.INFRA_UNKNOWN:
             continue
         for c in a.checks:
-            if c.kind == "test" and c.baseline is not None:
+            if c.category == "test" and c.baseline is not None:
                 seen.setdefault(c.check, set()).add(c.baseline)
     return {name for name, outs in seen.items() if len(outs) > 1}
 
@@ -66,7 +65,7 @@ def summarize_tests(attempts: list[Attempt], unstable: set[str]) -> list[Check]:
         if a.status == V.INFRA_UNKNOWN:
             continue
         for c in a.checks:
-            if c.kind != "test":
+            if c.category != "test":
                 continue
             outcomes.setdefault(c.check, set()).add(c.candidate)
             rows.setdefault(c.check, c)
@@ -135,3 +134,11 @@ def load_quarantine(path: Path, today: dt.date | None = None) -> list[Quarantine
     if expired:
         raise QuarantineError("expired quarantine: " + ", ".join(f"{q.task}/{q.check}" for q in expired))
     return out
+
+
+def transition(baseline: str | None, candidate: str) -> str | None:
+    if baseline is None:
+        return None
+    if baseline == V.FAIL:
+        return V.REPAIRED if candidate == V.PASS else V.STILL_BROKEN
+    return V.PRESERVED if candidate == V.PASS else V.REGRESSED

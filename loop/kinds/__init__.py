@@ -19,13 +19,12 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from loop.errors import TaskError
 
 if TYPE_CHECKING:
-    from loop.grading.grade import Options
-    from loop.grading.model import Grade
+    from loop.grading.model import Grade, Options
+    from loop.kinds.task import Task
     from loop.sandbox import SandboxConfig
-    from loop.tasks import Task
 
 GROUP = "loop.kinds"
-BUILTIN = {"function": "loop.kinds.function:KIND", "answer": "loop.kinds.answer:KIND", "repo": "loop.kinds.repo:KIND"}
+BUILTIN = {"function": "loop.kinds.function.kind:KIND", "answer": "loop.kinds.answer:KIND", "repo": "loop.kinds.repo.kind:KIND"}
 DEFAULT = "function"
 
 
@@ -103,3 +102,9 @@ def prepare(task: "Task", cfg: "SandboxConfig") -> str | None:
     """Build what grading `task` needs ahead of a batch (a kind's optional `prepare`); None when nothing is needed."""
     method = getattr(get(task.kind), "prepare", None)
     return method(task, cfg) if method else None
+
+
+def grade(task: "Task", source: str | None, cfg: "SandboxConfig", opts: "Options",
+          quarantined: set[str] = frozenset()) -> "Grade":
+    """Grade one candidate the way its task's kind grades."""
+    return get(task.kind).grade(task, source, cfg, opts, frozenset(quarantined))

@@ -16,10 +16,10 @@ from pathlib import Path
 
 from loop import verdicts as V
 from loop.errors import TaskError
-from loop.grading.grade import Options, conclude
-from loop.grading.model import Attempt, Check, Grade
+from loop.grading.conclude import conclude
+from loop.grading.model import Attempt, Check, Grade, Options
+from loop.kinds.task import Task, Test, check_keys
 from loop.sandbox import Limits, SandboxConfig, clean_env
-from loop.tasks import Task, Test
 
 
 def _norm(text: str) -> str:
@@ -34,11 +34,7 @@ class AnswerKind:
         accepted = meta.get("accepted")
         if not (isinstance(accepted, list) and accepted and all(isinstance(a, str) and a.strip() for a in accepted)):
             raise TaskError(f"{where}: key 'accepted' must be a non-empty list of non-empty strings")
-        if not isinstance(meta.get("description"), str):
-            raise TaskError(f"{where}: key 'description' must be a string")
-        unknown = set(meta) - {"name", "kind", "description", "accepted"}
-        if unknown:
-            raise TaskError(f"{where}: unknown key '{sorted(unknown)[0]}'")
+        check_keys(where, meta, {"name", "kind", "description", "accepted"}, ("description",))
         return Task(name=meta["name"], path=folder, language="text", entry_point="", candidate_file="answer.txt",
                     description=meta["description"], bug_report="", contract=meta["description"],
                     contract_file="task.toml", baseline=None, reference=accepted[0],

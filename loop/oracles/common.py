@@ -9,7 +9,14 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from loop.oracles.engine import (
-    Context, ReferenceFailed, Relation, canonical_or_malformed, catches_malformed, json_repr, output_list, short,
+    Context,
+    ReferenceFailed,
+    Relation,
+    canonical_or_malformed,
+    catches_malformed,
+    json_repr,
+    output_list,
+    short,
 )
 
 

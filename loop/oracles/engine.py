@@ -11,10 +11,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import islice
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # the Oracle is built on top of this module; only the annotations name it
-    from loop.oracles.oracle import Oracle
+from typing import Any, Protocol
 
 SIZE_RAMP_TRIALS = 100      # trial index at which the input size reaches max_size
 DEFAULT_MAX_SIZE = 40
@@ -22,6 +19,18 @@ MAX_SHRINK_ATTEMPTS = 2000  # evaluations per relation; deterministic, binds bef
 MAX_SHRINK_CANDIDATES = 20000
 MEMO_CAPACITY = 4096
 _SHORT = 160
+
+
+class Oracle(Protocol):
+    """What the engine reads of a task's oracle (loop.oracles.oracle.Oracle, built on top of this module)."""
+
+    relations: tuple
+    generate: Callable[[random.Random, int], Any] | None
+    shrink: Callable[[Any], Iterable[Any]]
+    validate_input: Callable[[Any], str | None] | None
+    admits: Callable[[Any], str | None] | None
+    discard_reference_failures: bool
+    max_size: int
 
 
 # --------------------------------------------------------------------------- call types

@@ -1,7 +1,7 @@
 """Differential fuzzing (EvalPlus-style): inputs from a contract-driven generator and seeded, type-aware
 mutations of known-good inputs, kept only where the problem's input contract admits them.
 
-An oracle built from this module (see `loop.humaneval`) declares `ARGS = True` (an input is a list of
+An oracle built from this module (see `loop.datasets.humaneval.tasks`) declares `ARGS = True` (an input is a list of
 positional arguments, called as fn(*x)) and `DISCARD_REFERENCE_FAILURES = True`: the grader first runs
 every generated input through the trusted reference, with a per-input time limit, and keeps only the
 inputs it accepts; an input on which the reference raises or times out is discarded, never blamed on the
@@ -21,8 +21,12 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from loop.oracles.engine import Context, Relation, generic_shrink, json_repr, short
-from loop.oracles.oracle import REFERENCE_LIMIT, TIME_FACTOR, TIME_FLOOR  # noqa: F401 - generated relations.py read them here
-from loop.codec import dec
+from loop.oracles.oracle import (  # noqa: F401 - generated relations.py read them here
+    REFERENCE_LIMIT,
+    TIME_FACTOR,
+    TIME_FLOOR,
+)
+from loop.sandbox.inside.codec import dec
 
 MAX_SIZE = 40            # trial size ramps to this; mutation steps grow with it
 REFERENCE_BUDGET = 20.0  # no longer used (each slow input costs only itself); kept so older task folders load

@@ -9,7 +9,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from loop.oracles.engine import (
-    Context, MalformedOutput, Relation, catches_malformed, generic_shrink, remove_chunks, short, shrink_int,
+    Context,
+    MalformedOutput,
+    Relation,
+    catches_malformed,
+    generic_shrink,
+    remove_chunks,
+    short,
+    shrink_int,
 )
 
 INT32_MIN = -(2**31)

@@ -7,6 +7,8 @@ import pytest
 
 from _adv import checks, db_bytes, grade, new_marker, project, world_dir
 
+pytestmark = pytest.mark.sandbox  # every test here starts a sandbox
+
 BUILD_WALL = 8.0
 
 

@@ -10,6 +10,8 @@ import sqlite_utils
 
 from _adv import GRACE, ROOT, checks, db_bytes, grade, new_marker, project, survivors, tree_digest, world_dir
 
+pytestmark = pytest.mark.sandbox  # every test here starts a sandbox
+
 WALL = 3.0
 
 

@@ -2,11 +2,16 @@
 
 Every hostile candidate is a real file in candidates/ whose first line says the verdict it must get.
 Users run loop as themselves (sandboxes then share their uid), CI runs as root (each sandbox gets its own
-uid): the batch and the grades below run both ways.
+uid): the batch and the grades below run both ways. The test id names the user each case ran as: as root,
+`user=root` and `user=nobody` (through setpriv); as any other user the unprivileged case runs as that user
+(`user=<name>`, a non-root user is an unprivileged one) and the root case is skipped with the reason in the
+summary, never passed as if it had run.
 """
 
+import functools
 import json
 import os
+import pwd
 import shutil
 import subprocess
 import sys
@@ -17,14 +22,34 @@ import pytest
 import sqlite_utils
 
 from _adv import ROOT, world_dir
-from loop import humaneval
+from loop.datasets.humaneval import tasks as humaneval
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from conftest import ChatServer  # noqa: E402
 
 HERE = Path(__file__).resolve().parent / "candidates"
 LOOP = str(ROOT / ".venv" / "bin" / "loop") if (ROOT / ".venv" / "bin" / "loop").exists() else "loop"
-USERS = ["self", "nobody"]
+NOBODY = 65534
+IS_ROOT = os.geteuid() == 0
+
+
+def _user_name(uid: int) -> str:
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"uid{uid}"
+
+
+ME = _user_name(os.geteuid())
+UNPRIVILEGED = _user_name(NOBODY) if IS_ROOT else ME  # who the unprivileged case runs as
+# "root": loop as root, each sandbox on its own uid; "unprivileged": loop as a user that is not root (every
+# sandbox shares its uid). The ids say who each case really ran as.
+USERS = [
+    pytest.param("root", id="user=root", marks=[] if IS_ROOT else pytest.mark.skip(
+        reason=f"the root case needs root: this suite runs as {ME} (uid {os.geteuid()}), so only the "
+               f"unprivileged case ran, as {ME}")),
+    pytest.param("unprivileged", id=f"user={UNPRIVILEGED}"),
+]
 
 
 def expected(path: Path) -> tuple[str, str | None]:
@@ -34,10 +59,24 @@ def expected(path: Path) -> tuple[str, str | None]:
 
 
 def as_user(user: str) -> list[str]:
-    """The command prefix that runs as `user`: nobody through setpriv when we are root, else ourselves."""
-    if user == "nobody" and os.geteuid() == 0:
-        return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
-    return []
+    """The command prefix that runs as `user` (a USERS value, or "self" for set-up steps): root only when we are
+    root; the unprivileged user is nobody through setpriv when we are root, else ourselves. Checked once: a
+    case never runs as anyone but the user its id names."""
+    if user == "self":
+        return []
+    if user == "root":
+        assert IS_ROOT, f"the root case cannot run as {ME}"
+        return []
+    assert user == "unprivileged", user
+    prefix = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"] if IS_ROOT else []
+    uid = _uid_under(tuple(prefix))
+    assert uid != 0 and _user_name(uid) == UNPRIVILEGED, f"the unprivileged case would run as uid {uid}"
+    return prefix
+
+
+@functools.cache
+def _uid_under(prefix: tuple[str, ...]) -> int:
+    return int(subprocess.run([*prefix, "id", "-u"], capture_output=True, text=True, check=True).stdout)
 
 
 def no_traceback(done: subprocess.CompletedProcess) -> bool:
@@ -92,6 +131,7 @@ def _scripted(files: list[str]) -> ChatServer:
 
 
 @pytest.mark.parametrize("user", USERS)
+@pytest.mark.slow
 def test_hostile_batch_on_fork_servers_ends_honestly(user):
     """`loop run --k 1 --trials 0` (fork servers): job injection through /proc, the mirror attack, killing
     the server, clean-up left to the next candidate, memory held in /dev/shm, / and System V segments,
@@ -162,6 +202,7 @@ def grade_project():
 
 @pytest.mark.parametrize("user", USERS)
 @pytest.mark.parametrize("task,name,k,trials", GRADES, ids=[g[1] for g in GRADES])
+@pytest.mark.slow
 def test_hostile_and_other_style_candidates_graded_honestly(grade_project, user, task, name, k, trials):
     """Faked infrastructure (Python and a C++ static constructor), values that crash a comparison
     (10**400 where a float is expected), checks sharing the candidate's process (a str subclass equal to
@@ -181,6 +222,7 @@ def test_hostile_and_other_style_candidates_graded_honestly(grade_project, user,
 
 
 @pytest.mark.parametrize("user", USERS)
+@pytest.mark.slow
 def test_one_fork_server_keeps_every_candidate_from_the_state_its_predecessor_left(user):
     """The batch above on a single fork server, so every candidate meets the sandbox the one before left."""
     files = [str(HERE / f) for f in BATCH]

@@ -2,7 +2,7 @@
 Python, JS and Go (framework files in the diff, code under test that patches the framework, rewrites the report
 or the test binary's stdout, forgers that flip only tests they did not see), host files through `.rej` links,
 faked infrastructure, and plain wrong fixes, each between honest patches in one `loop run` batch, as root and as
-an unprivileged user.
+an unprivileged user (test_integrity.USERS: the test id names who each case ran as).
 
 Every file in repo_candidates/<task>/ says on its first line the verdict it must get; RESULTS.md there has what
 the grader before issue 28 said (27 of the 45 hostile or wrong diffs won as root, 30 as nobody).
@@ -17,7 +17,7 @@ import pytest
 import sqlite_utils
 
 from _adv import ROOT
-from test_integrity import USERS, no_traceback, run_loop, world_project
+from test_integrity import IS_ROOT, NOBODY, USERS, no_traceback, run_loop, world_project
 
 import sys
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -70,8 +70,8 @@ def canary(request):
     marker = "CANARY-" + os.urandom(8).hex()
     CANARY.write_text(marker + "\n")
     os.chmod(CANARY, 0o600)
-    if user == "nobody" and os.geteuid() == 0:
-        os.chown(CANARY, 65534, 65534)
+    if user == "unprivileged" and IS_ROOT:
+        os.chown(CANARY, NOBODY, NOBODY)
     yield marker
     CANARY.unlink(missing_ok=True)
 

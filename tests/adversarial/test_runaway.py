@@ -32,6 +32,7 @@ def cpp(tmp_path_factory):
 
 
 @pytest.mark.parametrize("name", sorted(HANGS))
+@pytest.mark.sandbox
 def test_python_hang_is_timeout_and_killed(py, name):
     marker = new_marker()
     code, g, took, _ = grade(py, NAME_SELF.format(marker=marker) + HANGS[name])
@@ -45,6 +46,7 @@ def test_python_hang_is_timeout_and_killed(py, name):
 
 
 @pytest.mark.parametrize("kind", ["bare", "children_hold"])
+@pytest.mark.sandbox
 def test_python_fork_bomb_fails_without_survivors(py, kind):
     marker = new_marker()
     body = {
@@ -61,6 +63,7 @@ def test_python_fork_bomb_fails_without_survivors(py, kind):
     assert survivors(marker) == []
 
 
+@pytest.mark.sandbox
 def test_python_50gb_allocation_is_resource(py):
     code, g, took, _ = grade(py, "def merge_intervals(intervals):\n    b = bytearray(50 * 1024**3)\n    return [[len(b), 0]]\n")
     assert code == 1 and checks(g) == ["resource"] and "MemoryError" in g["failures"][0]["detail"]
@@ -68,6 +71,7 @@ def test_python_50gb_allocation_is_resource(py):
 
 
 @pytest.mark.parametrize("stream", ["stdout", "stderr"])
+@pytest.mark.sandbox
 def test_python_output_flood_is_capped(py, stream):
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     src = (f"import os\ndef merge_intervals(intervals):\n    fd = 1 if '{stream}' == 'stdout' else 2\n"
@@ -81,6 +85,7 @@ def test_python_output_flood_is_capped(py, stream):
 
 
 @pytest.mark.parametrize("where", ["/tmp", "."])
+@pytest.mark.sandbox
 def test_python_disk_fill_is_capped(py, where):
     watched = world_dir("loop-adv-disk-")
     free = shutil.disk_usage(watched).free
@@ -96,12 +101,14 @@ def test_python_disk_fill_is_capped(py, where):
     watched.rmdir()
 
 
+@pytest.mark.sandbox
 def test_python_write_to_read_only_work_folder_fails(py):
     src = "def merge_intervals(intervals):\n    open('/work/x', 'w').write('x')\n    return []\n"
     code, g, _, _ = grade(py, src)
     assert code == 1 and "Read-only file system" in g["failures"][0]["detail"]
 
 
+@pytest.mark.sandbox
 @pytest.mark.parametrize("how, signame", [("import ctypes\n    ctypes.string_at(0)", "SIGSEGV"),
                                           ("import os\n    os.abort()", "SIGABRT")])
 def test_python_crash_is_crash_with_signal(py, how, signame):
@@ -122,6 +129,7 @@ CPP = {
 
 
 @pytest.mark.parametrize("name", sorted(CPP))
+@pytest.mark.sandbox
 def test_cpp_runaway(cpp, name):
     check, detail, body = CPP[name]
     src = ('#include "merge_intervals.hpp"\n#include <cstddef>\n#include <cstdio>\n#include <cstdlib>\n'

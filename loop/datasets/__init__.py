@@ -1,0 +1,1 @@
+"""Task sources beyond harness folders: HumanEval (and its contracts), samples files, SWE-bench instances."""

@@ -1,0 +1,1 @@
+"""HumanEval: import the problems as task folders, with hand-written input contracts per problem."""

@@ -1,0 +1,47 @@
+"""Read SWE-bench predictions files (instance_id, model_name_or_path, model_patch), each for an imported
+instance; every problem is a one-line error naming the file and the entry, and nothing is graded from such a file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from loop import tasks
+from loop.datasets.swebench import META, json_objects
+from loop.errors import SwebenchError
+from loop.grading.model import text
+
+
+@dataclass(frozen=True)
+class Prediction:
+    where: str
+    instance_id: str
+    model: str
+    patch: str | None  # None or "": SWE-bench's empty prediction
+
+
+def imported(root: Path) -> set[str]:
+    """The instance ids imported under root's tasks (their folders hold swebench.json)."""
+    return {name for name in tasks.list_tasks(root) if (tasks.tasks_root(root) / name / META).is_file()}
+
+
+def read_predictions(path: Path, known: set[str]) -> list[Prediction]:
+    """SWE-bench predictions (JSONL, a JSON list, or a dict keyed by instance_id): instance_id,
+    model_name_or_path, model_patch; each for an imported instance, once."""
+    out, seen = [], {}
+    for where, obj in json_objects(path, "predictions", keyed=True):
+        for key in ("instance_id", "model_name_or_path", "model_patch"):
+            if key not in obj:
+                raise SwebenchError(f"{where}: missing field '{key}'")
+        iid, model, patch = obj["instance_id"], obj["model_name_or_path"], obj["model_patch"]
+        if not isinstance(iid, str) or not isinstance(model, str) or not (patch is None or isinstance(patch, str)):
+            raise SwebenchError(f"{where}: instance_id and model_name_or_path must be strings, model_patch a "
+                                "string or null")
+        if iid not in known:
+            raise SwebenchError(f"{where}: instance {iid!r} is not imported (run: loop tasks import swebench "
+                                "INSTANCES.jsonl --repos DIR)")
+        if iid in seen:
+            raise SwebenchError(f"{where}: instance {iid!r} already predicted at {seen[iid]}")
+        seen[iid] = where
+        out.append(Prediction(where, iid, text(model), text(patch)))  # hostile bytes are the patch's failure
+    return out

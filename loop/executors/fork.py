@@ -1,0 +1,436 @@
+"""Batch grading through fork servers: pre-started sandboxes, one forked child per candidate and repeat.
+
+`ForkPool` grades Python candidates with the verdict, checks and transitions `grade` gives them, at any k
+(a lane of servers per repeat, each started with that repeat's PYTHONHASHSEED) and with differential
+fuzzing where the parent can decide it from one batch of values (fork_trials.py); `grade_batch`
+(bench/bench_humaneval.py) wraps it, list in, list out. Each server is a bubblewrap
+sandbox (the one `loop grade` uses: no network, read-only system, private /tmp, rlimits, per-sandbox
+uid) running a trusted server (loop/sandbox/inside/forkserver.py) that has already paid for interpreter start-up and
+common imports. Per candidate it forks a child that drops the server's protocol pipes, starts its own
+session, lowers its rlimits to the task's, imports the candidate (staged by the server in a fresh job
+folder), runs the tests, reports on a pipe of its own and exits. Jobs are pipelined (DEPTH per server)
+so a server never waits for the parent.
+
+Isolation between candidates (SECURITY.md has the whole trust boundary): jobs reach the server on a pipe
+no process in the sandbox can open (not stdin: bwrap's pid 1 keeps that), the server and its children are
+undumpable, and each child reports on a pipe of its own. A child's memory, globals and monkeypatches die
+with it; after each child the server kills what it left running and deletes its few staged files, or, if
+the sandbox is not back to its clean state at once, quits so the parent starts a fresh one. A lost server
+costs the jobs in flight a retry; only a job whose server is lost twice while it runs fails (its own
+grade). Expected values stay in the parent, as for `loop grade` (check-form tests of imported tasks
+excepted: they run in the child, the candidate in a process of its own; see harness/README.md).
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Iterable
+from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from loop import verdicts as V
+from loop.errors import CandidateFault, SandboxUnavailable
+from loop.executors import fork_trials
+from loop.executors.fork_server import ForkServer, job_for
+from loop.executors.fork_trials import Table
+from loop.grading.conclude import conclude, grade_without_attempts, precheck
+from loop.grading.model import Attempt, Check, Grade, Options
+from loop.kinds import grade
+from loop.kinds.function.attempt import digest, golden_check, outcome, test_check, test_outcome
+from loop.kinds.task import Task, Test
+from loop.sandbox import SandboxConfig, clean_env
+
+
+@dataclass(eq=False)
+class _Item:
+    """One candidate's grade in the making: k repeats' replies, the baseline's per repeat, the reference's."""
+
+    future: Future
+    task: Task
+    source: str
+    opts: Options
+    quarantined: frozenset
+    relations: bool = False  # differential fuzzing runs (applies() and trials > 0)
+    started: float = 0.0
+    waiting: int = 0  # replies still to come (candidate and baseline, every repeat)
+    table: Table | None = None
+    base: dict = field(default_factory=dict)     # repeat -> the baseline's replies to the named tests
+    replies: dict = field(default_factory=dict)  # repeat -> the candidate job's reply
+
+
+def _baseline_results(item: _Item, reply: dict) -> list:
+    n = len(item.task.selected(item.opts.suite))
+    why = str(reply.get("detail", reply.get("build_error", reply.get("unavailable", "?"))))[:200]
+    return reply.get("results") or [{"raised": "the baseline failed: " + why}] * n
+
+
+def _attempt(item: _Item, repeat: int, reply: dict, cfg: SandboxConfig, duration: float, held: list) -> Attempt | None:
+    """One repeat's reply -> the Attempt run_attempt gives; None when only the slow path can say (see
+    fork_trials). `held` lists the signatures of earlier repeats' trial replies whose relations all held."""
+    task, q = item.task, item.quarantined
+    checks: list[Check] = []
+    values: list = []
+    tests = task.selected(item.opts.suite)
+    base = item.base.get(repeat)
+    cases = [(g, None) for g in task.goldens] + list(zip(tests, base or [None] * len(tests)))
+    results = reply.get("results")
+    try:
+        if results is None and "fault" in reply:
+            if item.relations:
+                return None  # where in the batch it stopped decides which checks the slow path has
+            raise CandidateFault(str(reply["fault"]), str(reply.get("detail", "")))
+        want = len(cases) + (len(item.table.keys) if item.relations else 0)
+        if not (isinstance(results, list) and len(results) == want and set(map(type, results)) <= {dict}):
+            raise CandidateFault(V.CRASH, "the result channel was corrupted")  # the candidate wrote on it
+        for (case, base_msg), msg in zip(cases, results):
+            if "resource" in msg:  # as in run_attempt: a resource fault ends the attempt
+                raise CandidateFault(V.RESOURCE, str(msg["resource"]))
+            ok, value = outcome(msg)
+            values.append(msg.get("ok", {"raised": msg.get("raised")}))
+            if isinstance(case, Test):
+                base_out = test_outcome(case, base_msg) if base_msg is not None else None
+                checks.append(test_check(task, case, ok, value, base_out, q))
+            else:
+                checks.append(golden_check(task, case, ok, value, q))
+        if item.relations:
+            trial = results[len(cases):]
+            same = fork_trials.signature(trial)
+            if same is None or same not in held:
+                if not fork_trials.holds(task.oracle, item.table, trial, seed=item.opts.seed, trials=item.opts.trials):
+                    return None
+                held.append(same)
+            try:
+                values += list(map(_OK, trial))  # every call returned (in C; else one at a time below)
+            except KeyError:
+                values += [m.get("ok", {"raised": m.get("raised")}) for m in trial]
+    except CandidateFault as fault:
+        if item.relations:
+            return None
+        checks.append(Check(fault.check, "fault", False, fault.detail, quarantined=fault.check in q))
+    out, err = (str(reply.get(name, "")).encode() for name in ("output", "errors"))
+    return Attempt(repeat, V.PASS, None, None, digest(values, out, err), round(duration, 4), item.opts.seed,
+                   clean_env(repeat), checks)
+
+
+_OK = operator.itemgetter("ok")
+DEPTH = 2  # jobs queued per server: the next one is waiting while the host reads a reply
+
+
+class _Lane:
+    """The fork servers of one repeat (one PYTHONHASHSEED): a queue of (job, callback) and the threads that
+    drive a server each."""
+
+    def __init__(self, pool: "ForkPool", repeat: int, servers: int):
+        self.repeat = repeat
+        self.queue: queue.Queue = queue.Queue()
+        self.threads = [threading.Thread(target=pool._drive, args=(self,), daemon=True,
+                                         name=f"loop-forkserver-{repeat}-{i}") for i in range(servers)]
+        for t in self.threads:
+            t.start()
+
+
+class ForkPool:
+    """Fork servers shared by many grades: `submit` returns a Future of the Grade `loop grade` gives.
+    Python function tasks only.
+
+    Repeat r of every grade runs on a server started with repeat r's environment, so each repeat keeps its
+    own PYTHONHASHSEED and a fresh forked process. Goldens, named tests and their transitions are decided
+    from the replies as run_attempt decides them. Differential fuzzing (fork_trials.fast) runs every
+    kept input in the same job; the reference's answers come once per (task, seed, trials) from a
+    reference job, the baseline's once per (task, suite, repeat). A candidate the values alone cannot
+    settle is graded by `grade` itself (the slow path) in a helper thread.
+    """
+
+    def __init__(self, cfg: SandboxConfig, servers: int = 2, k: int = 1, tables: Path | None = None):
+        self.cfg, self.tables = cfg, tables  # tables: a folder remembering reference tables between runs
+        if tables is not None:
+            fork_trials.prune(tables)
+        self.per_lane = max(1, -(-max(1, servers) // max(1, k)))  # servers per repeat: `servers` in all
+        self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
+        self._lanes: dict[object, _Lane] = {}  # by repeat, and "reference" (see _lane)
+        self._open: set[_Item] = set()
+        self._shared: dict[tuple, Future] = {}  # baselines and reference tables, computed once
+        self._started = threading.Semaphore(0)  # released once per server, when its first start is over
+        self._broken: BaseException | None = None  # what stopped a lane's thread (a bug), for every later grade
+        self._helper = ThreadPoolExecutor(max_workers=2 * max(1, servers), thread_name_prefix="loop-forkpool")
+        for r in range(max(1, k)):
+            self._lane(r)
+
+    @staticmethod
+    def accepts(task: Task, opts: Options) -> bool:
+        return task.kind == "function" and task.language == "python" and (
+            not fork_trials.applies(task, opts.trials) or fork_trials.fast(task.oracle))
+
+    def submit(self, task: Task, source: str | None, opts: Options, quarantined=frozenset()) -> Future:
+        if task.language != "python":
+            raise ValueError(f"task '{task.name}': the fork server grades Python tasks only")
+        item = _Item(Future(), task, source, opts, frozenset(quarantined), relations=fork_trials.applies(task, opts.trials))
+        if item.relations and not fork_trials.fast(task.oracle):
+            raise ValueError(f"task '{task.name}': its relations need the slow path (see ForkPool.accepts)")
+        decided = precheck(task, source, opts, self.cfg)
+        if decided is not None:
+            item.future.set_result(decided)
+            return item.future
+        item.started = time.monotonic()
+        item.waiting = opts.k * (2 if task.baseline is not None else 1)
+        with self._lock:
+            if self._broken is not None:
+                item.future.set_exception(self._broken)
+                return item.future
+            self._open.add(item)
+        if task.baseline is not None:
+            for r in range(opts.k):
+                self._baseline(item, r).add_done_callback(functools.partial(self._got_base, item, r))
+        if item.relations:
+            key = ("reference", str(task.path), id(task.oracle), opts.seed, opts.trials)
+            self._shared_future(key, lambda fut: self._helper.submit(self._reference, task, opts, fut)) \
+                .add_done_callback(functools.partial(self._got_table, item))
+        else:
+            self._candidate_jobs(item)
+        return item.future
+
+    def wait_started(self) -> None:
+        """Block until every server has tried its first start (benchmarks time the steady state from here)."""
+        with self._lock:
+            n = sum(len(lane.threads) for lane in self._lanes.values())
+        for _ in range(n):
+            self._started.acquire()
+
+    def close(self, cancel: bool = False) -> None:
+        """Wait for every submitted grade (or, with cancel, only for the jobs already on a server), then stop."""
+        with self._lock:
+            if cancel:
+                for item in self._open:
+                    item.future.cancel()
+                self._open.clear()
+                for lane in self._lanes.values():
+                    while not lane.queue.empty():
+                        try:
+                            lane.queue.get_nowait()
+                        except queue.Empty:
+                            break
+            while self._open:
+                self._idle.wait()
+            lanes = list(self._lanes.values())
+        for lane in lanes:
+            for _ in lane.threads:
+                lane.queue.put(None)
+        for lane in lanes:
+            for t in lane.threads:
+                t.join()
+        self._helper.shutdown(wait=True, cancel_futures=cancel)
+
+    def __enter__(self) -> "ForkPool":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- the parts of a grade ---------------------------------------------------------------------------------
+
+    def _lane(self, repeat: int, key: object = None) -> _Lane:
+        """Repeat r's lane. key "reference": the reference jobs' own lane, started on the first one, under
+        repeat 0's environment (the slow path runs the reference so) with a server more than a repeat's:
+        every candidate job of a task waits for its table. On lane 0 they queued with repeat 0's candidates,
+        which then finished last while the other lanes' servers waited (a first run 19.6 s -> 14.6 s)."""
+        key = repeat if key is None else key
+        with self._lock:
+            if key not in self._lanes:
+                servers = self.per_lane + 1 if key == "reference" else self.per_lane
+                self._lanes[key] = _Lane(self, repeat, servers)
+            return self._lanes[key]
+
+    def _shared_future(self, key: tuple, start) -> Future:
+        """The future of a part shared by every grade of a task (computed by `start(future)` once)."""
+        with self._lock:
+            fut = self._shared.get(key)
+            first = fut is None
+            if first:
+                fut = self._shared[key] = Future()
+        if first:
+            start(fut)
+        return fut
+
+    def _baseline(self, item: _Item, repeat: int) -> Future:
+        task, suite = item.task, item.opts.suite
+        job = job_for(task, task.baseline, [t.args for t in task.selected(suite)])
+        return self._shared_future(("baseline", str(task.path), suite, repeat),
+                                   lambda fut: self._lane(repeat).queue.put((job, fut.set_result)))
+
+    def _reference(self, task: Task, opts: Options, fut: Future) -> None:
+        """The table an earlier run remembered, else: generate the inputs (here, in a helper thread), then
+        ask a server for the reference's answers."""
+        path = fork_trials.tables_path(self.tables, task, opts.seed, opts.trials, self.cfg) if self.tables else None
+        known = fork_trials.remembered(path) if path is not None else None
+        if known is not None:
+            fut.set_result(known)
+            return
+        try:
+            pending = fork_trials.Pending(task, opts.seed, opts.trials)
+        except BaseException as exc:  # a broken generator is the task's error: every grade of it gets it
+            fut.set_exception(exc)
+            return
+
+        def answered(reply: dict) -> None:
+            try:
+                table = pending.table(reply)
+                if table is not None:
+                    table.path = path
+                    table.remember()
+                fut.set_result(table)
+            except BaseException as exc:  # noqa: BLE001 - delivered to every grade of the task
+                fut.set_exception(exc)
+
+        self._lane(0, "reference").queue.put((pending.job(), answered))
+
+    def _got_base(self, item: _Item, repeat: int, fut: Future) -> None:
+        item.base[repeat] = _baseline_results(item, fut.result())
+        self._arrived(item)
+
+    def _got_table(self, item: _Item, fut: Future) -> None:
+        try:
+            item.table = fut.result()
+        except BaseException as exc:
+            self._answer(item, exc=exc)
+            return
+        if item.table is None:  # the reference did not run as a whole: the slow path says why
+            self._slow(item)
+        else:
+            self._candidate_jobs(item)
+
+    def _candidate_jobs(self, item: _Item) -> None:
+        task, t = item.task, item.table
+        tests = [g.args for g in task.goldens] + [x.args for x in task.selected(item.opts.suite)]
+        job = job_for(task, item.source, tests, t.wires if t else (), t.need if t else 0.0)
+        for r in range(item.opts.k):
+            self._lane(r).queue.put((job, functools.partial(self._got_reply, item, r)))
+
+    def _got_reply(self, item: _Item, repeat: int, reply: dict) -> None:
+        item.replies[repeat] = reply
+        self._arrived(item)
+
+    def _arrived(self, item: _Item) -> None:
+        with self._lock:
+            item.waiting -= 1
+            last = item.waiting == 0
+        if last:
+            try:
+                self._finish(item)
+            except BaseException as exc:  # a bug here must reach the caller, not leave it waiting
+                self._answer(item, exc=exc)
+
+    def _finish(self, item: _Item) -> None:
+        task, opts = item.task, item.opts
+        replies = [item.replies[r] for r in range(opts.k)]
+        unavailable = next((r["unavailable"] for r in replies if "unavailable" in r), None)
+        if unavailable is not None:
+            self._answer(item, grade_without_attempts(task, item.source, opts, self.cfg, V.INFRA_UNKNOWN,
+                                                      unavailable, V.INFRA_UNKNOWN))
+            return
+        if "build_error" in replies[0]:
+            self._answer(item, grade_without_attempts(task, item.source, opts, self.cfg, V.BUILD,
+                                                      str(replies[0]["build_error"])))
+            return
+        duration = time.monotonic() - item.started
+        attempts, held = [], []
+        for r, reply in enumerate(replies):
+            attempt = _attempt(item, r, reply, self.cfg, duration, held)
+            if attempt is None:
+                self._slow(item)
+                return
+            attempts.append(attempt)
+        grade = conclude(task, item.source, opts, self.cfg, attempts)
+        if item.relations:
+            grade.inputs = dict(item.table.inputs)
+        self._answer(item, grade)
+
+    def _slow(self, item: _Item) -> None:
+        """Grade the candidate as `loop grade` does (in a helper thread; its sandboxes do the work)."""
+        def run() -> None:
+            try:
+                self._answer(item, grade(item.task, item.source, self.cfg, item.opts, item.quarantined))
+            except BaseException as exc:
+                self._answer(item, exc=exc)
+
+        self._helper.submit(run)
+
+    def _answer(self, item: _Item, result: Grade | None = None, exc: BaseException | None = None) -> None:
+        with self._lock:
+            self._open.discard(item)
+            self._idle.notify_all()
+        if item.future.cancelled():  # the caller gave up on it (loop run interrupted)
+            return
+        try:
+            if exc is not None:
+                item.future.set_exception(exc)
+            else:
+                item.future.set_result(result)
+        except InvalidStateError:
+            pass
+
+    # -- one server ---------------------------------------------------------------------------------------------
+
+    def _drive(self, lane: _Lane) -> None:
+        """Feed one server its lane's jobs, DEPTH at a time; each reply goes to its job's callback."""
+        server = ForkServer(self.cfg, repeat=lane.repeat)
+        backlog: deque = deque()  # (job, callback, tries) to (re)submit before taking new ones
+        done = False
+        try:
+            try:
+                server.worker = server._start()
+            except SandboxUnavailable:
+                pass  # submit() below tries again and answers each job "unavailable" if it fails
+            finally:
+                self._started.release()
+            while True:
+                while len(server.inflight) < DEPTH and (backlog or not done):
+                    if not backlog:
+                        try:
+                            entry = lane.queue.get() if not server.inflight else lane.queue.get_nowait()
+                        except queue.Empty:
+                            break
+                        if entry is None:
+                            done = True
+                            break
+                        backlog.append((*entry, 0))
+                        continue
+                    job, callback, tries = backlog.popleft()
+                    try:
+                        server.submit(job, callback, tries)
+                    except SandboxUnavailable as exc:
+                        callback({"unavailable": str(exc)})
+                if not server.inflight:
+                    if done and not backlog:
+                        return
+                    continue
+                reply, callback, lost = server.receive()
+                backlog.extendleft(reversed(lost))
+                if reply is not None:
+                    callback(reply)
+        except BaseException as exc:  # a bug here must reach every caller, not leave one waiting
+            with self._lock:
+                self._broken = exc  # this lane has no server left: later grades fail at once, never wait on it
+                items = list(self._open)
+            for item in items:
+                self._answer(item, exc=exc)
+        finally:
+            server.close()
+
+
+def grade_batch(items: Iterable[tuple[Task, str]], cfg: SandboxConfig, *, suite: str = "full", seed: int = 1,
+                servers: int = 2, k: int = 1, trials: int = 0) -> list[Grade]:
+    """Grade each (task, source) as `loop grade` would with these settings; one Grade per item, in order.
+
+    `items` may be a generator: grading starts while the caller is still loading tasks.
+    """
+    opts = Options(suite=suite, seed=seed, trials=trials, k=k)
+    with ForkPool(cfg, servers, k) as pool:
+        futures = [pool.submit(task, source, opts) for task, source in items]
+    return [f.result() for f in futures]

@@ -1,0 +1,255 @@
+"""Differential fuzzing on fork servers, decided in the parent: the reference's side once per (task, seed,
+trials), each repeat's candidate values checked by the task's own relations, exactly as `run_attempt` would.
+
+The fast path runs the candidate on every kept input in one fork-server job per repeat; the relations then
+run here, in the parent, on those values (never in a process the candidate touched). Whatever the values
+alone cannot settle with the slow path's result (a relation that fails and must be shrunk, an input the
+relations ask for that was not sent, a fault mid-batch) returns None: the caller grades that candidate
+on the slow path instead, so a verdict never depends on which path found it.
+
+The reference's side (a `Table`) is the same for every candidate of a task under one seed: a pool given a
+folder remembers it there between runs (`tables_path` names what the key covers), so a second samples file
+for the same tasks neither generates inputs nor runs the reference again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import sys
+import tempfile
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+from loop.cachedir import key as cache_key
+from loop.errors import CandidateFault
+from loop.kinds.function.attempt import _call_args, checks_mutation, outcome
+from loop.kinds.function.programs import wire_args
+from loop.kinds.task import Task
+from loop.oracles.engine import (
+    NO_INPUT,
+    CandidateRaised,
+    ReferenceFailed,
+    Returned,
+    by_key,
+    json_repr,
+    run_relations,
+    trials_made,
+)
+from loop.oracles.oracle import Oracle
+from loop.sandbox import SandboxConfig
+
+
+def applies(task: Task, trials: int) -> bool:
+    """Does a grade of this task with `trials` run relations at all (as run_attempt decides)?"""
+    if trials <= 0 or task.oracle_path is None or task.reference is None:
+        return False  # decided without loading relations.py (164 imports for a HumanEval screen at --trials 0)
+    return bool(task.oracle.relations)
+
+
+def fast(oracle: Oracle) -> bool:
+    """Relations the parent can decide from one batch of values: argument-list inputs (no argument read back
+    after the call, no second round of derived inputs), reference failures discarded (the reference's
+    answers are data, not harness errors), and no input_not_mutated final look."""
+    return oracle.argument_lists and oracle.discard_reference_failures and not checks_mutation(oracle)
+
+
+class _Miss(BaseException):
+    """A relation asked for a value the batch did not hold (BaseException: no relation's `except Exception`
+    may swallow it)."""
+
+
+@dataclass(frozen=True)
+class Rejected:
+    why: str
+    reason: str  # reference_error | reference_timeout
+
+
+@dataclass
+class Table:
+    """The reference's side for one (task, seed, trials): its answers by input, the inputs the candidate is
+    run on (kept, each once, in trial order), the input accounting and the candidate's time for the batch."""
+
+    answers: dict          # json_repr(x) -> Returned | Rejected
+    keys: list[str]        # the candidate's inputs, as keys
+    wires: list            # ... and as wire arguments
+    inputs: dict           # generated, kept, contract, reference_error, reference_timeout
+    need: float            # seconds the candidate gets for the batch (the attempt's wall clock if longer)
+    own: list              # the reference's replies on `keys`: a candidate replying the same gets its verdict
+    made: list = field(default_factory=list)  # every trial's (input or NO_INPUT, proposals rejected)
+    own_holds: bool | None = None  # do the relations hold on the reference's own replies? (asked once)
+    path: Path | None = None  # where it is remembered between runs (tables_path), if anywhere
+
+    def __post_init__(self) -> None:
+        self.own_signature = signature(self.own)
+
+    def remember(self) -> None:
+        """Write the table where the next run with the same key finds it (renamed into place whole; a cache
+        that cannot be written costs the next run the work, nothing else)."""
+        if self.path is None:
+            return
+        state = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "path"}
+        state["made"] = [(x is not NO_INPUT, None if x is NO_INPUT else x, n) for x, n in self.made]
+        tmp = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".table-")
+            with os.fdopen(fd, "wb") as fh:
+                pickle.dump(state, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, self.path)
+        except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
+            if tmp is not None and os.path.exists(tmp):
+                os.unlink(tmp)
+
+
+def tables_path(folder: Path, task: Task, seed: int, trials: int, cfg: SandboxConfig) -> Path:
+    """Where the table for (task content, seed, trials) is remembered: the key also covers the sandbox
+    settings, loop's code and the interpreter, everything the reference's answers and the inputs depend on."""
+    return folder / f"{cache_key(task.digest, seed, trials, repr(cfg), sys.version)}.pickle"
+
+
+KEEP_TABLES = 2000  # about 12 batches of 164 HumanEval tasks, each seed's tables 30 MB in all
+
+
+def prune(folder: Path, keep: int = KEEP_TABLES) -> None:
+    """Delete all but the `keep` most recently used tables (a rotated seed leaves its tables unused)."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.stat().st_mtime, reverse=True)
+        for entry in entries[keep:]:
+            os.unlink(entry.path)
+    except OSError:
+        pass
+
+
+def remembered(path: Path) -> Table | None:
+    """The table an earlier run wrote at `path` (None when there is none or it cannot be read). The folder
+    is the user's own cache, never visible in a sandbox."""
+    try:
+        with open(path, "rb") as fh:
+            state = pickle.load(fh)
+        os.utime(path)  # recently used: kept by prune
+        state["made"] = [(x if has else NO_INPUT, n) for has, x, n in state["made"]]
+        return Table(**state, path=path)
+    except Exception:  # noqa: BLE001 - a stale or torn file is a miss: the table is made again
+        return None
+
+
+class Pending:
+    """Generated inputs waiting for the reference's answers (the reference job's payload and bookkeeping)."""
+
+    def __init__(self, task: Task, seed: int, trials: int):
+        oracle = task.oracle
+        self.task, self.oracle = task, oracle
+        self.made = trials_made(oracle, seed, trials)
+        self.xs = [x for x, _ in self.made if x is not NO_INPUT]
+        self.rejected = sum(n for _, n in self.made)
+        self.xkeys = [json_repr(x) for x in self.xs]  # each input's key, made once
+        self.wires = {}  # key -> wire arguments, each distinct input once, in trial order
+        for key, x in zip(self.xkeys, self.xs):
+            if key not in self.wires:
+                self.wires[key] = wire_args(_call_args(oracle, x))
+        self.keys = list(self.wires)
+
+    def job(self) -> dict:
+        task, limit = self.task, self.oracle.reference_limit
+        wall = float(task.limits.wall)
+        return {"source": task.reference, "file": task.candidate_file, "entry": task.entry_point,
+                "tests": list(self.wires.values()), "limit": limit,
+                "wall": wall, "timeout": wall + limit * len(self.keys), "memory_mb": task.limits.memory_mb,
+                "fsize_mb": task.limits.fsize_mb}
+
+    def table(self, reply: dict) -> Table | None:
+        """The reference job's reply -> the Table (None when the reference did not run as a whole: the
+        slow path then decides, and reports, what went wrong)."""
+        results = reply.get("results")
+        if not (isinstance(results, list) and len(results) == len(self.keys)):
+            return None
+        answers, secs = {}, {}
+        for key, msg in zip(self.keys, results):
+            secs[key] = float(msg.get("secs", 0.0)) if isinstance(msg, dict) else 0.0
+            if "timeout" in msg:
+                answers[key] = Rejected("timed out", "reference_timeout")
+                continue
+            if "crash" in msg:
+                answers[key] = Rejected("the reference's process ended", "reference_error")
+                continue
+            try:
+                ok, value = outcome(msg)
+            except CandidateFault as fault:
+                ok, value = False, str(fault)
+            answers[key] = Returned(value, None) if ok else Rejected(value, "reference_error")
+        counts = {"reference_error": 0, "reference_timeout": 0}
+        kept, spent = 0, 0.0
+        for key in self.xkeys:
+            hit = answers[key]
+            if isinstance(hit, Returned):
+                kept += 1
+                spent += secs[key]
+            else:
+                counts[hit.reason] += 1
+        inputs = {"generated": len(self.xs) + self.rejected, "kept": kept, "contract": self.rejected, **counts}
+        replies = dict(zip(self.keys, results))
+        keys = [key for key in self.keys if isinstance(answers[key], Returned)]  # distinct, in trial order
+        wires = [self.wires[key] for key in keys]
+        need = max(self.oracle.time_floor, self.oracle.time_factor * spent)
+        return Table(answers, keys, wires, inputs, need, [{"ok": replies[k]["ok"]} for k in keys], self.made)
+
+
+def signature(msgs: list) -> str | None:
+    """The replies as one string, exact (json: True is not 1, -0.0 is not 0.0; a raised error or any other
+    field is part of it); None when they do not encode. One C-level dumps: no Python loop per reply."""
+    try:
+        return json.dumps(msgs)
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def holds(oracle: Oracle, table: Table, msgs: list, *, seed: int, trials: int) -> bool:
+    """True when every relation holds on the candidate's replies `msgs` (one per table.keys, in order):
+    the slow path would add no relation check. False when it must decide: a relation fails (its
+    counterexample is shrunk there), asks for a value not in the batch, or a reply is a fault.
+
+    run_relations is a function of the values alone (seeded), so replies identical to the reference's own
+    get the reference's answer, asked once per table."""
+    mine = signature(msgs)
+    if mine is not None and mine == table.own_signature:
+        if table.own_holds is None:
+            table.own_holds = _holds(oracle, table, table.own, seed, trials)
+            table.remember()
+        return table.own_holds
+    return _holds(oracle, table, msgs, seed, trials)
+
+
+def _holds(oracle: Oracle, table: Table, msgs: list, seed: int, trials: int) -> bool:
+    got = {}
+    for key, msg in zip(table.keys, msgs):
+        if not isinstance(msg, dict) or "resource" in msg:
+            return False
+        try:
+            got[key] = outcome(msg)
+        except CandidateFault:
+            return False
+
+    def call(x, key: str) -> Returned:
+        hit = got.get(key)
+        if hit is None:
+            raise _Miss
+        ok, value = hit
+        if not ok:
+            raise CandidateRaised(str(value))
+        return Returned(value, None)
+
+    def call_ref(x, key: str) -> Returned:
+        hit = table.answers.get(key)
+        if hit is None:
+            raise _Miss
+        if isinstance(hit, Rejected):
+            raise ReferenceFailed(f"the reference rejected {key[:160]}: {hit.why}")
+        return hit
+
+    try:
+        return not run_relations(oracle, by_key(call, is_ref=False), by_key(call_ref, is_ref=True), seed=seed,
+                                 trials=trials, made=table.made or None)
+    except _Miss:
+        return False

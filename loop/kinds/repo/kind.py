@@ -1,0 +1,404 @@
+"""The `repo` kind: the candidate is a unified diff to a repository at its base; it is graded by running the
+repository's own test command in the sandbox, on the base tree and on the patched tree, per test id.
+
+A task folder holds task.toml, the tree (`repo/`, or a git bundle and a commit), hidden tests (staged after
+the patch), a gold patch and optionally an environment (requirements, package.json or go.mod); see
+harness/tasks/repo_*/task.toml and the README's "Repository tasks". The tests run in
+the candidate's process (that is what a test command is), so a report is decoded totally and a test id
+missing from it counts as failing, never as passing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shlex
+import shutil
+from pathlib import Path, PurePosixPath
+
+from loop import prompts
+from loop import verdicts as V
+from loop.errors import HarnessError, SandboxUnavailable, TaskError
+from loop.grading import triage
+from loop.grading.conclude import conclude, grade_without_attempts
+from loop.grading.model import Attempt, Check, Grade, Options
+from loop.grading.triage import transition
+from loop.kinds.repo import env as repo_env
+from loop.kinds.repo import patch as repo_patch
+from loop.kinds.repo import screen as repo_screen
+from loop.kinds.repo import tree as repo_tree
+from loop.kinds.repo import tripwire as repo_tripwire
+from loop.kinds.repo.env import Env, EnvSpec
+from loop.kinds.repo.results import PARSERS, Outcome
+from loop.kinds.repo.spec import RepoSpec, RepoTask
+from loop.kinds.repo.testrun import run_tests
+from loop.kinds.task import Task, Test, check_keys
+from loop.prompts.render import load_template
+from loop.sandbox import Limits, SandboxConfig, clean_env, make_scratch, scratch
+
+KEYS = {"name", "kind", "language", "description", "bug_report", "repo", "context", "test_command", "parser",
+        "test_paths", "hidden_tests", "gold_patch", "fail_to_pass", "pass_to_pass", "environment", "limits",
+        "toolchain", "commit", "allow_test_infrastructure"}
+TEST_COMMAND = "test_command"  # the check of a run that wrote no readable report
+
+
+def _strings(meta: dict, key: str, where: Path, required: bool = True) -> tuple[str, ...] | None:
+    value = meta.get(key)
+    if value is None and not required:
+        return None
+    if not (isinstance(value, list) and all(isinstance(v, str) and v for v in value)):
+        raise TaskError(f"{where}: key '{key}' must be a list of non-empty strings")
+    return tuple(value)
+
+
+def _digest(*folders: Path | None) -> str:
+    h = hashlib.sha256()
+    for folder in folders:
+        if folder is None:
+            continue
+        for p in sorted(x for x in folder.rglob("*") if x.is_file() and "__pycache__" not in x.parts):
+            h.update(str(p.relative_to(folder)).encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+class RepoKind:
+    name = "repo"
+
+    # loading ------------------------------------------------------------------------------------------
+    def load(self, folder: Path, meta: dict) -> Task:
+        where = folder / "task.toml"
+        check_keys(where, meta, KEYS, ("description", "bug_report", "repo", "parser", "gold_patch"))
+        tree = folder / meta["repo"]
+        if "commit" in meta:  # a git bundle and the commit whose tree is the base
+            if not isinstance(meta["commit"], str):
+                raise TaskError(f"{where}: key 'commit' must be a string")
+            tree = repo_tree.from_bundle(tree, meta["commit"])
+        elif not tree.is_dir():
+            raise TaskError(f"{tree}: the repository folder is missing")
+        if meta["parser"] not in PARSERS:
+            raise TaskError(f"{where}: parser '{meta['parser']}' is not one of {', '.join(sorted(PARSERS))}")
+        command = _strings(meta, "test_command", where)
+        early = repo_tripwire.stops_early(command)
+        if early:
+            raise TaskError(f"{where}: test_command has '{early}', which stops at the first failing test; every "
+                            "test must run (loop's tripwire tests fail on purpose)")
+        context = _strings(meta, "context", where)
+        for rel in context:
+            if not (tree / rel).is_file():
+                raise TaskError(f"{tree / rel}: context file is missing")
+        hidden = folder / meta["hidden_tests"] if "hidden_tests" in meta else None
+        if hidden is not None and not hidden.is_dir():
+            raise TaskError(f"{hidden}: hidden tests folder is missing")
+        hidden_files = tuple(sorted(str(p.relative_to(hidden)) for p in hidden.rglob("*") if p.is_file())) if hidden else ()
+        gold = folder / meta["gold_patch"]
+        if not gold.is_file():
+            raise TaskError(f"{gold}: gold patch file is missing")
+        environment = _environment_spec(meta.get("environment", {}), folder, tree, hidden, where)
+        requirements = dict(environment.files)["requirements.txt"] if environment and environment.kind == "requirements" else None
+        f2p = _strings(meta, "fail_to_pass", where)
+        p2p = _strings(meta, "pass_to_pass", where, required=False)
+        try:
+            limits = Limits(**{"wall": 120.0, "tmpfs_mb": 256, **meta.get("limits", {})})
+        except TypeError as exc:
+            raise TaskError(f"{where}: bad [limits] ({exc})") from None
+        spec = RepoSpec(tree=tree, hidden=hidden, hidden_files=hidden_files, context=context, command=command,
+                        parser=meta["parser"], test_paths=_strings(meta, "test_paths", where, False) or ("tests/",),
+                        fail_to_pass=f2p, pass_to_pass=p2p, requirements=requirements,
+                        toolchain=_strings(meta, "toolchain", where, False) or (command[0],),
+                        digest=_digest(tree, hidden), environment=environment,
+                        stdout_report=not any("{report}" in a for a in command),
+                        allowed=_strings(meta, "allow_test_infrastructure", where, False) or ())
+        tests = tuple(Test(t, V.F2P, ("smoke", "full"), (), None) for t in f2p)
+        tests += tuple(Test(t, V.P2P, ("full",), (), None) for t in p2p or ())
+        return RepoTask(name=meta["name"], path=folder, language=str(meta.get("language", "repo")), entry_point="",
+                        candidate_file="candidate.diff", description=meta["description"],
+                        bug_report=meta["bug_report"].strip(), contract=shlex.join(command),
+                        contract_file="task.toml", baseline=None, reference=gold.read_text(encoding="utf-8"),
+                        tests=tests, goldens=(), limits=limits, kind=self.name, spec=spec)
+
+    # grading ------------------------------------------------------------------------------------------
+    def grade(self, task: Task, source: str | None, cfg: SandboxConfig, opts: Options,
+              quarantined: frozenset = frozenset()) -> Grade:
+        spec: RepoSpec = task.spec
+        if source is None or not source.strip():
+            return grade_without_attempts(task, source, opts, cfg, V.NO_CODE, "the reply held no diff")
+        tool = missing_tool(spec)
+        if tool:
+            return grade_without_attempts(task, source, opts, cfg, V.INFRA_UNKNOWN, _tool_warning(task, tool), V.INFRA_UNKNOWN)
+        work = make_scratch("loop-repo-")
+        try:
+            refusal = repo_patch.refuse(source, spec.tree, list(spec.test_paths) + _test_files(spec),
+                                        list(spec.hidden_files))
+            if refusal:
+                return grade_without_attempts(task, source, opts, cfg, refusal.check, refusal.detail)
+            infrastructure = repo_screen.screen(source, repo_patch.paths_in(source)[0], spec.tree, spec.allowed)
+            if infrastructure:
+                return grade_without_attempts(task, source, opts, cfg, repo_screen.TOUCHES_TEST_INFRASTRUCTURE,
+                                              infrastructure)
+            patched = repo_patch.fresh_copy(spec.tree, work / "patched")
+            rejected = repo_patch.apply(source, patched, cfg)
+            if rejected is not None:
+                return grade_without_attempts(task, source, opts, cfg, repo_patch.PATCH_DOES_NOT_APPLY, rejected)
+            planted = repo_patch.new_links(spec.tree, patched)
+            if planted:
+                return grade_without_attempts(task, source, opts, cfg, repo_patch.OUTSIDE_REPOSITORY,
+                                              f"the patch creates a symlink or special file ({planted})")
+            _stage_hidden(spec, patched)
+            try:
+                env = _environment(spec, cfg)
+            except HarnessError as exc:
+                return grade_without_attempts(task, source, opts, cfg, V.INFRA_UNKNOWN, str(exc), V.INFRA_UNKNOWN)
+            ids = _ids(task, cfg, env)
+            # Each repeat compiles the patch from the warm cache again: a build cache a repeat wrote holds what
+            # the candidate's code wrote into it while it ran, which would then decide its later repeats.
+            runs = [_attempt(task, cfg, env, patched, ids, repeat, opts.seed, quarantined) for repeat in range(opts.k)]
+            attempts = [a for a, _ in runs]
+            # The digest leaves out unstable fixtures: their outcome varies by design, not by the candidate.
+            unstable = {name.removeprefix("test:") for name in triage.unstable_fixtures(attempts)}
+            for attempt, outcomes in runs:
+                if attempt.status != V.INFRA_UNKNOWN:
+                    attempt.digest = _digest_of({t: o for t, o in outcomes.items() if t not in unstable})
+            _taint(attempts)
+            grade = conclude(task, source, opts, cfg, attempts)
+            if repo_tripwire.framework(spec.command) is None:
+                grade.notes.append(f"no tripwire tests for this test command ({spec.command[0]}): its report "
+                                   "is not corroborated")
+            return grade
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
+    # prompt -------------------------------------------------------------------------------------------
+    def prompt(self, task: Task, cfg: SandboxConfig) -> list[dict]:
+        """Bug report, context files with line numbers and the test command; never hidden tests or the gold patch."""
+        spec: RepoSpec = task.spec
+        shown = []
+        for rel in spec.context:
+            lines = (spec.tree / rel).read_text(encoding="utf-8").splitlines()
+            width = len(str(len(lines)))
+            numbered = "\n".join(f"{n:>{width}} | {line}" for n, line in enumerate(lines, 1))
+            ticks = "`" * max(3, max((len(r) for r in numbered.split() if set(r) == {"`"}), default=0) + 1)
+            shown.append(f"`{rel}`:\n\n{ticks}\n{numbered}\n{ticks}")
+        values = {"task_name": task.name, "description": task.description, "bug_report": task.bug_report,
+                  "context": "\n\n".join(shown), "test_command": task.contract}
+        sections = load_template(prompts.template("repair_repo.md"))
+        return [{"role": "system", "content": sections["system"].safe_substitute(values).strip()},
+                {"role": "user", "content": sections["user"].safe_substitute(values).strip()}]
+
+    def extract(self, task: Task, reply: str) -> str | None:
+        """A unified diff, or a reply of whole files (one fenced block per path) turned into one."""
+        return repo_patch.extract_diff(reply, task.spec.tree)
+
+    # environment --------------------------------------------------------------------------------------
+    def unavailable(self, task: Task) -> str | None:
+        """Why this machine cannot grade the task (a missing toolchain), or None."""
+        tool = missing_tool(task.spec)
+        return _tool_warning(task, tool) if tool else None
+
+    def prepare(self, task: Task, cfg: SandboxConfig) -> str:
+        """Build the task's environment now (what a grade would otherwise do on first use); says what it did."""
+        spec: RepoSpec = task.spec
+        if spec.environment is None:
+            return "no environment to build"
+        if self.unavailable(task):
+            return self.unavailable(task)
+        try:
+            env = _environment(spec, cfg)
+        except HarnessError as exc:
+            raise TaskError(f"task '{task.name}': {exc}") from None
+        what = f"{spec.environment.kind} environment {env.path.name}"
+        return f"{what} built in {env.built:.1f} s" if env.built is not None else f"{what} already built"
+
+    # polarity -----------------------------------------------------------------------------------------
+    def polarity(self, task: Task, cfg: SandboxConfig) -> list[str]:
+        """Every f2p test fails on the base tree, every p2p test passes there, the gold patch passes all."""
+        spec: RepoSpec = task.spec
+        if missing_tool(spec):
+            return []  # not a problem with the task: `loop tasks check` names it (unavailable), grades say inconclusive
+        env = _environment(spec, cfg)
+        base = baseline(task, cfg, env, 0)
+        problems = []
+        for t in spec.fail_to_pass:
+            if t not in base:
+                problems.append(f"{task.name}: f2p test '{t}' is not in the base tree's report")
+            elif base[t].status == V.PASS:
+                problems.append(f"{task.name}: f2p test '{t}' passes on the base tree")
+        for t in spec.pass_to_pass or ():
+            if base.get(t, Outcome(V.FAIL)).status != V.PASS:
+                problems.append(f"{task.name}: p2p test '{t}' does not pass on the base tree")
+        gold = self.grade(task, task.reference, cfg, Options(k=1, trials=0))
+        if gold.verdict != V.STABLE_PASS:
+            failed = ", ".join(f["check"] for f in gold.failures()[:3]) or gold.verdict
+            problems.append(f"{task.name}: the gold patch does not pass ({failed})")
+        return problems
+
+
+def missing_tool(spec: RepoSpec) -> str | None:
+    """The first toolchain program not installed where the sandbox looks for it (/usr/bin:/bin)."""
+    return next((tool for tool in spec.toolchain if tool_missing(tool)), None)
+
+
+def tool_missing(tool: str) -> bool:
+    """A program the sandbox cannot start: neither an existing absolute path nor on /usr/bin:/bin."""
+    return not (tool.startswith("/") and Path(tool).exists()) and shutil.which(tool, path="/usr/bin:/bin") is None
+
+
+def _tool_warning(task: Task, tool: str) -> str:
+    return f"{task.name}: toolchain '{tool}' is not installed on this machine; grades are inconclusive until it is"
+
+
+def _test_files(spec: RepoSpec) -> list[str]:
+    """The files that hold named tests (the part of a pytest node id before '::'): a patch may not edit them."""
+    return sorted({t.split("::", 1)[0] for t in spec.fail_to_pass + (spec.pass_to_pass or ())
+                   if "::" in t and "/" in t.split("::", 1)[0]})
+
+
+def _stage_hidden(spec: RepoSpec, tree: Path) -> None:
+    if spec.hidden is None:
+        return
+    for rel in spec.hidden_files:
+        dest = tree / PurePosixPath(rel)
+        here = tree
+        for part in PurePosixPath(rel).parts:  # whatever the patch put in the way (a file, a link) goes
+            here = here / part
+            if here.is_symlink() or (here.exists() and (here == dest) == here.is_dir()):
+                shutil.rmtree(here) if here.is_dir() and not here.is_symlink() else here.unlink()
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(spec.hidden / rel, dest)
+        dest.chmod(0o666)
+
+
+def _environment_spec(table: dict, folder: Path, tree: Path, hidden: Path | None, where: Path) -> EnvSpec | None:
+    """[environment]: `requirements` (a file in the task folder), `npm` (a package.json in the tree, with its
+    package-lock.json when there is one) or `go` (a go.mod in the tree, with its go.sum)."""
+    if not isinstance(table, dict):
+        raise TaskError(f"{where}: [environment] must be a table")
+    unknown = set(table) - set(repo_env.KINDS)
+    if unknown:
+        raise TaskError(f"{where}: unknown key 'environment.{sorted(unknown)[0]}' (known: {', '.join(repo_env.KINDS)})")
+    if len(table) > 1:
+        raise TaskError(f"{where}: [environment] takes one of {', '.join(repo_env.KINDS)}, not several")
+    if not table:
+        return None
+    kind, rel = next(iter(table.items()))
+    if not isinstance(rel, str) or not rel:
+        raise TaskError(f"{where}: key 'environment.{kind}' must be a file name")
+    base = folder if kind == "requirements" else tree
+    path = base / rel
+    if not path.is_file():
+        raise TaskError(f"{path}: {kind} file named by environment.{kind} is missing")
+    name = {"requirements": "requirements.txt", "npm": "package.json", "go": "go.mod"}[kind]
+    files = [(name, path.read_text(encoding="utf-8"))]
+    lock = {"npm": "package-lock.json", "go": "go.sum"}.get(kind)
+    if lock and (path.parent / lock).is_file():
+        files.append((lock, (path.parent / lock).read_text(encoding="utf-8")))
+    if kind == "npm":
+        try:
+            json.loads(files[0][1])
+        except ValueError as exc:
+            raise TaskError(f"{path}: not JSON ({exc})") from None
+    if kind != "go":
+        return EnvSpec(kind, tuple(files))
+    return EnvSpec(kind, tuple(files), tree, _digest(tree, hidden), hidden)  # go: compiled into the warm cache
+
+
+def _environment(spec: RepoSpec, cfg: SandboxConfig) -> Env | None:
+    return repo_env.ensure(spec.environment, cfg.interpreter()) if spec.environment else None
+
+
+_BASE_TREES: dict[str, Path] = {}
+_BASELINES: dict[tuple, dict[str, Outcome]] = {}
+
+
+def _base_tree(spec: RepoSpec) -> Path:
+    """The base tree with the hidden tests staged, made once per process and content digest."""
+    if spec.digest not in _BASE_TREES or not _BASE_TREES[spec.digest].is_dir():
+        tree = repo_patch.fresh_copy(spec.tree, scratch("loop-base-") / "repo")  # removed at exit
+        _stage_hidden(spec, tree)
+        _BASE_TREES[spec.digest] = tree
+    return _BASE_TREES[spec.digest]
+
+
+def baseline(task: Task, cfg: SandboxConfig, env: Env | None, repeat: int) -> dict[str, Outcome]:
+    """The base tree's outcomes for one repeat (its perturbed environment), cached per task digest.
+    A base tree whose command writes no report, or whose report holds no test, is a broken task."""
+    spec: RepoSpec = task.spec
+    ids = _run_ids(spec)
+    key = (spec.digest, spec.command, spec.parser, repeat, cfg, str(env and env.path), tuple(ids or ()))
+    if key not in _BASELINES:
+        res = run_tests(task, cfg, env, _base_tree(spec), repeat, ids)
+        if res.fault is not None and res.outcomes is None:
+            raise TaskError(f"task '{task.name}': the test command fails on the base tree ({res.fault})")
+        if not res.outcomes:
+            lines = res.stderr.strip().splitlines()
+            # pytest names an id it cannot find on an "ERROR: not found: ..." line, before a detail line
+            tail = [x for x in lines if x.startswith("ERROR")][-1:] or lines[-1:] or [f"exit status {res.exit_code}"]
+            raise TaskError(f"task '{task.name}': the {spec.parser} parser found no tests in the base tree's "
+                            f"report ({tail[0][:200]})")
+        _BASELINES[key] = res.outcomes
+    return _BASELINES[key]
+
+
+def _run_ids(spec: RepoSpec) -> list[str] | None:
+    return None if spec.pass_to_pass is None else list(spec.fail_to_pass + spec.pass_to_pass)
+
+
+def _ids(task: Task, cfg: SandboxConfig, env: Env | None) -> list[tuple[str, str]]:
+    """(test id, f2p|p2p) graded per attempt; omitted pass_to_pass = every test passing on the base tree
+    (its first repeat: a test that then fails on another repeat shows up as an unstable fixture)."""
+    spec: RepoSpec = task.spec
+    if spec.pass_to_pass is not None:
+        p2p = list(spec.pass_to_pass)
+    else:
+        base = baseline(task, cfg, env, 0)
+        p2p = sorted(t for t, o in base.items() if o.status == V.PASS and t not in spec.fail_to_pass)
+    return [(t, V.F2P) for t in spec.fail_to_pass] + [(t, V.P2P) for t in p2p]
+
+
+def _taint(attempts: list[Attempt]) -> None:
+    """One forged report makes every graded attempt of the candidate fail with it: a forger that forges
+    only now and then is not `flaky`."""
+    forged = next((c for a in attempts for c in a.checks if c.check == repo_tripwire.FORGED_REPORT), None)
+    if forged is None:
+        return
+    for a in attempts:
+        if a.status != V.INFRA_UNKNOWN and not any(c.check == forged.check for c in a.checks):
+            a.checks.insert(0, Check(forged.check, "fault", False, f"{forged.detail} (in another repeat)"))
+
+
+def _digest_of(outcomes: dict[str, Outcome]) -> str:
+    return hashlib.sha256(json.dumps(sorted((t, o.status) for t, o in outcomes.items())).encode()).hexdigest()[:12]
+
+
+def _attempt(task: Task, cfg: SandboxConfig, env: Env | None, patched: Path, ids: list[tuple[str, str]],
+             repeat: int, seed: int, quarantined: frozenset) -> tuple[Attempt, dict[str, Outcome]]:
+    """One repeat on the patched tree, against the base tree's outcomes of the same repeat."""
+    spec: RepoSpec = task.spec
+    try:
+        base = baseline(task, cfg, env, repeat)
+        res = run_tests(task, cfg, env, patched, repeat, _run_ids(spec), tripwires=True)
+    except SandboxUnavailable as exc:
+        return Attempt(repeat, V.INFRA_UNKNOWN, str(exc), None, "", 0.0, seed, clean_env(repeat)), {}
+    got = res.outcomes or {}
+    checks = [Check(repo_tripwire.FORGED_REPORT, "fault", False, res.forged)] if res.forged else []
+    for test_id, test_kind in ids:
+        base_out = V.PASS if base.get(test_id, Outcome(V.FAIL)).status == V.PASS else V.FAIL
+        outcome = got.get(test_id)
+        passed = outcome is not None and outcome.status == V.PASS
+        cand = V.PASS if passed else V.FAIL
+        detail = "" if passed else ("missing from the test report" if outcome is None
+                                    else (outcome.message.strip().splitlines() or [outcome.status])[0][:300])
+        name = f"test:{test_id}"
+        checks.append(Check(name, "test", passed, detail, test_kind=test_kind, baseline=base_out, candidate=cand,
+                            transition=transition(base_out, cand), quarantined=name in quarantined))
+    if res.fault is not None:
+        checks.append(Check(res.fault.check, "fault", False, res.fault.detail, quarantined=res.fault.check in quarantined))
+    elif res.outcomes is None:
+        tail = "\n".join(res.stderr.strip().splitlines()[-5:])
+        checks.append(Check(TEST_COMMAND, "fault", False,
+                            f"the test command wrote no readable report (exit status {res.exit_code}): {tail}"[:600]))
+    attempt = Attempt(repeat, V.PASS, None, res.exit_code, _digest_of(got), round(res.duration, 3), seed,
+                      clean_env(repeat), checks)
+    return attempt, got
+
+
+KIND = RepoKind()

@@ -1,0 +1,143 @@
+"""One run of a repository's test suite in the sandbox: the command with its mounts, a warm Go cache, the
+report it wrote (read capped and parsed totally), the outcome per test id."""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from loop.errors import CandidateFault
+from loop.kinds.repo import env as repo_env
+from loop.kinds.repo import patch as repo_patch
+from loop.kinds.repo import tripwire as repo_tripwire
+from loop.kinds.repo.env import Env
+from loop.kinds.repo.results import Outcome, parse
+from loop.kinds.repo.spec import RepoSpec
+from loop.kinds.task import Task
+from loop.sandbox import SandboxConfig, clean_env, make_scratch, run
+
+REPORT = "/out/report.xml"
+REPORT_CAP = 32 << 20  # bytes of a report file read: more is no report
+
+
+
+def _host_paths(value: str, mounts: dict[str, str]) -> str:
+    """--no-sandbox: a sandbox path anywhere in an argument or variable becomes the host folder it names."""
+    if value in mounts:
+        return mounts[value]
+    # one pass, so a host path put in (itself under /tmp) is never rewritten again
+    alternatives = "|".join(re.escape(d) for d in sorted(mounts, key=len, reverse=True))
+    return re.sub(f"(?:^|(?<=[=:]))({alternatives})(?=/)", lambda m: mounts[m.group(1)], value)
+
+
+@dataclass
+class RunResult:
+    outcomes: dict[str, Outcome] | None  # None: no readable report
+    exit_code: int | None
+    fault: CandidateFault | None
+    stderr: str
+    duration: float
+    forged: str | None = None  # what in the report contradicts the tripwires
+
+
+def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repeat: int,
+              ids: list[str] | None, tripwires: bool = False) -> RunResult:
+    """Run the test command once, sandboxed, in a fresh copy of `tree`; parse the report (a file, or the
+    command's standard output) in the parent. `ids` None runs every test. Network is off (bubblewrap
+    --unshare-all); the environment is read-only, except a private copy of Go's build cache. `tripwires`:
+    plant fresh tripwire tests first and judge the report by them (a candidate's tree)."""
+    spec: RepoSpec = task.spec
+    limits = task.limits
+    scratch = make_scratch("loop-run-")
+    try:
+        work = repo_patch.fresh_copy(tree, scratch / "repo")
+        wires = repo_tripwire.plan(spec.command, work, _host_files(spec, work), spec.fail_to_pass) \
+            if tripwires else None
+        if wires is not None:
+            repo_tripwire.plant(wires, work)
+            if ids is not None and repo_tripwire.framework(spec.command) == "pytest":
+                ids = repo_tripwire.among(ids, [w.test_id for w in wires.wires])
+        out = scratch / "out"
+        out.mkdir()
+        out.chmod(0o777)
+        argv = []
+        for arg in spec.command:
+            if arg == "{tests}":
+                argv += ids or []
+            else:
+                argv.append(arg.replace("{report}", REPORT))
+        envvars = {**clean_env(repeat), "PYTHONDONTWRITEBYTECODE": "1"}
+        if spec.toolchain[0] == "go" or (env is not None and env.variables.get("GOPROXY")):
+            envvars.update(repo_env.GO_VARS)  # never the module proxy, even for a go.mod without [environment]
+        # The hidden tests (tripwires included) are read-only inside: code under test cannot rewrite them on
+        # disk before the runner reads them.
+        ro = {f"/repo/{rel}": str(work / rel) for rel in {*spec.hidden_files, *([wires.host] if wires else [])}
+              if (work / rel).is_file() and not (work / rel).is_symlink()} if cfg.enabled else {}
+        rw = {"/repo": str(work), "/out": str(out)}
+        if env is not None:
+            envvars.update(env.variables)
+            ro.update(env.mounts)
+            if env.gocache is not None and cfg.enabled:  # Go refuses a read-only build cache: a private copy
+                argv, extra = _go_cache(argv, env.gocache, ro)
+                envvars["GOCACHE"] = GOCACHE
+                limits = replace(limits, tmpfs_mb=limits.tmpfs_mb + extra)
+            elif env.gocache is not None:  # --no-sandbox: no tmpfs of its own, so a host copy
+                rw["/gocache"] = str(repo_patch.fresh_copy(env.gocache, scratch / "gocache"))
+                envvars["GOCACHE"] = "/gocache"
+        if not cfg.enabled:  # --no-sandbox: the mount points become the host folders they name
+            mounts = {**ro, **rw, "/tmp": str(scratch)}
+            envvars = {k: _host_paths(v, mounts) for k, v in envvars.items()}
+            if "/node_modules" in ro and not (work / "node_modules").exists():
+                (work / "node_modules").symlink_to(ro["/node_modules"])
+            argv = ["/usr/bin/env", "-C", str(work), *[_host_paths(a, mounts) for a in argv]]
+        result = run(cfg, argv, limits=limits, env=envvars, ro=ro, rw=rw, cwd="/repo", address_space=False)
+        if spec.stdout_report:
+            text = result.stdout.decode("utf-8", errors="replace")
+        else:  # written by the candidate's process: never followed through a link, never read past the cap
+            raw = repo_patch.read_capped(out / "report.xml", REPORT_CAP)
+            text = None if raw is None else raw.decode("utf-8", errors="replace")
+        outcomes = None if text is None else parse(spec.parser, text, work)
+        forged = None
+        if wires is not None:
+            forged = repo_tripwire.contradiction(wires, outcomes, spec.fail_to_pass)
+            outcomes = repo_tripwire.without(wires, outcomes)
+        return RunResult(outcomes, result.returncode, result.fault, result.stderr.decode(errors="replace"),
+                         result.duration, forged)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _host_files(spec: RepoSpec, work: Path):
+    """Files that may hold the tripwires: the hidden tests, then (walked only if none suits) the tree's."""
+    yield from spec.hidden_files
+    yield from repo_patch.files(work)
+
+
+GOCACHE = "/tmp/.gocache"  # on the sandbox's own size-capped tmpfs: gone with the sandbox
+
+
+def _go_cache(argv: list[str], warm: Path, ro: dict) -> tuple[list[str], int]:
+    """The test command behind a trusted prefix that fills Go's build cache on the sandbox's tmpfs from the
+    warm cache (mounted read-only): several times faster than a host copy per run, and nothing is left to
+    remove. Returns the argv and the MiB the tmpfs needs on top of the task's cap."""
+    ro[repo_env.GOCACHE_MOUNT] = str(warm)
+    script = f"mkdir -p {GOCACHE} && cp -R {repo_env.GOCACHE_MOUNT}/. {GOCACHE}/ || exit 125\nexec \"$@\""
+    return ["/bin/sh", "-c", script, "sh", *argv], -(-_warm_footprint(str(warm)) // (1 << 20))
+
+
+@functools.lru_cache(maxsize=64)  # a finished environment never changes
+def _warm_footprint(folder: str) -> int:
+    """Bytes a copy of `folder` takes on a tmpfs (whole pages per file and folder)."""
+    total = 0
+    for root, _, files in os.walk(folder):
+        total += 4096 * (1 + len(files))
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_size
+            except OSError:
+                pass
+    return total

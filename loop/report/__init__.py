@@ -1,0 +1,1 @@
+"""Reading runs.db: tables and statistics, feedback rounds, the HTML page, Datasette."""

@@ -1,0 +1,420 @@
+"""The fork server's own program: runs inside the sandbox, forks a child per candidate job.
+
+Started by path (staged beside worker.py and codec.py, see ForkServer in loop.executors.fork) with
+`python -s -S -P -B`; standard library only. The parent side and the isolation it keeps between candidates
+are described in loop.executors.fork and the threat model.
+"""
+
+import json
+import os
+import resource
+import select
+import signal
+import sys
+import time
+
+if __package__:  # imported on the host (a reader, a linter, a test): nothing runs
+    from . import worker as W
+else:  # run by path in the sandbox: the worker and the codec are staged beside this file
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import worker as W
+# Paid once per server, not once per candidate: what HumanEval-style code imports most. Kept small on
+# purpose: every page the server maps is paid again by each fork and each child's exit (shutil, hashlib
+# and traceback cost more that way than the few candidates that import them pay themselves).
+import collections, functools, itertools, math, re, string, heapq, bisect, random, typing, copy  # noqa: E401,F401
+
+SWEEP = False
+FOLDER = "/tmp/job"
+NUL = None  # /dev/null, opened by main(): each child's stdin
+STATE = None  # _state() at start
+SWEEP_BUDGET = 1.0  # seconds; a mess that takes longer to clear costs a fresh sandbox instead
+STAGED = 64  # entries the job folder may hold and still be cleared in place
+# A child that still runs threads of its own after its results gets W.LINGER to end, as a fresh sandbox's
+# worker does when its input closes: output they write meanwhile counts against the cap on both paths.
+LINGER = W.LINGER
+
+
+def _ancestors():
+    out, pid = {os.getpid()}, os.getpid()
+    while pid > 1:
+        try:
+            with open("/proc/%d/stat" % pid) as fh:
+                pid = int(fh.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+        out.add(pid)
+    out.add(1)
+    return out
+
+
+def _in_sandbox():
+    """Sweeping kills every other process it can see: only ever inside bubblewrap's own PID namespace."""
+    try:
+        with open("/proc/1/comm") as fh:
+            return "sweep" in sys.argv and fh.read().strip() == "bwrap"
+    except OSError:
+        return False
+
+
+def _reap():
+    while True:  # reap what has finished dying; the rest is reaped after the next job
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if pid == 0:
+            break
+
+
+def _state():
+    """What a process of the same uid can change about the server from outside, dumpable or not (prlimit,
+    setpriority, sched_setaffinity, sched_setscheduler), and every later child would inherit; and the modes
+    of the writable roots (a candidate owns them and may chmod them)."""
+    limits = [resource.getrlimit(getattr(resource, n)) for n in dir(resource) if n.startswith("RLIMIT_")]
+    roots = [(st.st_mode, st.st_uid) for st in map(os.stat, ("/tmp", "/dev/shm") if SWEEP else ())]
+    return (limits, os.getpriority(os.PRIO_PROCESS, 0), os.sched_getaffinity(0), os.sched_getscheduler(0),
+            roots)
+
+
+def _sweep(keep):
+    """Kill every other process in this PID namespace (leftovers of the last child); clear the job folder.
+    Returns False when the sandbox is not back to its clean state cheaply: anything else in /tmp or
+    /dev/shm, a folder or many files in the job folder, a System V IPC object, a process that would
+    not die. The server then quits before taking another job and the parent starts a fresh sandbox, so
+    a mess is never charged to the next candidate (and never costs more than SWEEP_BUDGET).
+
+    Unsandboxed (no PID namespace of our own) only the server's own job folder is cleared."""
+    try:
+        if _state() != STATE:  # a child lowered the server's limits or priority: a fresh server
+            return False
+        deadline = time.monotonic() + SWEEP_BUDGET
+        if SWEEP:
+            killed = set()
+            while time.monotonic() < deadline:  # a process with SIGKILL pending runs no more code, cannot fork
+                new = [int(n) for n in os.listdir("/proc") if n.isdigit() and int(n) not in keep and int(n) not in killed]
+                if not new:
+                    break
+                for pid in new:
+                    killed.add(pid)
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+        _reap()
+        if SWEEP:
+            while time.monotonic() < deadline and any(n.isdigit() and int(n) not in keep for n in os.listdir("/proc")):
+                time.sleep(0.001)  # killed, not yet reaped by pid 1
+                _reap()
+            if any(n.isdigit() and int(n) not in keep for n in os.listdir("/proc")):
+                return False
+            if os.listdir("/tmp") not in ([], ["job"]) or os.listdir("/dev/shm"):
+                return False
+            for name in ("shm", "msg", "sem"):
+                with open("/proc/sysvipc/" + name) as fh:
+                    if len(fh.read(4096).splitlines()) > 1:
+                        return False
+        if not os.path.lexists(FOLDER):
+            return True
+        if os.path.islink(FOLDER) or not os.path.isdir(FOLDER):
+            return False
+        os.chmod(FOLDER, 0o700)
+        with os.scandir(FOLDER) as it:
+            entries = [e for _, e in zip(range(STAGED + 1), it)]
+        if len(entries) > STAGED or any(e.is_dir(follow_symlinks=False) for e in entries):
+            return False
+        for e in entries:
+            os.unlink(e.path)
+        return not os.listdir(FOLDER)
+    except Exception:
+        return False
+
+
+def _enter(job, w, log, err):
+    """A fresh child's set-up: its own session, the job folder, its output files, the task's rlimits."""
+    os.setsid()
+    os.chdir(FOLDER)
+    os.dup2(NUL, 0)
+    os.dup2(log, 1)
+    os.dup2(err, 2)
+    W.close_all_but(0, 1, 2, w)  # not the job channel, not the server's result channel
+    random.seed()  # each candidate's checks draw their own random inputs, as in a fresh process
+    cpu = int(job["timeout"]) + 1
+    for res, value in ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_AS, job["memory_mb"] << 20),
+                       (resource.RLIMIT_FSIZE, job["fsize_mb"] << 20)):
+        try:
+            resource.setrlimit(res, (value, value))
+        except (ValueError, OSError):
+            pass
+    return W.sender(w)
+
+
+def _child(job, w, log, err, path):
+    send = _enter(job, w, log, err)
+    try:
+        if any(isinstance(args, dict) for args in job["tests"]):
+            # check(candidate) tests decide the verdict here: the candidate gets a process of its own
+            proxy, error = W.split(path, job["entry"], job["source"])
+            if error is None:
+                send({"results": W.answer_all(proxy, job["tests"], job["entry"])})
+        else:
+            fn, error = W.load(path, job["entry"], job["source"])  # exec, not importlib: no lazy imports
+            if error is None:
+                send({"results": [W.call(fn, args, after=False) for args in job["tests"]]})
+        if error is not None:
+            send({"build_error": error})
+    except W.Lost:
+        os._exit(1)  # the candidate's process stopped answering the checks: its crash
+    time.sleep(LINGER)  # the server kills us at once unless other threads run (it counts them, not we)
+    os._exit(0)
+
+
+def _stream_child(job, w, log, err, path, start):
+    """The trusted reference, one reply line per input (from `start` on), each with its own time."""
+    send = _enter(job, w, log, err)
+    fn, error = W.load(path, job["entry"], job["source"])
+    if error is not None:
+        send({"build_error": error})
+        os._exit(0)
+    send({"ready": 1})
+    for args in job["tests"][start:]:
+        began = time.perf_counter()
+        reply = W.call(fn, args, after=False)
+        reply["secs"] = time.perf_counter() - began
+        send(reply)
+    os._exit(0)
+
+
+def _spawn(target, job, *extra):
+    """Stage the job's source and output files, fork a child running target; (pid, result pipe, path)."""
+    os.makedirs(FOLDER, exist_ok=True)
+    path = os.path.join(FOLDER, os.path.basename(job["file"]))
+    with open(path, "wb") as fh:
+        fh.write(job["source"].encode("utf-8", "surrogatepass"))
+    log = os.open(FOLDER + "/.output", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    err = os.open(FOLDER + "/.errors", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            target(job, w, log, err, path, *extra)
+        finally:
+            os._exit(70)
+    os.close(w)
+    os.close(log)
+    os.close(err)
+    return pid, r
+
+
+def _kill(pid):
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+
+
+def _run_reference(job):
+    """A reference job: every input answered within job["limit"] seconds (the child's load within the
+    task's wall clock), as a restarting worker in the parent would: an input that runs out of time or
+    takes the child down is answered {"timeout"} or {"crash"}, and a fresh child goes on after it."""
+    results = []
+    n = len(job["tests"])
+    while len(results) < n:
+        pid, r = _spawn(_stream_child, job, len(results))
+        buf, deadline, ready = b"", time.monotonic() + job["wall"], False
+        try:
+            while len(results) < n:
+                if b"\n" not in buf:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        if not ready:
+                            return {"fault": "timeout", "detail": "the reference did not load in time"}
+                        results.append({"timeout": 1})
+                        break
+                    got, _, _ = select.select([r], [], [], left)
+                    chunk = os.read(r, 1 << 20) if got else b""
+                    if got and not chunk:
+                        if not ready:
+                            return {"fault": "crash", "detail": "the reference exited before it loaded"}
+                        results.append({"crash": 1})
+                        break
+                    buf += chunk
+                    if len(buf) > 64 << 20:
+                        return {"fault": "resource", "detail": "result message exceeded 64 MiB"}
+                    continue
+                line, buf = buf.split(b"\n", 1)
+                try:
+                    msg = json.loads(line)
+                except ValueError:
+                    msg = {"crash": 1}
+                if not ready:
+                    if "build_error" in msg:
+                        return {"build_error": msg["build_error"]}
+                    ready = True
+                else:
+                    results.append(msg)
+                deadline = time.monotonic() + job["limit"]
+        finally:
+            os.close(r)
+            _kill(pid)
+    return {"results": results}
+
+
+def _run(job):
+    # Staged by the server (the child's first writes would each cost it copy-on-write faults).
+    pid, r = _spawn(_child, job)
+    deadline = time.monotonic() + job["timeout"]
+    buf, status, fault = b"", None, None
+    while True:
+        if b"\n" in buf:
+            break
+        left = deadline - time.monotonic()
+        if left <= 0:
+            fault = {"fault": "timeout", "detail": "exceeded the %gs wall-clock limit" % job["timeout"]}
+            break
+        ready, _, _ = select.select([r], [], [], min(left, 0.05))
+        if ready:
+            chunk = os.read(r, 1 << 20)
+            if not chunk:
+                break
+            buf += chunk
+            if len(buf) > 64 << 20:
+                fault = {"fault": "resource", "detail": "result message exceeded 64 MiB"}
+                break
+        elif status is None:
+            done, st = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status = st
+                ready, _, _ = select.select([r], [], [], 0)
+                if not ready:
+                    break
+    got = b"\n" in buf
+    if status is None and not got and fault is None:
+        # the result pipe closed without a message: the child is exiting; get its own status
+        end = time.monotonic() + 1.0
+        while status is None and time.monotonic() < end:
+            done, st = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status = st
+            else:
+                time.sleep(0.001)
+    if status is None and got and fault is None and _threads(pid) > 1:
+        _await_exit(pid, LINGER + 0.05, reap=False)
+    if status is None:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+        if not got or fault is not None:
+            _, status = os.waitpid(pid, 0)
+        else:
+            _await_exit(pid, 0.5)  # else the sweep finds it dying and polls /proc until it is gone
+    os.close(r)
+    output, errors = _read(".output"), _read(".errors")
+    cap = job.get("output_bytes", 1 << 20)
+    if fault is None and max(_size(".output"), _size(".errors")) > cap:
+        fault = {"fault": "resource", "detail": "output exceeded %d bytes" % cap}
+    if fault is None:
+        line = buf.split(b"\n", 1)[0] if b"\n" in buf else b""
+        try:
+            msg = json.loads(line) if line else None
+        except Exception:  # deep nesting, 5000-digit ints, bad UTF-8: the candidate wrote it
+            msg = None
+        if isinstance(msg, dict) and isinstance(msg.get("results"), list):
+            return {"results": msg["results"], "output": output, "errors": errors}
+        if isinstance(msg, dict) and isinstance(msg.get("build_error"), str):
+            return {"build_error": msg["build_error"], "output": output, "errors": errors}
+        if status is None:  # a line that is not a report: the child was killed above
+            _, status = os.waitpid(pid, 0)
+        if os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+            kind = {signal.SIGXCPU: "timeout", signal.SIGXFSZ: "resource", signal.SIGKILL: "resource"}.get(sig, "crash")
+            fault = {"fault": kind, "detail": "killed by %s" % signal.Signals(sig).name}
+        else:
+            fault = {"fault": "crash", "detail": "the candidate exited early (status %d)" % os.WEXITSTATUS(status)}
+    fault["output"], fault["errors"] = output, errors
+    return fault
+
+
+def _await_exit(pid, timeout, reap=True):
+    """Wait for our own child to be gone (a pidfd, no polling), at most `timeout`, and reap it (what is still
+    there then is the sweep's); reap=False leaves it a zombie, for a kill that follows."""
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return
+    try:
+        if select.select([fd], [], [], timeout)[0] and reap:
+            os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _threads(pid):
+    """Threads the child runs, as /proc (not the child, which may lie) counts them."""
+    try:
+        return len(os.listdir("/proc/%d/task" % pid))
+    except OSError:
+        return 0
+
+
+def _size(name):
+    try:
+        return os.stat(os.path.join(FOLDER, name)).st_size
+    except OSError:
+        return 0
+
+
+def _read(name):
+    try:
+        with open(os.path.join(FOLDER, name), "rb") as fh:
+            return fh.read(65536).decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def main():
+    out_fd, in_fd = int(sys.argv[1]), int(sys.argv[2])
+    global SWEEP, FOLDER, STATE, NUL
+    NUL = os.open("/dev/null", os.O_RDONLY)
+    SWEEP = _in_sandbox()
+    if not SWEEP:  # unsandboxed servers must not share a job folder in the host's /tmp
+        import tempfile
+        FOLDER = os.path.join(tempfile.mkdtemp(prefix="loop-forkserver-"), "job")
+    keep = _ancestors()
+    STATE = _state()
+
+    send = W.sender(out_fd)
+    try:
+        W.nodump()  # children inherit it: no /proc/<pid>/fd, mem or ptrace of the server or of each other
+    except Exception:
+        send({"lost": "the fork server could not make itself undumpable (prctl)"})
+        return
+    if not _sweep(keep):
+        send({"lost": "the sandbox is not clean at start"})
+        return
+    import gc
+    gc.collect()
+    gc.freeze()  # children's collections then leave the server's objects (and their pages) alone
+    send({"ready": 1})
+    for line in W.lines(in_fd):
+        job = json.loads(line)
+        reply = _run_reference(job) if "limit" in job else _run(job)
+        reply["id"] = job["id"]
+        send(reply)
+        # Overlaps with the parent's work on the reply; the next job is read only after it.
+        if not _sweep(keep):
+            send({"lost": "the sandbox was not clean after the last candidate"})
+            break
+    if not SWEEP:
+        import shutil
+        shutil.rmtree(os.path.dirname(FOLDER), ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,238 @@
+"""Start a sandboxed process and wait for it: rlimits, the wall-clock deadline, output capped while it runs,
+the signal that ended it as a fault; and the scratch folders its files are staged in.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import os
+import resource
+import selectors
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from loop import verdicts as V
+from loop.errors import CandidateFault, SandboxUnavailable
+from loop.sandbox.bwrap import check_bwrap, command, sandbox_uid
+from loop.sandbox.limits import Limits, SandboxConfig
+from loop.sandbox.seccomp import seccomp_fd
+
+
+def make_scratch(prefix: str = "loop-") -> Path:
+    """A host folder the sandbox uid can read (and, for builds, write)."""
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    os.chmod(path, 0o755)
+    return path
+
+
+def stage(folder: Path, name: str, text: str | bytes) -> Path:
+    path = folder / name
+    path.write_bytes(text.encode() if isinstance(text, str) else text)
+    os.chmod(path, 0o644)
+    return path
+
+
+def _preexec(limits: Limits, address_space: bool):
+    def apply():
+        os.setsid()
+        try:  # if loop dies (even by kill -9), bwrap and with it the whole sandbox die too
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+        for res, value in limits.rlimits(address_space=address_space):
+            try:
+                resource.setrlimit(res, (value, value))
+            except (ValueError, OSError):
+                pass
+
+    return apply
+
+
+def popen_kwargs(cfg: SandboxConfig, limits: Limits, address_space: bool, env: dict[str, str]) -> dict:
+    # bwrap's own environment must be clean too: --clearenv only cleans the command's, and bwrap
+    # stays pid 1 of the sandbox, where the candidate can read it at /proc/1/environ.
+    kw: dict = {"preexec_fn": _preexec(limits, address_space), "close_fds": True, "env": dict(env)}
+    if cfg.enabled and os.geteuid() == 0:
+        # rlimits such as RLIMIT_NPROC do not bind root: drop to an unprivileged uid first.
+        uid = sandbox_uid(cfg)
+        kw.update(user=uid, group=uid, extra_groups=[])
+    return kw
+
+
+def kill(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.kill()
+    except ProcessLookupError:
+        pass
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def signal_fault(returncode: int | None) -> CandidateFault | None:
+    """Classify a death by signal (bwrap reports it as 128+signal)."""
+    if returncode is None:
+        return None
+    sig = -returncode if returncode < 0 else returncode - 128 if returncode > 128 else 0
+    if sig <= 0 or sig >= 65:
+        return None
+    name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else f"signal {sig}"
+    if sig == signal.SIGXCPU:
+        return CandidateFault(V.TIMEOUT, f"CPU limit exceeded ({name})")
+    if sig == signal.SIGXFSZ:
+        return CandidateFault(V.RESOURCE, f"file size limit exceeded ({name})")
+    if sig == signal.SIGKILL:
+        return CandidateFault(V.RESOURCE, f"killed ({name}), likely by a memory limit")
+    return CandidateFault(V.CRASH, f"killed by {name}")
+
+
+@dataclass
+class Output:
+    cap: int
+    data: bytearray = field(default_factory=bytearray)
+    total: int = 0
+
+    def feed(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.cap - len(self.data)
+        if room > 0:
+            self.data += chunk[:room]
+
+    @property
+    def over(self) -> bool:
+        return self.total > self.cap
+
+
+@dataclass(frozen=True)
+class RunResult:
+    returncode: int | None
+    stdout: bytes
+    stderr: bytes
+    duration: float
+    fault: CandidateFault | None
+
+
+def run(
+    cfg: SandboxConfig,
+    argv: list[str],
+    *,
+    limits: Limits,
+    env: dict[str, str],
+    ro: dict[str, str] | None = None,
+    rw: dict[str, str] | None = None,
+    address_space: bool = True,
+    cwd: str = "/tmp",
+) -> RunResult:
+    """Run one sandboxed command to completion (builds, sanitizer runs)."""
+    check_bwrap(cfg)
+    r, w = os.pipe()
+    filt = seccomp_fd(cfg)
+    passed = [w] + ([filt] if filt is not None else [])
+    cmd = command(cfg, hello_first(argv, w, limits.nproc, keep=False), ro=ro, rw=rw, limits=limits, env=env,
+                  cwd=cwd, seccomp=filt)
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            pass_fds=passed, **popen_kwargs(cfg, limits, address_space, env),
+        )
+    except OSError as exc:
+        os.close(r)
+        raise SandboxUnavailable(f"cannot start the sandbox: {exc}") from exc
+    finally:
+        for fd in passed:
+            os.close(fd)
+    out, err = Output(limits.output_bytes), Output(limits.output_bytes)
+    fault = _pump(proc, {proc.stdout: out, proc.stderr: err}, start + limits.wall)
+    os.set_blocking(r, False)
+    try:
+        hello = os.read(r, 16)
+    except BlockingIOError:
+        hello = b""
+    os.close(r)
+    if not hello.startswith(b"hello"):
+        detail = err.data.decode(errors="replace").strip()[-500:]
+        raise SandboxUnavailable(f"sandbox did not start: {detail or 'no hello from inside it'}")
+    if fault is None:
+        fault = signal_fault(proc.returncode)
+    return RunResult(proc.returncode, bytes(out.data), bytes(err.data), time.monotonic() - start, fault)
+
+
+def _pump(proc: subprocess.Popen, sinks: dict, deadline: float) -> CandidateFault | None:
+    sel = selectors.DefaultSelector()
+    for f in sinks:
+        os.set_blocking(f.fileno(), False)
+        sel.register(f, selectors.EVENT_READ)
+    try:
+        while sel.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                kill(proc)
+                return CandidateFault(V.TIMEOUT, "exceeded the wall-clock limit")
+            for key, _ in sel.select(min(left, 0.5)):
+                chunk = os.read(key.fd, 65536)
+                if not chunk:
+                    sel.unregister(key.fileobj)
+                    continue
+                sink = sinks[key.fileobj]
+                sink.feed(chunk)
+                if sink.over:
+                    kill(proc)
+                    return CandidateFault(V.RESOURCE, f"output exceeded {sink.cap} bytes")
+        left = max(deadline - time.monotonic(), 0.01)
+        try:
+            proc.wait(timeout=left)
+        except subprocess.TimeoutExpired:
+            kill(proc)
+            return CandidateFault(V.TIMEOUT, "exceeded the wall-clock limit")
+        return None
+    finally:
+        sel.close()
+        kill(proc)
+
+
+def hello_first(argv: list[str], fd: int, nproc: int, keep: bool = True) -> list[str]:
+    """Prefix argv with a trusted shell (bash: dash cannot name fds above 9) that sets RLIMIT_NPROC, writes
+    `hello` to fd, then execs argv; with keep=False the command does not inherit fd. A command that kept it
+    could reopen the pipe through /proc/self/fd and drain the hello (same uid when loop is not run as root),
+    faking a sandbox that never started: infra_unknown.
+
+    RLIMIT_NPROC is set here, inside the sandbox's own user namespace, not before bubblewrap starts: a
+    namespace takes its creator's limit as the ceiling for all of that uid's processes on the host, so
+    when loop runs as a normal user (one uid for every sandbox) one candidate's fork bomb would starve
+    every other sandbox. Set inside, each sandbox has a budget of its own."""
+    close = "" if keep else f" {int(fd)}>&-"
+    return ["/bin/bash", "-c", f'ulimit -u {int(nproc)} && echo hello >&{fd} && exec "$@"{close}', "bash", *argv]
+
+
+_SCRATCH: set[Path] = set()
+
+
+@atexit.register
+def _cleanup() -> None:
+    for path in list(_SCRATCH):
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def scratch(prefix: str) -> Path:
+    """A scratch folder (see make_scratch) removed when this process exits."""
+    path = make_scratch(prefix)
+    _SCRATCH.add(path)
+    return path
+
+
+def remove_scratch(path: Path) -> None:
+    """A scratch folder done with before exit: removed now."""
+    shutil.rmtree(path, ignore_errors=True)
+    _SCRATCH.discard(path)

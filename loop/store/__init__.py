@@ -1,0 +1,1 @@
+"""runs.db: the RunStore, its append-only migrations and views."""

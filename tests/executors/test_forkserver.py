@@ -1,0 +1,144 @@
+"""The fork servers' fast path (any k, differential fuzzing decided in the parent) gives the grade the slow
+path gives, check by check: verdict, grade checks with their details, every attempt's checks and digest,
+and the fuzz input counts. Real sandboxes on both sides."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from loop.datasets.humaneval import tasks as humaneval
+
+from loop import tasks
+from loop.executors.fork import ForkPool
+from loop.grading.model import Options
+from loop.kinds import grade
+from loop.sandbox import SandboxConfig
+
+CANDIDATES = {
+    "humaneval_000": {
+        "adjacent_only": "    return any(abs(a - b) < threshold for a, b in zip(numbers, numbers[1:]))\n",
+        "at_most": "    return any(abs(a - b) <= threshold for i, a in enumerate(numbers) for b in numbers[i + 1:])\n",
+        "sorted_style": ("    xs = sorted(numbers)\n"
+                         "    return any(b - a < threshold for a, b in zip(xs, xs[1:]))\n"),
+    },
+    "humaneval_002": {
+        # right within the float tolerance, but its values follow the hash seed ('b' is odd under repeat 1's)
+        "hash_in_its_values": "    return number % 1.0 + (hash('b') % 2) * 1e-9\n",
+        "raises": "    raise ValueError('no')\n",
+        "int_part": "    return number - int(number)\n",
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("fork")
+    wanted = {"HumanEval/0", "HumanEval/2"}
+    humaneval.import_humaneval(tasks.tasks_root(root), [p for p in humaneval.read_problems() if p["task_id"] in wanted])
+    return root
+
+
+def _shape(g):
+    return (g.verdict, [(c.check, c.passed, c.transition, c.detail) for c in g.checks],
+            [(a.repeat, a.status, a.digest, [(c.check, c.passed, c.detail) for c in a.checks]) for a in g.attempts],
+            g.inputs, g.notes)
+
+
+@pytest.mark.sandbox
+def test_fast_path_grades_as_the_slow_path_check_by_check(root, monkeypatch):
+    cfg = SandboxConfig(enabled=True)
+    opts = Options(k=3, trials=40, seed=5)
+    items = []
+    for name, bodies in CANDIDATES.items():
+        task = tasks.load(root, name)
+        items.append((task, "reference", task.reference))
+        items += [(task, label, task.contract + body) for label, body in bodies.items()]
+    slow_ones = []
+    slow = ForkPool._slow
+    monkeypatch.setattr(ForkPool, "_slow", lambda self, item: slow_ones.append(item.source) or slow(self, item))
+    with ForkPool(cfg, servers=2, k=opts.k) as pool:
+        assert all(pool.accepts(t, opts) for t, _, _ in items)
+        futures = [pool.submit(t, src, opts) for t, _, src in items]
+    fast = [f.result() for f in futures]
+    want = [grade(t, src, cfg, opts) for t, _, src in items]
+    for (task, label, _), f, w in zip(items, fast, want):
+        assert _shape(f) == _shape(w), (task.name, label)
+    verdicts = {label: g.verdict for (_, label, _), g in zip(items, fast)}
+    assert verdicts["reference"] == verdicts["sorted_style"] == verdicts["int_part"] == "stable_pass"
+    # a different PYTHONHASHSEED and a fresh process per repeat: the values differ between repeats
+    assert verdicts["hash_in_its_values"] == "stable_pass_varying"
+    assert verdicts["adjacent_only"] == verdicts["raises"] == "stable_fail"
+    # only candidates whose relations fail (their counterexample is shrunk) took the slow path
+    slow_labels = {label for _, label, src in items if src in slow_ones}
+    assert slow_labels >= {"adjacent_only", "raises"}
+    assert not slow_labels & {"reference", "sorted_style", "int_part", "hash_in_its_values"}
+    assert all(g.inputs and g.inputs["kept"] > 0 for g in fast)
+
+
+@pytest.mark.sandbox
+def test_remembered_tables_give_the_same_grades_without_generating_again(root, tmp_path, monkeypatch):
+    """A reference table (generated inputs, the reference's answers, whether the relations hold on them) is
+    remembered per (task content, seed, trials, sandbox, loop's code): a second run grades exactly as the
+    first without generating an input or running the reference; another seed, or a torn file, is a miss."""
+    from loop.executors import fork_trials
+
+    cfg = SandboxConfig(enabled=True)
+    opts = Options(k=2, trials=40, seed=5)
+    items = []
+    for name, bodies in CANDIDATES.items():
+        task = tasks.load(root, name)
+        items += [(task, task.reference)] + [(task, task.contract + body) for body in bodies.values()]
+
+    def run(o=opts):
+        with ForkPool(cfg, servers=2, k=o.k, tables=tmp_path) as pool:
+            futures = [pool.submit(t, src, o) for t, src in items]
+        return [_shape(f.result()) for f in futures]
+
+    made = []
+    real = fork_trials.Pending
+    monkeypatch.setattr(fork_trials, "Pending", lambda *a: made.append(a[0].name) or real(*a))
+    first = run()
+    assert sorted(made) == ["humaneval_000", "humaneval_002"]
+    paths = {t.name: fork_trials.tables_path(tmp_path, t, opts.seed, opts.trials, cfg) for t, _ in items}
+    assert all(fork_trials.remembered(p).own_holds is True for p in paths.values())  # asked once, then remembered
+    made.clear()
+    assert run() == first and made == []
+    # other settings are other tables; a torn file is made again
+    paths["humaneval_000"].write_bytes(b"\x80\x04 torn")
+    assert run() == first and made == ["humaneval_000"]
+    run(Options(k=1, trials=40, seed=6))
+    assert sorted(made) == ["humaneval_000", "humaneval_000", "humaneval_002"]
+
+
+def test_prune_keeps_the_most_recently_used_tables(tmp_path):
+    import os
+
+    from loop.executors import fork_trials
+
+    for i in range(5):
+        (tmp_path / f"{i}.pickle").write_bytes(b"x")
+        os.utime(tmp_path / f"{i}.pickle", (1000 + i, 1000 + i))
+    fork_trials.prune(tmp_path, keep=3)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["2.pickle", "3.pickle", "4.pickle"]
+    fork_trials.prune(tmp_path / "missing", keep=3)  # no folder yet: nothing to do
+
+
+@pytest.mark.sandbox
+def test_the_reference_runs_under_repeat_0s_environment(root, monkeypatch):
+    """The reference jobs have a lane of their own, started with repeat 0's PYTHONHASHSEED, as the slow path
+    runs the reference: a reference whose answers follow the hash seed ('b' is even under repeat 0's, odd
+    under repeat 1's) answers on the fast path as on the slow one, so its canonical body passes there
+    (answers from another repeat's environment would fail a relation and send it to the slow path)."""
+    task = tasks.load(root, "humaneval_000")
+    body = task.reference[len(task.contract):]
+    odd = replace(task, reference=task.contract + "    if hash('b') % 2:\n        return True\n" + body)
+    cfg, opts = SandboxConfig(enabled=True), Options(k=2, trials=40, seed=3)
+    monkeypatch.setattr(ForkPool, "_slow", lambda self, item: self._answer(item, exc=AssertionError("slow path")))
+    with ForkPool(cfg, servers=2, k=opts.k) as pool:
+        fast = pool.submit(odd, task.reference, opts).result()
+    want = grade(odd, task.reference, cfg, opts)
+    assert _shape(fast) == _shape(want)
+    assert fast.verdict == "stable_pass" and fast.inputs["kept"] > 0

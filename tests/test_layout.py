@@ -1,0 +1,152 @@
+"""The layout's rules, checked on the source: imports point one way (no circles, late and type-only imports
+counted), the sandbox's inside imports nothing from loop, grading sees no HTTP or SQLite, the top stays small."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+LOOP = Path(__file__).resolve().parent.parent / "loop"
+
+
+def _modules() -> dict[str, Path]:
+    mods = {}
+    for path in LOOP.rglob("*.py"):
+        parts = path.relative_to(LOOP.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        mods[name] = path
+    return mods
+
+
+def _imports(name: str, path: Path, mods: dict[str, Path]) -> set[str]:
+    """Every loop module `name` imports anywhere in its file (top level, inside functions, under TYPE_CHECKING).
+    `from pkg import sub` is an edge to pkg.sub alone: a parent package's __init__ runs first but is not a choice."""
+    out = set()
+    package = path.name == "__init__.py"
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name in mods)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".") if package else name.split(".")[:-1]
+                base = base[: len(base) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            subs = {f"{module}.{a.name}" for a in node.names} & mods.keys()
+            out |= subs
+            if len(subs) < len(node.names) and module in mods:
+                out.add(module)
+    out.discard(name)
+    return out
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan, iterative)."""
+    index, low, on, stack, found, counter = {}, {}, set(), [], [], [0]
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter[0]; counter[0] += 1
+        stack.append(root); on.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter[0]; counter[0] += 1
+                    stack.append(child); on.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop(); on.discard(member); component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+@pytest.fixture(scope="module")
+def graph() -> dict[str, set[str]]:
+    mods = _modules()
+    return {name: _imports(name, path, mods) for name, path in mods.items()}
+
+
+def test_no_import_cycles(graph):
+    assert _cycles(graph) == []
+
+
+def test_the_cycle_check_finds_a_cycle():
+    """The check itself: a circle through a late import is found."""
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+@pytest.mark.parametrize("low, high", [
+    ("loop.grading", ("loop.kinds", "loop.executors", "loop.run", "loop.ask", "loop.store", "loop.report", "loop.cli")),
+    ("loop.oracles", ("loop.kinds", "loop.grading", "loop.executors", "loop.run", "loop.ask", "loop.store")),
+    ("loop.sandbox", ("loop.kinds", "loop.grading", "loop.oracles", "loop.executors", "loop.run", "loop.store")),
+    ("loop.kinds", ("loop.executors", "loop.run", "loop.ask", "loop.store", "loop.report", "loop.cli")),
+    ("loop.executors", ("loop.run", "loop.ask", "loop.store", "loop.report", "loop.cli")),
+    ("loop.store", ("loop.run", "loop.ask", "loop.report", "loop.cli", "loop.executors")),
+    ("loop.ask", ("loop.run", "loop.store", "loop.kinds", "loop.grading", "loop.executors", "loop.cli")),
+])
+def test_imports_point_one_way(graph, low, high):
+    """A lower layer never imports a higher one (cli -> run -> executors -> kinds -> grading, oracles, sandbox)."""
+    wrong = sorted(f"{a} -> {b}" for a, targets in graph.items() if a == low or a.startswith(low + ".")
+                   for b in targets if any(b == h or b.startswith(h + ".") for h in high))
+    assert wrong == []
+
+
+def test_inside_the_sandbox_imports_nothing_from_loop():
+    """inside/ is staged by path into a sandbox with no loop package: standard library and its siblings only."""
+    inside = LOOP / "sandbox" / "inside"
+    siblings = {p.stem for p in inside.glob("*.py")}
+    assert {"worker", "codec", "forkserver"} <= siblings
+    for path in inside.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                roots = {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:  # `from . import worker` / `from .codec import dec`: a sibling, on the host
+                    assert node.level == 1 and (node.module in siblings or {a.name for a in node.names} <= siblings), path
+                    continue
+                roots = {node.module.split(".")[0]}
+            else:
+                continue
+            assert not roots - siblings - set(sys.stdlib_module_names), f"{path.name} imports {roots}"
+    assert "imports nothing from `loop`" in (inside / "__init__.py").read_text(encoding="utf-8")
+
+
+def test_grading_imports_no_http_and_no_sqlite():
+    """Grading a candidate (kinds, executors, the fork servers) loads neither httpx nor SQLite."""
+    code = ("import sys; import loop.kinds, loop.kinds.function.kind, loop.kinds.repo.kind, loop.kinds.answer, "
+            "loop.executors, loop.executors.fork, loop.tasks; "
+            "print(sorted(m for m in ('httpx', 'sqlite3', 'sqlite_utils', 'loop.store', 'loop.ask') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_the_top_of_loop_stays_small():
+    top = sorted(p.name for p in LOOP.glob("*.py"))
+    assert len(top) <= 12, top
+
+
+def test_long_modules_say_why():
+    """A module over 500 lines says at its top why it is one piece."""
+    long = [p for p in LOOP.rglob("*.py") if len(p.read_text(encoding="utf-8").splitlines()) > 500]
+    unexplained = [str(p.relative_to(LOOP)) for p in long
+                   if "One module on purpose" not in (ast.get_docstring(ast.parse(p.read_text(encoding="utf-8"))) or "")]
+    assert unexplained == []
