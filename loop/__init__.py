@@ -15,14 +15,13 @@ source imports neither httpx nor SQLite; the functions that store or ask import 
 """
 
 import os
-from importlib import metadata
 from pathlib import Path as _Path
 
 from loop.config import Config
 from loop.config import load as _load_config
 from loop.grading.model import Grade, Options
 
-__version__ = metadata.version("loop")
+__version__ = "0.1.0"  # the one place the version is written: pyproject.toml reads it
 __all__ = ["__version__", "Config", "Grade", "Options", "grade", "grade_predictions", "grade_samples", "load_config",
            "pass_rates", "run_batch"]
 

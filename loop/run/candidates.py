@@ -6,12 +6,15 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from loop import kinds
-from loop.datasets.predictions import Prediction
-from loop.datasets.samples import Sample
 from loop.errors import CandidateError
 from loop.kinds.task import Task
+
+if TYPE_CHECKING:  # annotations only: a batch from a reply loads no dataset reader
+    from loop.datasets.predictions import Prediction
+    from loop.datasets.samples import Sample
 
 MAX_CANDIDATE_BYTES = 1 << 20
 
