@@ -3,13 +3,13 @@ prediction, a file). Every input format is a constructor here; batches and the s
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from loop import kinds
 from loop.errors import CandidateError
+from loop.grading.conclude import sha256
 from loop.kinds.task import Task
 
 if TYPE_CHECKING:  # annotations only: a batch from a reply loads no dataset reader
@@ -30,7 +30,7 @@ class Candidate:
     @property
     def sha256(self) -> str | None:
         """The source's digest (identical sources share a grade within a batch); None without a source."""
-        return hashlib.sha256(self.source.encode()).hexdigest() if self.source else None
+        return sha256(self.source) if self.source else None
 
     @classmethod
     def from_reply(cls, task: Task, reply: str, model: str | None = None) -> Candidate:
