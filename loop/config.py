@@ -20,6 +20,7 @@ class LoopSection:
     suite: str = "full"
     k: int = 5
     trials: int = 200
+    trials_per_repeat: bool = False  # every repeat runs every trial (the old design; k times the cost)
     samples: int = 3
     seed_policy: str = "fixed"  # fixed | rotate
     concurrency: int = 0  # grading workers; 0 = one per core

@@ -17,13 +17,13 @@ sys.path.insert(0, str(ROOT))
 
 from loop import config, kinds, tasks  # noqa: E402
 
-from loop.run import feedback, seeds
+from loop.run import feedback
 from loop import verdicts as V  # noqa: E402
 from loop.ask.cassette import exchange  # noqa: E402
 from loop.ask.endpoint import RATE_LIMIT_ATTEMPTS  # noqa: E402
-from loop.grading.model import Options  # noqa: E402
 from loop.kinds import grade
-from loop.run.batch import quarantined_checks, repair_prompt  # noqa: E402
+from loop.run.verified import quarantined_checks  # noqa: E402
+from loop.run.settings import grade_options  # noqa: E402
 from loop.run.settings import sandbox_config  # noqa: E402
 
 EX = ROOT / "harness" / "examples"
@@ -92,7 +92,7 @@ def follow_up(cfg, sandbox, task, first: list[dict], body: dict, content: str, g
     """The round-2 request after `content` (None when its grade earns no round), graded as the batch grades."""
     source = kinds.get(task.kind).extract(task, content)
     if source not in graded:
-        opts = Options(suite=cfg.loop.suite, seed=seeds.current(cfg.root), trials=cfg.loop.trials, k=cfg.loop.k)
+        opts = grade_options(cfg)
         graded[source] = grade(task, source, sandbox, opts, quarantined_checks(cfg, task.name))
     g = graded[source]
     if g.verdict != V.STABLE_FAIL:
@@ -126,7 +126,7 @@ def main() -> None:
     lines = []
     for name, items in PLAN.items():
         task = tasks.load(ROOT, name)
-        messages = kinds.get(task.kind).prompt(task, sandbox) if task.kind == "repo" else repair_prompt(task, sandbox)
+        messages = kinds.get(task.kind).prompt(task, sandbox)
         body = {"model": e.model, "messages": messages, "temperature": e.temperature,
                 "max_tokens": e.max_tokens, "n": 1}
         lang = "diff" if task.kind == "repo" else "cpp" if task.language == "cpp" else "python"

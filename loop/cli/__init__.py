@@ -12,7 +12,8 @@ import click
 
 from loop import kinds, tasks
 from loop import verdicts as V
-from loop.cli.common import cluster_option, command_line, handle_errors, load_config, origin_from, source_options, warn
+from loop.cli.common import (cluster_option, command_line, handle_errors, load_config, origin_from, per_repeat,
+                             source_options, warn)
 from loop.cli.output import Progress, grade_json, print_batch, print_grade, warn_unsandboxed
 from loop.errors import SuiteError
 from loop.grading.triage import load_quarantine
@@ -157,6 +158,8 @@ def _import_swebench(instances, dest, repos, requirements, test_command) -> None
 @click.option("--suite", type=click.Choice(V.SUITES), default=None, help="Named tests to run (default from config).")
 @click.option("--seed", type=int, default=None, help="Seed for generated inputs (default: harness/seeds/current.seed).")
 @click.option("--trials", type=click.IntRange(min=0), default=None, help="Relation trials (0 turns relations off).")
+@click.option("--trials-per-repeat", is_flag=True,
+              help="Every repeat runs every trial (k times the cost; default: the trials are split across repeats).")
 @click.option("--k", "k", type=click.IntRange(min=1), default=None, help="Repeats per grade (default 5).")
 @click.option("--db", type=click.Path(path_type=Path), default=None, help="runs.db path.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
@@ -166,8 +169,8 @@ def _import_swebench(instances, dest, repos, requirements, test_command) -> None
 @cluster_option
 @click.pass_context
 @handle_errors
-def grade_cmd(ctx, task, file, batch_id, samples_file, suite, seed, trials, k, db, as_json, no_sandbox, predictions,
-              cluster):
+def grade_cmd(ctx, task, file, batch_id, samples_file, suite, seed, trials, trials_per_repeat, k, db, as_json,
+              no_sandbox, predictions, cluster):
     """Grade FILE as TASK's candidate and record the grade in runs.db (or, with --batch, a stored batch;
     with --samples, a samples file of imported HumanEval tasks; with --predictions, a SWE-bench predictions file).
 
@@ -176,7 +179,7 @@ def grade_cmd(ctx, task, file, batch_id, samples_file, suite, seed, trials, k, d
     form = ("--predictions" if predictions is not None else "--samples" if samples_file is not None
             else "--batch" if batch_id is not None else "FILE")
     _refuse_other_options(ctx, form)
-    config = load_config(ctx)
+    config = per_repeat(load_config(ctx), trials_per_repeat)
     if form == "--predictions":
         _grade_predictions(config, predictions, seed, k, db, as_json, cluster_address(config, cluster))
         return
@@ -206,9 +209,9 @@ def grade_cmd(ctx, task, file, batch_id, samples_file, suite, seed, trials, k, d
 # one would grade with settings the user did not ask for).
 GRADE_FORMS = {
     "--predictions": {"predictions", "seed", "k", "db", "as_json", "cluster"},
-    "--samples": {"samples_file", "k", "trials", "db", "as_json", "cluster"},
+    "--samples": {"samples_file", "k", "trials", "trials_per_repeat", "db", "as_json", "cluster"},
     "--batch": {"batch_id", "db", "as_json", "cluster"},
-    "FILE": {"task", "file", "suite", "seed", "trials", "k", "db", "as_json", "no_sandbox"},
+    "FILE": {"task", "file", "suite", "seed", "trials", "trials_per_repeat", "k", "db", "as_json", "no_sandbox"},
 }
 WHY = {"--batch": ": a batch is graded with the settings recorded when it was made (config.toml [loop] at `loop generate`)",
        "FILE": ": --cluster grades batches (--batch); one file is graded on this machine"}
@@ -321,6 +324,8 @@ def generate_cmd(ctx, task_names, samples, concurrency, base_url, model, record,
 @click.option("--k", "k", type=click.IntRange(min=1), default=None, help="Repeats per grade.")
 @click.option("--trials", type=click.IntRange(min=0), default=None,
               help="Relation trials (0 turns relations off; with --k 1, Python tasks grade on fork servers).")
+@click.option("--trials-per-repeat", is_flag=True,
+              help="Every repeat runs every trial (k times the cost; default: the trials are split across repeats).")
 @click.option("--rotate-seed", is_flag=True, help="Rotate the seed before the batch.")
 @click.option("--resume", type=int, default=None, metavar="BATCH_ID", help="Finish a crashed batch.")
 @click.option("--mode", type=click.Choice(["repair", "synthesize"]), default="repair")
@@ -334,12 +339,12 @@ def generate_cmd(ctx, task_names, samples, concurrency, base_url, model, record,
 @click.pass_context
 @handle_errors
 def run_cmd(ctx, task_names, samples, concurrency, base_url, model, record, replay_path, db, as_json, k,
-            trials, rotate_seed, resume, mode, min_coverage, budget, rounds, cluster):
+            trials, trials_per_repeat, rotate_seed, resume, mode, min_coverage, budget, rounds, cluster):
     """Generate candidates and grade each as it arrives; print verdicts per task and the pass rate.
 
     Without flags the shipped config.toml replays the curated demo cassette: no API key needed.
     """
-    config = load_config(ctx)
+    config = per_repeat(load_config(ctx), trials_per_repeat)
     if mode == "synthesize" and cluster:
         raise click.UsageError("--cluster grades repair batches; --mode synthesize judges suites on this machine")
     if mode == "synthesize":

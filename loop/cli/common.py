@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -38,6 +39,11 @@ def load_config(ctx: click.Context):
     config = config_mod.load(ctx.obj.get("config_path"))
     prompts.use_folder(config.resolve(config.loop.prompts) if config.loop.prompts else None)
     return config
+
+
+def per_repeat(config, flag: bool):
+    """--trials-per-repeat: the config with every repeat running every trial (config.toml's key otherwise)."""
+    return replace(config, loop=replace(config.loop, trials_per_repeat=True)) if flag else config
 
 
 def cluster_option(fn):

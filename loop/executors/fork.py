@@ -19,106 +19,37 @@ the sandbox is not back to its clean state at once, quits so the parent starts a
 costs the jobs in flight a retry; only a job whose server is lost twice while it runs fails (its own
 grade). Expected values stay in the parent, as for `loop grade` (check-form tests of imported tasks
 excepted: they run in the child, the candidate in a process of its own; see harness/README.md).
+
+Wrong candidates stay here too: a relation's counterexample is shrunk with values from fresh forks (a shrink
+step's candidates in one job) and, with the trials split across repeats, confirmed in a fresh fork of every
+repeat's lane (kinds/function/confirm.py). Only a reference that does not run as a whole takes the slow path.
 """
 
 from __future__ import annotations
 
 import functools
-import operator
 import queue
 import threading
 import time
 from collections import deque
 from collections.abc import Iterable
 from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from loop import verdicts as V
-from loop.errors import CandidateFault, SandboxUnavailable
+from loop.errors import CandidateFault, HarnessError, SandboxUnavailable
 from loop.executors import fork_trials
 from loop.executors.fork_server import ForkServer, job_for
-from loop.executors.fork_trials import Table
 from loop.grading.conclude import conclude, grade_without_attempts, precheck
 from loop.grading.model import Attempt, Check, Grade, Options
 from loop.kinds import grade
-from loop.kinds.function.attempt import digest, golden_check, outcome, test_check, test_outcome
-from loop.kinds.task import Task, Test
-from loop.sandbox import SandboxConfig, clean_env
+from loop.executors.fork_replies import Item, attempt_of, baseline_results, timed_out
+from loop.kinds.function.attempt import relation_check
+from loop.kinds.function.confirm import confirm
+from loop.kinds.task import Task
+from loop.sandbox import SandboxConfig
 
 
-@dataclass(eq=False)
-class _Item:
-    """One candidate's grade in the making: k repeats' replies, the baseline's per repeat, the reference's."""
-
-    future: Future
-    task: Task
-    source: str
-    opts: Options
-    quarantined: frozenset
-    relations: bool = False  # differential fuzzing runs (applies() and trials > 0)
-    started: float = 0.0
-    waiting: int = 0  # replies still to come (candidate and baseline, every repeat)
-    table: Table | None = None
-    base: dict = field(default_factory=dict)     # repeat -> the baseline's replies to the named tests
-    replies: dict = field(default_factory=dict)  # repeat -> the candidate job's reply
-
-
-def _baseline_results(item: _Item, reply: dict) -> list:
-    n = len(item.task.selected(item.opts.suite))
-    why = str(reply.get("detail", reply.get("build_error", reply.get("unavailable", "?"))))[:200]
-    return reply.get("results") or [{"raised": "the baseline failed: " + why}] * n
-
-
-def _attempt(item: _Item, repeat: int, reply: dict, cfg: SandboxConfig, duration: float, held: list) -> Attempt | None:
-    """One repeat's reply -> the Attempt run_attempt gives; None when only the slow path can say (see
-    fork_trials). `held` lists the signatures of earlier repeats' trial replies whose relations all held."""
-    task, q = item.task, item.quarantined
-    checks: list[Check] = []
-    values: list = []
-    tests = task.selected(item.opts.suite)
-    base = item.base.get(repeat)
-    cases = [(g, None) for g in task.goldens] + list(zip(tests, base or [None] * len(tests)))
-    results = reply.get("results")
-    try:
-        if results is None and "fault" in reply:
-            if item.relations:
-                return None  # where in the batch it stopped decides which checks the slow path has
-            raise CandidateFault(str(reply["fault"]), str(reply.get("detail", "")))
-        want = len(cases) + (len(item.table.keys) if item.relations else 0)
-        if not (isinstance(results, list) and len(results) == want and set(map(type, results)) <= {dict}):
-            raise CandidateFault(V.CRASH, "the result channel was corrupted")  # the candidate wrote on it
-        for (case, base_msg), msg in zip(cases, results):
-            if "resource" in msg:  # as in run_attempt: a resource fault ends the attempt
-                raise CandidateFault(V.RESOURCE, str(msg["resource"]))
-            ok, value = outcome(msg)
-            values.append(msg.get("ok", {"raised": msg.get("raised")}))
-            if isinstance(case, Test):
-                base_out = test_outcome(case, base_msg) if base_msg is not None else None
-                checks.append(test_check(task, case, ok, value, base_out, q))
-            else:
-                checks.append(golden_check(task, case, ok, value, q))
-        if item.relations:
-            trial = results[len(cases):]
-            same = fork_trials.signature(trial)
-            if same is None or same not in held:
-                if not fork_trials.holds(task.oracle, item.table, trial, seed=item.opts.seed, trials=item.opts.trials):
-                    return None
-                held.append(same)
-            try:
-                values += list(map(_OK, trial))  # every call returned (in C; else one at a time below)
-            except KeyError:
-                values += [m.get("ok", {"raised": m.get("raised")}) for m in trial]
-    except CandidateFault as fault:
-        if item.relations:
-            return None
-        checks.append(Check(fault.check, "fault", False, fault.detail, quarantined=fault.check in q))
-    out, err = (str(reply.get(name, "")).encode() for name in ("output", "errors"))
-    return Attempt(repeat, V.PASS, None, None, digest(values, out, err), round(duration, 4), item.opts.seed,
-                   clean_env(repeat), checks)
-
-
-_OK = operator.itemgetter("ok")
 DEPTH = 2  # jobs queued per server: the next one is waiting while the host reads a reply
 
 
@@ -155,7 +86,7 @@ class ForkPool:
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
         self._lanes: dict[object, _Lane] = {}  # by repeat, and "reference" (see _lane)
-        self._open: set[_Item] = set()
+        self._open: set[Item] = set()
         self._shared: dict[tuple, Future] = {}  # baselines and reference tables, computed once
         self._started = threading.Semaphore(0)  # released once per server, when its first start is over
         self._broken: BaseException | None = None  # what stopped a lane's thread (a bug), for every later grade
@@ -171,7 +102,7 @@ class ForkPool:
     def submit(self, task: Task, source: str | None, opts: Options, quarantined=frozenset()) -> Future:
         if task.language != "python":
             raise ValueError(f"task '{task.name}': the fork server grades Python tasks only")
-        item = _Item(Future(), task, source, opts, frozenset(quarantined), relations=fork_trials.applies(task, opts.trials))
+        item = Item(Future(), task, source, opts, frozenset(quarantined), relations=fork_trials.applies(task, opts.trials))
         if item.relations and not fork_trials.fast(task.oracle):
             raise ValueError(f"task '{task.name}': its relations need the slow path (see ForkPool.accepts)")
         decided = precheck(task, source, opts, self.cfg)
@@ -179,7 +110,7 @@ class ForkPool:
             item.future.set_result(decided)
             return item.future
         item.started = time.monotonic()
-        item.waiting = opts.k * (2 if task.baseline is not None else 1)
+        item.waiting = (opts.k if task.baseline is not None else 0) + 1  # repeat 0's reply; then the others
         with self._lock:
             if self._broken is not None:
                 item.future.set_exception(self._broken)
@@ -258,7 +189,7 @@ class ForkPool:
             start(fut)
         return fut
 
-    def _baseline(self, item: _Item, repeat: int) -> Future:
+    def _baseline(self, item: Item, repeat: int) -> Future:
         task, suite = item.task, item.opts.suite
         job = job_for(task, task.baseline, [t.args for t in task.selected(suite)])
         return self._shared_future(("baseline", str(task.path), suite, repeat),
@@ -290,11 +221,11 @@ class ForkPool:
 
         self._lane(0, "reference").queue.put((pending.job(), answered))
 
-    def _got_base(self, item: _Item, repeat: int, fut: Future) -> None:
-        item.base[repeat] = _baseline_results(item, fut.result())
+    def _got_base(self, item: Item, repeat: int, fut: Future) -> None:
+        item.base[repeat] = baseline_results(item, fut.result())
         self._arrived(item)
 
-    def _got_table(self, item: _Item, fut: Future) -> None:
+    def _got_table(self, item: Item, fut: Future) -> None:
         try:
             item.table = fut.result()
         except BaseException as exc:
@@ -305,28 +236,79 @@ class ForkPool:
         else:
             self._candidate_jobs(item)
 
-    def _candidate_jobs(self, item: _Item) -> None:
-        task, t = item.task, item.table
-        tests = [g.args for g in task.goldens] + [x.args for x in task.selected(item.opts.suite)]
-        job = job_for(task, item.source, tests, t.wires if t else (), t.need if t else 0.0)
-        for r in range(item.opts.k):
-            self._lane(r).queue.put((job, functools.partial(self._got_reply, item, r)))
+    def _candidate_jobs(self, item: Item) -> None:
+        """Repeat 0's job first; the others once it is back (a candidate that times out there, and again in
+        one more fresh fork, costs two jobs, not k). Split trials: each repeat runs its share of the inputs
+        within a time limit that follows the reference's own time on them (Table.share)."""
+        task, t, opts = item.task, item.table, item.opts
+        tests = [g.args for g in task.goldens] + [x.args for x in task.selected(opts.suite)]
+        for r in range(opts.k):
+            part = opts.part(r)
+            if t is None:
+                item.jobs[r] = item.jobs.get(0) or job_for(task, item.source, tests)
+            elif part is None:
+                item.jobs[r] = item.jobs.get(0) or job_for(task, item.source, tests, t.wires, t.need)
+            else:
+                _, wires, need = t.share(part)
+                item.jobs[r] = job_for(task, item.source, tests, wires, limit=need, common=True)
+        self._send(item, 0)
 
-    def _got_reply(self, item: _Item, repeat: int, reply: dict) -> None:
+    def _send(self, item: Item, repeat: int) -> None:
+        self._lane(repeat).queue.put((item.jobs[repeat], functools.partial(self._got_reply, item, repeat)))
+
+    def _got_reply(self, item: Item, repeat: int, reply: dict) -> None:
+        k = item.opts.k
+        if timed_out(reply) and not item.retimed:
+            item.retimed = True  # one more attempt in a fresh fork: was it the candidate, or the machine?
+            item.notes.append(f"repeat {repeat} timed out; run once more in a fresh process")
+            self._send(item, repeat)
+            return
         item.replies[repeat] = reply
+        if repeat == 0 and k > 1:
+            if timed_out(reply):
+                item.notes.append(f"timed out twice in repeat 0: repeats 1-{k - 1} were not run")
+                item.replies.update({r: reply for r in range(1, k)})
+            else:
+                with self._lock:
+                    item.waiting += k - 1
+                for r in range(1, k):
+                    self._send(item, r)
         self._arrived(item)
 
-    def _arrived(self, item: _Item) -> None:
+    def _ask(self, item: Item, repeat: int, wires: list) -> dict:
+        """Run the candidate on these inputs in a fresh fork of repeat's lane and wait (relation threads)."""
+        job = job_for(item.task, item.source, [], wires, limit=item.table.floor)
+        return self._wait(self._lane(repeat), job)
+
+    def _ask_ref(self, item: Item, wires: list) -> dict:
+        return self._wait(self._lane(0, "reference"), fork_trials.reference_job(item.task, wires))
+
+    @staticmethod
+    def _wait(lane: _Lane, job: dict) -> dict:
+        fut: Future = Future()
+        lane.queue.put((job, fut.set_result))
+        try:
+            return fut.result(timeout=job["timeout"] + 120.0)
+        except TimeoutError:
+            return {"unavailable": "no fork server answered a job in time"}
+
+    def _arrived(self, item: Item) -> None:
         with self._lock:
             item.waiting -= 1
             last = item.waiting == 0
         if last:
-            try:
-                self._finish(item)
-            except BaseException as exc:  # a bug here must reach the caller, not leave it waiting
-                self._answer(item, exc=exc)
+            if item.relations:  # relations may ask the servers for more values: never on a lane's thread
+                self._helper.submit(self._finish_or_raise, item)
+            else:
+                self._finish_or_raise(item)
 
-    def _finish(self, item: _Item) -> None:
+    def _finish_or_raise(self, item: Item) -> None:
+        try:
+            self._finish(item)
+        except BaseException as exc:  # a bug here must reach the caller, not leave it waiting
+            self._answer(item, exc=exc)
+
+    def _finish(self, item: Item) -> None:
         task, opts = item.task, item.opts
         replies = [item.replies[r] for r in range(opts.k)]
         unavailable = next((r["unavailable"] for r in replies if "unavailable" in r), None)
@@ -339,19 +321,63 @@ class ForkPool:
                                                       str(replies[0]["build_error"])))
             return
         duration = time.monotonic() - item.started
-        attempts, held = [], []
-        for r, reply in enumerate(replies):
-            attempt = _attempt(item, r, reply, self.cfg, duration, held)
-            if attempt is None:
-                self._slow(item)
-                return
-            attempts.append(attempt)
-        grade = conclude(task, item.source, opts, self.cfg, attempts)
+        attempts, trials = zip(*(attempt_of(item, r, reply, duration) for r, reply in enumerate(replies)))
+        if item.relations:
+            self._relations(item, list(attempts), list(trials))
+        grade = conclude(task, item.source, opts, self.cfg, list(attempts))
+        grade.notes += item.notes
         if item.relations:
             grade.inputs = dict(item.table.inputs)
         self._answer(item, grade)
 
-    def _slow(self, item: _Item) -> None:
+    def _relations(self, item: Item, attempts: list[Attempt], trials: list) -> None:
+        """The relations over the repeats' values, decided here as run_attempt decides them; any other
+        value they ask for (shrinking a counterexample, confirming it) comes from fresh forks."""
+        task, opts, table = item.task, item.opts, item.table
+        oracle, k, refs = task.oracle, opts.k, {}
+
+        def asker(lane, got: dict) -> fork_trials.Asker:
+            ask = lane if callable(lane) else functools.partial(self._ask, item, lane)
+            return fork_trials.Asker(oracle, table, got, ask, functools.partial(self._ask_ref, item), refs)
+
+        now = [0]  # the trial being checked (its repeat's lane runs what it asks for next)
+
+        def search(a: fork_trials.Asker, repeat_of, **how) -> None:
+            try:
+                for f in a.search(seed=opts.seed, trials=opts.trials, on_trial=lambda t: now.__setitem__(0, t), **how):
+                    attempts[repeat_of(f.trial)].checks.append(relation_check(f, item.quarantined))
+            except CandidateFault as fault:
+                attempts[repeat_of(now[0])].checks.append(Check(fault.check, "fault", False, fault.detail,
+                                                                quarantined=fault.check in item.quarantined))
+            except (SandboxUnavailable, HarnessError) as exc:
+                a = attempts[repeat_of(now[0])]
+                a.status, a.reason, a.digest = V.INFRA_UNKNOWN, str(exc), ""
+
+        if opts.part(0) is None:  # every repeat ran every input: each is decided on its own values
+            held = []
+            for r, trial in enumerate(trials):
+                same = fork_trials.signature(trial) if trial is not None else None
+                if trial is None or (same is not None and same in held):
+                    continue
+                if fork_trials.holds(oracle, table, trial, seed=opts.seed, trials=opts.trials):
+                    held.append(same)
+                    continue
+                search(asker(r, dict(zip(table.keys, trial))), lambda t, r=r: r)
+            return
+        got, lost = {}, set()
+        for r, trial in enumerate(trials):
+            if trial is None:
+                lost.add(r)  # its share ended in a fault: its attempt fails with it
+            else:
+                got.update(zip(table.share(opts.part(r))[0], trial))
+        if not lost and fork_trials.holds(oracle, table, [got[key] for key in table.keys], seed=opts.seed,
+                                          trials=opts.trials):
+            return
+        search(asker(lambda wires: self._ask(item, now[0] % k, wires), got), lambda t: t % k,
+               skip=lambda t: t % k in lost)
+        item.notes += confirm(attempts, k, lambda check, r: asker(r, {}).fails_again(check))
+
+    def _slow(self, item: Item) -> None:
         """Grade the candidate as `loop grade` does (in a helper thread; its sandboxes do the work)."""
         def run() -> None:
             try:
@@ -361,7 +387,7 @@ class ForkPool:
 
         self._helper.submit(run)
 
-    def _answer(self, item: _Item, result: Grade | None = None, exc: BaseException | None = None) -> None:
+    def _answer(self, item: Item, result: Grade | None = None, exc: BaseException | None = None) -> None:
         with self._lock:
             self._open.discard(item)
             self._idle.notify_all()
@@ -425,12 +451,12 @@ class ForkPool:
 
 
 def grade_batch(items: Iterable[tuple[Task, str]], cfg: SandboxConfig, *, suite: str = "full", seed: int = 1,
-                servers: int = 2, k: int = 1, trials: int = 0) -> list[Grade]:
+                servers: int = 2, k: int = 1, trials: int = 0, trials_per_repeat: bool = False) -> list[Grade]:
     """Grade each (task, source) as `loop grade` would with these settings; one Grade per item, in order.
 
     `items` may be a generator: grading starts while the caller is still loading tasks.
     """
-    opts = Options(suite=suite, seed=seed, trials=trials, k=k)
+    opts = Options(suite=suite, seed=seed, trials=trials, k=k, trials_per_repeat=trials_per_repeat)
     with ForkPool(cfg, servers, k) as pool:
         futures = [pool.submit(task, source, opts) for task, source in items]
     return [f.result() for f in futures]

@@ -127,9 +127,13 @@ def _line(rid: int, job: dict) -> bytes:
     return (job if isinstance(job, Job) else Job(job)).line(rid)
 
 
-def job_for(task: Task, source: str, tests: list[tuple], wires: list = (), need: float = 0.0) -> Job:
+def job_for(task: Task, source: str, tests: list[tuple], wires: list = (), need: float = 0.0,
+            limit: float | None = None, common: bool = False) -> Job:
     """A candidate job: the named tests' arguments, then (differential fuzzing) the kept inputs' wires. Its
-    time: the task's wall clock, or the fuzzed batch's own budget if larger (as run_attempt extends it)."""
+    time: `limit` where the work's own time is known (split trials), else the task's wall clock, or the
+    fuzzed batch's budget if larger (as run_attempt extends it)."""
     return Job(source=source, file=task.candidate_file, entry=task.entry_point,
-               tests=[wire_args(args) for args in tests] + list(wires), timeout=max(float(task.limits.wall), need),
-               memory_mb=task.limits.memory_mb, fsize_mb=task.limits.fsize_mb, output_bytes=task.limits.output_bytes)
+               tests=[wire_args(args) for args in tests] + list(wires),
+               timeout=limit if limit is not None else max(float(task.limits.wall), need),
+               memory_mb=task.limits.memory_mb, fsize_mb=task.limits.fsize_mb, output_bytes=task.limits.output_bytes,
+               **({"common": len(tests)} if common else {}))  # common: the output of the named tests alone

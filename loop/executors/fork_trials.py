@@ -22,9 +22,11 @@ import tempfile
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
+from loop import verdicts as V
 from loop.cachedir import key as cache_key
-from loop.errors import CandidateFault
+from loop.errors import CandidateFault, HarnessError, SandboxUnavailable
 from loop.kinds.function.attempt import _call_args, checks_mutation, outcome
+from loop.kinds.function.confirm import fails_again
 from loop.kinds.function.programs import wire_args
 from loop.kinds.task import Task
 from loop.oracles.engine import (
@@ -79,10 +81,29 @@ class Table:
     own: list              # the reference's replies on `keys`: a candidate replying the same gets its verdict
     made: list = field(default_factory=list)  # every trial's (input or NO_INPUT, proposals rejected)
     own_holds: bool | None = None  # do the relations hold on the reference's own replies? (asked once)
+    secs: dict = field(default_factory=dict)   # key -> the reference's seconds on it (kept keys)
+    trial_keys: list = field(default_factory=list)  # per trial: its input's key, None where it has none
+    floor: float = 5.0    # the oracle's time_floor and time_factor: a share's time limit (see share)
+    factor: float = 20.0
     path: Path | None = None  # where it is remembered between runs (tables_path), if anywhere
 
     def __post_init__(self) -> None:
         self.own_signature = signature(self.own)
+        self._shares: dict = {}
+
+    def share(self, part: tuple[int, int] | None) -> tuple[list, list, float]:
+        """(keys, wires, seconds) a repeat runs: every kept input (part None) or repeat r's share of the
+        trials (engine.in_part), each distinct input once. Its time limit follows the work: the oracle's
+        factor times the reference's own time on those inputs, never less than its floor."""
+        if part is None:
+            return self.keys, self.wires, self.need
+        if part not in self._shares:
+            r, k = part
+            wire = dict(zip(self.keys, self.wires))
+            keys = list(dict.fromkeys(key for key in self.trial_keys[r::k] if key in wire))
+            spent = sum(self.secs.get(key, 0.0) for key in keys)
+            self._shares[part] = (keys, [wire[key] for key in keys], max(self.floor, self.factor * spent))
+        return self._shares[part]
 
     def remember(self) -> None:
         """Write the table where the next run with the same key finds it (renamed into place whole; a cache
@@ -152,12 +173,7 @@ class Pending:
         self.keys = list(self.wires)
 
     def job(self) -> dict:
-        task, limit = self.task, self.oracle.reference_limit
-        wall = float(task.limits.wall)
-        return {"source": task.reference, "file": task.candidate_file, "entry": task.entry_point,
-                "tests": list(self.wires.values()), "limit": limit,
-                "wall": wall, "timeout": wall + limit * len(self.keys), "memory_mb": task.limits.memory_mb,
-                "fsize_mb": task.limits.fsize_mb}
+        return reference_job(self.task, list(self.wires.values()))
 
     def table(self, reply: dict) -> Table | None:
         """The reference job's reply -> the Table (None when the reference did not run as a whole: the
@@ -168,17 +184,7 @@ class Pending:
         answers, secs = {}, {}
         for key, msg in zip(self.keys, results):
             secs[key] = float(msg.get("secs", 0.0)) if isinstance(msg, dict) else 0.0
-            if "timeout" in msg:
-                answers[key] = Rejected("timed out", "reference_timeout")
-                continue
-            if "crash" in msg:
-                answers[key] = Rejected("the reference's process ended", "reference_error")
-                continue
-            try:
-                ok, value = outcome(msg)
-            except CandidateFault as fault:
-                ok, value = False, str(fault)
-            answers[key] = Returned(value, None) if ok else Rejected(value, "reference_error")
+            answers[key] = reference_answer(msg)
         counts = {"reference_error": 0, "reference_timeout": 0}
         kept, spent = 0, 0.0
         for key in self.xkeys:
@@ -192,8 +198,32 @@ class Pending:
         replies = dict(zip(self.keys, results))
         keys = [key for key in self.keys if isinstance(answers[key], Returned)]  # distinct, in trial order
         wires = [self.wires[key] for key in keys]
-        need = max(self.oracle.time_floor, self.oracle.time_factor * spent)
-        return Table(answers, keys, wires, inputs, need, [{"ok": replies[k]["ok"]} for k in keys], self.made)
+        floor, factor = self.oracle.time_floor, self.oracle.time_factor
+        xkeys = iter(self.xkeys)
+        trial_keys = [None if x is NO_INPUT else next(xkeys) for x, _ in self.made]
+        return Table(answers, keys, wires, inputs, max(floor, factor * spent), [{"ok": replies[k]["ok"]} for k in keys],
+                     self.made, secs={k: secs[k] for k in keys}, trial_keys=trial_keys, floor=floor, factor=factor)
+
+
+def reference_job(task: Task, wires: list) -> dict:
+    """A job running the trusted reference on these inputs, each within the oracle's per-input limit."""
+    limit, wall = task.oracle.reference_limit, float(task.limits.wall)
+    return {"source": task.reference, "file": task.candidate_file, "entry": task.entry_point, "tests": wires,
+            "limit": limit, "wall": wall, "timeout": wall + limit * len(wires), "memory_mb": task.limits.memory_mb,
+            "fsize_mb": task.limits.fsize_mb}
+
+
+def reference_answer(msg) -> "Returned | Rejected":
+    """One reply of a reference job -> its answer, or why the input is discarded."""
+    if not isinstance(msg, dict) or "crash" in msg:
+        return Rejected("the reference's process ended", "reference_error")
+    if "timeout" in msg:
+        return Rejected("timed out", "reference_timeout")
+    try:
+        ok, value = outcome(msg)
+    except CandidateFault as fault:
+        ok, value = False, str(fault)
+    return Returned(value, None) if ok else Rejected(value, "reference_error")
 
 
 def signature(msgs: list) -> str | None:
@@ -253,3 +283,79 @@ def _holds(oracle: Oracle, table: Table, msgs: list, seed: int, trials: int) -> 
                                  trials=trials, made=table.made or None)
     except _Miss:
         return False
+
+
+class Asker:
+    """The values run_relations asks for on the fork path: the batch's replies first, then fork-server jobs
+    for any other input (a shrink step's next candidates in one job each side, announced by the engine's
+    prefetch hook). `ask(wires)` runs the candidate, `ask_ref(wires)` the reference, in fresh forks."""
+
+    def __init__(self, oracle: Oracle, table: Table, got: dict, ask, ask_ref, refs: dict | None = None):
+        self.oracle, self.table, self.ask, self.ask_ref = oracle, table, ask, ask_ref
+        self.got = dict(got)  # key -> the candidate's reply message (or a failed job's reply)
+        self.refs = {} if refs is None else refs  # key -> the reference's answer, beyond the table's
+
+    def fetch(self, xs: list) -> None:
+        cand, ref = {}, {}
+        for x in xs:
+            key = json_repr(x)
+            if key not in self.got:
+                cand.setdefault(key, x)
+            if key not in self.table.answers and key not in self.refs:
+                ref.setdefault(key, x)
+        for todo, ask, keep in ((ref, self.ask_ref, self._keep_ref), (cand, self.ask, self._keep)):
+            if todo:
+                reply = ask([wire_args(_call_args(self.oracle, x)) for x in todo.values()])
+                results = reply.get("results")
+                if isinstance(results, list) and len(results) == len(todo):
+                    for key, msg in zip(todo, results):
+                        keep(key, msg)
+                elif len(todo) == 1:  # a job of one input that failed as a whole: that input's answer
+                    keep(next(iter(todo)), {"job": reply})
+
+    def _keep(self, key: str, msg) -> None:
+        self.got[key] = msg
+
+    def _keep_ref(self, key: str, msg) -> None:
+        if isinstance(msg, dict) and "job" in msg:
+            raise HarnessError(f"the reference's job failed: {str(msg['job'])[:300]}")
+        self.refs[key] = reference_answer(msg)
+
+    def call(self, x, key: str) -> Returned:
+        if key not in self.got:
+            self.fetch([x])
+        msg = self.got[key]
+        if not isinstance(msg, dict):
+            raise CandidateFault(V.CRASH, "the result channel was corrupted")
+        if "job" in msg:
+            job = msg["job"]
+            if "unavailable" in job:
+                raise SandboxUnavailable(str(job["unavailable"]))
+            raise CandidateFault(str(job.get("fault", V.CRASH)), str(job.get("detail", job.get("build_error", ""))))
+        if "resource" in msg:
+            raise CandidateFault(V.RESOURCE, str(msg["resource"])[:300])
+        ok, value = outcome(msg)
+        if not ok:
+            raise CandidateRaised(str(value))
+        return Returned(value, None)
+
+    def call_ref(self, x, key: str) -> Returned:
+        hit = self.table.answers.get(key) or self.refs.get(key)
+        if hit is None:
+            self.fetch([x])
+            hit = self.refs[key]
+        if isinstance(hit, Rejected):
+            raise ReferenceFailed(f"the reference rejected {key[:160]}: {hit.why}")
+        return hit
+
+    def search(self, *, seed: int, trials: int, part=None, skip=None, on_trial=None) -> list:
+        """run_relations on these values: the relations' failures, each shrunk (CandidateFault and
+        SandboxUnavailable propagate, as from a worker on the slow path)."""
+        return run_relations(self.oracle, by_key(self.call, is_ref=False), by_key(self.call_ref, is_ref=True),
+                             seed=seed, trials=trials, made=self.table.made or None, part=part, skip=skip,
+                             on_trial=on_trial, prefetch=self.fetch)
+
+    def fails_again(self, check) -> bool:
+        """Does a counterexample fail again here (a fresh Asker: fresh forks, nothing from the batch)?"""
+        self.fetch([check.minimal, check.input])
+        return fails_again(self.oracle, check, by_key(self.call, is_ref=False), by_key(self.call_ref, is_ref=True))

@@ -122,3 +122,10 @@ class Options:
     trials: int = 200
     k: int = 5
     sanitize: bool = True
+    # False: the trials are a budget per grade, split across the k repeats (each runs every k-th trial; a
+    # counterexample is confirmed under every repeat's environment). True: every repeat runs every trial.
+    trials_per_repeat: bool = False
+
+    def part(self, repeat: int) -> tuple[int, int] | None:
+        """Repeat `repeat`'s share of the trials (engine.in_part), None where every repeat runs them all."""
+        return None if self.trials_per_repeat or self.k == 1 else (repeat, self.k)

@@ -18,6 +18,7 @@ DEFAULT_MAX_SIZE = 40
 MAX_SHRINK_ATTEMPTS = 2000  # evaluations per relation; deterministic, binds before the time budget normally
 MAX_SHRINK_CANDIDATES = 20000
 MEMO_CAPACITY = 4096
+PREFETCH = 32  # shrink candidates announced to a prefetch hook at a time
 _SHORT = 160
 
 
@@ -251,8 +252,11 @@ def generic_shrink(x: Any) -> Iterator[Any]:
 
 
 def _shrink(x: Any, reason: str, fails: Callable[[Any], str | None], shrinker: Callable[[Any], Iterable[Any]],
-            validate: Callable[[Any], str | None] | None, deadline: float) -> tuple[Any, str, int]:
-    """Greedy: accept any candidate on which the relation still fails; resume the scan where the last one was."""
+            validate: Callable[[Any], str | None] | None, deadline: float,
+            prefetch: Callable[[list], None] | None = None) -> tuple[Any, str, int]:
+    """Greedy: accept any candidate on which the relation still fails; resume the scan where the last one was.
+    `prefetch(xs)`, if given, is told the next PREFETCH candidates the scan will try, before it tries them
+    (a grader answers them in one batch instead of one round trip each)."""
     current, steps, attempts = x, 0, 0
     seen = {json_repr(x)}
     cands = list(islice(shrinker(current), MAX_SHRINK_CANDIDATES))
@@ -261,6 +265,9 @@ def _shrink(x: Any, reason: str, fails: Callable[[Any], str | None], shrinker: C
         accepted = False
         for off in range(len(cands)):
             idx = (start + off) % len(cands)
+            if prefetch is not None and off % PREFETCH == 0:
+                window = [cands[(idx + i) % len(cands)] for i in range(min(PREFETCH, len(cands) - off))]
+                prefetch([y for y in window if validate is None or validate(y) is None])
             cand = cands[idx]
             key = json_repr(cand)
             if key in seen:
@@ -371,14 +378,24 @@ def _evaluate(relation: Relation, x: Any, ctx: Context, discard: bool = False) -
     return None if reason is None else str(reason)
 
 
+def in_part(trial: int, part: tuple[int, int] | None) -> bool:
+    """Does repeat r of k run this trial? Trials are a budget per grade: repeat r runs every k-th one,
+    from r (part None: every trial, in every repeat)."""
+    return part is None or trial % part[1] == part[0]
+
+
 def run_relations(oracle: Oracle, call: Call, ref: Call, *, seed: int, trials: int = 200,
                   max_size: int | None = None, shrink_seconds: float = 5.0,
-                  made: list[tuple[Any, int]] | None = None) -> list[RelationFailure]:
+                  made: list[tuple[Any, int]] | None = None, part: tuple[int, int] | None = None,
+                  skip: Callable[[int], bool] | None = None, on_trial: Callable[[int], None] | None = None,
+                  prefetch: Callable[[list], None] | None = None) -> list[RelationFailure]:
     """Run every relation of the oracle over seeded trials; shrink each relation's first failure.
 
     Deterministic per seed; shrink_seconds bounds the whole run's shrinking (a safety net: the attempt
     cap normally binds first). Exceptions from call other than CandidateRaised propagate unchanged.
     `made`: the trials' inputs as trials_made gave them for this seed (kept with a cached table).
+    `part` (r, k): only repeat r's share of the trials (in_part); `skip(trial)`: trials left out as well;
+    `on_trial(trial)`: told before each trial is checked (and its failure shrunk); `prefetch`: see _shrink.
     """
     relations = oracle.relations  # names are unique: the Oracle checks that when it is built
     names = [r.name for r in relations]
@@ -389,9 +406,13 @@ def run_relations(oracle: Oracle, call: Call, ref: Call, *, seed: int, trials: i
     for trial in range(trials):
         if len(failures) == len(relations):
             break
+        if not in_part(trial, part) or (skip is not None and skip(trial)):
+            continue
         x = made[trial][0] if made is not None else trial_input(oracle, seed, trial, max_size)
         if x is NO_INPUT:
             continue
+        if on_trial is not None:
+            on_trial(trial)
         for relation in relations:
             if relation.name in failures:
                 continue
@@ -404,7 +425,16 @@ def run_relations(oracle: Oracle, call: Call, ref: Call, *, seed: int, trials: i
                 return _evaluate(relation, y, Context(memo_call, memo_ref, random.Random(rng_key)), discard)
 
             started = time.monotonic()
-            minimal, why, steps = _shrink(x, reason, fails, shrinker, validate, started + max(0.0, budget))
+            minimal, why, steps = _shrink(x, reason, fails, shrinker, validate, started + max(0.0, budget),
+                                          prefetch)
             budget -= time.monotonic() - started
             failures[relation.name] = RelationFailure(relation.name, seed, trial, x, minimal, why, steps)
     return [failures[n] for n in names if n in failures]
+
+
+def recheck(oracle: Oracle, relation: str, x: Any, call: Call, ref: Call, *, seed: int, trial: int) -> str | None:
+    """Check one relation on one input again, as run_relations checked it in that trial (the same rng):
+    the reason it fails, or None. How a counterexample is confirmed in fresh processes."""
+    rel = next(r for r in oracle.relations if r.name == relation)
+    ctx = Context(call, ref, random.Random(f"{seed}:{trial}:{relation}"))
+    return _evaluate(rel, x, ctx, oracle.discard_reference_failures)

@@ -72,7 +72,8 @@ def run_batch(config: Config, task_names: list[str], *, origin: Origin, samples:
                 job = _Job.load(config, sorted({r["task"] for r in rows}), origin, recorded, sandbox, grade_now, warn,
                                 cluster, asks=batch["kind"] != "grade")
                 opts = grade_options(config, suite=batch["suite"], seed=batch["seed"], k=batch["k"] or k,
-                                     trials=batch["trials"] if batch["trials"] is not None else trials)
+                                     trials=batch["trials"] if batch["trials"] is not None else trials,
+                                     trials_per_repeat=recorded_loop(batch).get("trials_per_repeat") is True)
                 spending = _budget(job.settings, budget, **store.spending(resume))
                 return _Pipeline(config, store, resume, job, sandbox, opts, grade_now, progress, workers,
                                  spending, rounds=recorded_rounds(batch)).run(rows)
@@ -82,7 +83,8 @@ def run_batch(config: Config, task_names: list[str], *, origin: Origin, samples:
         samples = samples or config.loop.samples
         batch_kind = "run" if grade_now else "generate"
         rounds = (rounds or config.loop.rounds) if grade_now else 1  # a round needs the grade of the one before
-        loop = {"k": opts.k, "trials": opts.trials, "suite": opts.suite, "seed": opts.seed, "samples": samples,
+        loop = {"k": opts.k, "trials": opts.trials, "trials_per_repeat": opts.trials_per_repeat, "suite": opts.suite,
+                "seed": opts.seed, "samples": samples,
                 "workers": workers, "rounds": rounds, **({"cluster": cluster} if cluster and grade_now else {})}
         # A cassette that turns out not to belong to this batch leaves no trace of it.
         with store.batch(batch_kind, discard_on=(CassetteError,), seed=opts.seed, model=job.settings.model,
@@ -104,12 +106,18 @@ def _budget(settings: EndpointSettings, limit: float | None, spent: float = 0.0,
     return Budget(limit, settings.prompt_price, settings.completion_price, spent=spent, answered=answered)
 
 
+def recorded_loop(batch: dict) -> dict:
+    """The [loop] settings a stored batch recorded ({} where it recorded none)."""
+    try:
+        loop = json.loads(batch["config"] or "{}").get("loop", {})
+    except (ValueError, AttributeError):
+        return {}
+    return loop if isinstance(loop, dict) else {}
+
+
 def recorded_rounds(batch: dict) -> int:
     """The feedback rounds a stored batch was started with (1 for batches from before rounds)."""
-    try:
-        rounds = json.loads(batch["config"] or "{}").get("loop", {}).get("rounds", 1)
-    except (ValueError, AttributeError):
-        return 1
+    rounds = recorded_loop(batch).get("rounds", 1)
     return rounds if isinstance(rounds, int) and rounds >= 1 else 1
 
 
@@ -134,7 +142,8 @@ def grade_candidates(config: Config, candidates: list[Candidate], opts: Options,
     workers = workers or config.loop.concurrency or os.cpu_count() or 1
     job = _Job.load(config, sorted({c.task for c in candidates}), Origin(), None, sandbox, True, warn, cluster,
                     asks=False)
-    loop = {"k": opts.k, "trials": opts.trials, "suite": opts.suite, "seed": opts.seed, **record, "workers": workers}
+    loop = {"k": opts.k, "trials": opts.trials, "trials_per_repeat": opts.trials_per_repeat, "suite": opts.suite,
+            "seed": opts.seed, **record, "workers": workers}
     models = sorted({c.model for c in candidates if c.model})
     with RunStore(db or config.db_path) as store:
         with store.batch(batch_kind, seed=opts.seed, k=opts.k, trials=opts.trials, suite=opts.suite,

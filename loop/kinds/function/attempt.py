@@ -24,11 +24,13 @@ from loop.oracles.engine import (
     CandidateRaised,
     ReferenceFailed,
     Returned,
-    contract_rejections,
+    NO_INPUT,
+    RelationFailure,
     derived_inputs,
-    generated_inputs,
+    in_part,
     json_repr,
     run_relations,
+    trials_made,
 )
 from loop.oracles.fuzz import equivalent_to
 from loop.oracles.oracle import Oracle
@@ -53,6 +55,7 @@ class Plan:
     seed: int
     trials: int
     quarantined: set[str] = field(default_factory=set)
+    k: int = 0  # > 0: the trials are split across k repeats (Options.part); 0: every repeat runs them all
     relation_inputs: list = field(default_factory=list)  # repeat 0's, sampled by the sanitizer gate
     ref_cache: dict = field(default_factory=dict)
     ref_times: dict = field(default_factory=dict)  # json_repr(x) -> the reference's measured seconds
@@ -117,6 +120,9 @@ def run_attempt(plan: Plan, repeat: int) -> Attempt:
     cand: Worker | None = None
     sides: list[RestartingWorker] = []
     status, reason, exit_code = V.PASS, None, None
+    part = (repeat, plan.k) if plan.k > 1 else None
+    common = None  # how many values every repeat produces (split trials: the digest covers only those)
+    common_output = None
 
     def call_candidate(args: tuple) -> tuple[bool, Any, Any]:
         return receive(cand.call(wire_args(args)))
@@ -147,24 +153,32 @@ def run_attempt(plan: Plan, repeat: int) -> Attempt:
             checks.append(test_check(task, t, ok, value, base_out, plan.quarantined))
         inputs: list = []
         oracle = task.oracle
+        common = len(values)
         if plan.trials > 0 and oracle is not None and oracle.relations and plan.reference is not None:
-            ref = RestartingWorker(plan.reference, plan.cfg, repeat)
+            ref = RestartingWorker(plan.reference, plan.cfg, 0)  # the reference: always repeat 0's environment
             sides.append(ref)
+            if part is not None:  # the named checks' output alone (the digest's), then a fresh process
+                cand.close()
+                common_output = bytes(cand.out.data), bytes(cand.err.data)
+                cand = plan.candidate.start(plan.cfg, repeat=repeat, deadline=start + task.limits.wall)
             prefetched = {}
-            trial_inputs = generated_inputs(oracle, seed=plan.seed, trials=plan.trials)
-            if repeat == 0:  # generated = kept + every discard, by reason
-                rejected = contract_rejections(oracle, seed=plan.seed, trials=plan.trials)
-                plan.inputs = {"generated": len(trial_inputs) + rejected, "kept": len(trial_inputs),
+            made = trials_made(oracle, plan.seed, plan.trials)
+            trial_inputs = [x for t, (x, _) in enumerate(made) if x is not NO_INPUT and in_part(t, part)]
+            if repeat == 0:  # generated = kept + every discard, by reason (each repeat adds its share of kept)
+                rejected = sum(n for _, n in made)
+                plan.inputs = {"generated": sum(x is not NO_INPUT for x, _ in made) + rejected, "kept": 0,
                                "contract": rejected, "reference_error": 0, "reference_timeout": 0}
             if oracle.discard_reference_failures:
-                trial_inputs = accepted_inputs(plan, ref, trial_inputs, cand)
+                trial_inputs = accepted_inputs(plan, ref, trial_inputs, cand, counted=repeat == 0 or part is not None)
+            elif repeat == 0 or part is not None:
+                plan.inputs["kept"] += len(trial_inputs)
             _prefetch(oracle, cand, receive, trial_inputs, prefetched)
             if not oracle.argument_lists:
                 # Second round: what the relations will ask next (reordered inputs, outputs fed back).
                 derived = [d for x in trial_inputs if (hit := prefetched.get(json_repr(x))) and hit[0]
                            for d in derived_inputs(oracle, x, hit[1])]
                 _prefetch(oracle, cand, receive, derived, prefetched)
-            checks += _relations(plan, call_candidate, ref, inputs, prefetched)
+            checks += _relations(plan, call_candidate, ref, inputs, prefetched, part)
             if repeat == 0:
                 plan.relation_inputs = inputs
             if checks_mutation(oracle) and V.NOT_MUTATED not in {c.check for c in checks}:
@@ -189,7 +203,8 @@ def run_attempt(plan: Plan, repeat: int) -> Attempt:
     err = bytes(cand.err.data) if cand else b""
     return Attempt(
         repeat=repeat, status=status, reason=reason, exit_code=exit_code,
-        digest=digest(values, out, err) if status != V.INFRA_UNKNOWN else "",
+        digest=("" if status == V.INFRA_UNKNOWN else digest(values, out, err) if common_output is None
+                else digest(values[:common], *common_output)),
         duration=round(time.monotonic() - start, 4), seed=plan.seed, env=env, checks=checks,
     )
 
@@ -253,10 +268,10 @@ def _ref_call(plan: Plan, ref: RestartingWorker, x) -> Returned | _Rejected:
     return plan.ref_cache[key]
 
 
-def accepted_inputs(plan: Plan, ref: RestartingWorker, inputs: list, cand: Worker) -> list:
+def accepted_inputs(plan: Plan, ref: RestartingWorker, inputs: list, cand: Worker, counted: bool = True) -> list:
     """Keep the inputs the reference accepts within its per-input limit (a slow input costs only itself),
-    count every discarded one by reason, then give the candidate max(TIME_FLOOR, TIME_FACTOR x the
-    reference's time on the kept ones) for the batch."""
+    count every discarded one by reason (`counted`: this repeat's share counts), then give the candidate
+    max(TIME_FLOOR, TIME_FACTOR x the reference's time on the kept ones) for the batch."""
     oracle = plan.task.oracle
     kept = []
     counts = {"reference_error": 0, "reference_timeout": 0}
@@ -266,8 +281,10 @@ def accepted_inputs(plan: Plan, ref: RestartingWorker, inputs: list, cand: Worke
             kept.append(x)
         else:
             counts[hit.reason] += 1
-    if plan.inputs is not None:
-        plan.inputs.update(kept=len(kept), **counts)
+    if plan.inputs is not None and counted:
+        counts["kept"] = len(kept)
+        for name, n in counts.items():
+            plan.inputs[name] += n
     spent = sum(plan.ref_times.get(json_repr(x), 0.0) for x in kept)
     need = max(oracle.time_floor, oracle.time_factor * spent)
     cand.deadline = max(cand.deadline, time.monotonic() + need)
@@ -333,16 +350,9 @@ def golden_matches(task: Task, ok: bool, value, expected) -> tuple[bool, str]:
         return False, f"malformed output: {type(exc).__name__}: {str(exc)[:200]}"
 
 
-def _relations(plan: Plan, call_candidate, ref: RestartingWorker, inputs: list, prefetched: dict) -> list[Check]:
+def _ref_caller(plan: Plan, ref: RestartingWorker):
+    """The reference's side of the relations: asked once per grade and input (plan.ref_cache)."""
     oracle = plan.task.oracle
-
-    def call(x) -> Returned:
-        inputs.append(x)
-        hit = prefetched.pop(json_repr(x), None)
-        ok, value, after = hit if hit is not None else call_candidate(_call_args(oracle, x))
-        if not ok:
-            raise CandidateRaised(str(value))
-        return Returned(value, None if oracle.argument_lists else after)
 
     def call_ref(x) -> Returned:
         if oracle.discard_reference_failures:  # an input the reference rejects is skipped by run_relations
@@ -362,18 +372,34 @@ def _relations(plan: Plan, call_candidate, ref: RestartingWorker, inputs: list, 
         plan.ref_cache[key] = Returned(value, None)
         return plan.ref_cache[key]
 
+    return call_ref
+
+
+def _relations(plan: Plan, call_candidate, ref: RestartingWorker, inputs: list, prefetched: dict,
+               part: tuple[int, int] | None) -> list[Check]:
+    oracle = plan.task.oracle
+
+    def call(x) -> Returned:
+        inputs.append(x)
+        hit = prefetched.pop(json_repr(x), None)
+        ok, value, after = hit if hit is not None else call_candidate(_call_args(oracle, x))
+        if not ok:
+            raise CandidateRaised(str(value))
+        return Returned(value, None if oracle.argument_lists else after)
+
     try:
-        failures = run_relations(oracle, call, call_ref, seed=plan.seed, trials=plan.trials)
+        failures = run_relations(oracle, call, _ref_caller(plan, ref), seed=plan.seed, trials=plan.trials, part=part)
     except ReferenceFailed as exc:
         raise HarnessError(f"the reference failed: {exc}") from None
-    checks = []
-    for f in failures:
-        name = f"relation:{f.relation}"
-        detail = (f"{f.reason} (seed {f.seed}, trial {f.trial}); minimal input {json_repr(f.minimal)}; "
-                  f"original input {json_repr(f.original)}")
-        checks.append(Check(name, "relation", False, detail, input=f.original, minimal=f.minimal,
-                            seed=f.seed, trial=f.trial, actual=f.reason, quarantined=name in plan.quarantined))
-    return checks
+    return [relation_check(f, plan.quarantined) for f in failures]
+
+
+def relation_check(f: RelationFailure, quarantined) -> Check:
+    name = f"relation:{f.relation}"
+    detail = (f"{f.reason} (seed {f.seed}, trial {f.trial}); minimal input {json_repr(f.minimal)}; "
+              f"original input {json_repr(f.original)}")
+    return Check(name, "relation", False, detail, input=f.original, minimal=f.minimal,
+                 seed=f.seed, trial=f.trial, actual=f.reason, quarantined=name in quarantined)
 
 
 def checks_mutation(oracle: Oracle) -> bool:

@@ -6,6 +6,7 @@ and is never reported as a test or relation miss.
 
 from __future__ import annotations
 
+import functools
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
@@ -23,6 +24,7 @@ from loop.kinds.function.attempt import (
     same_value,
     sanitizer_gate,
 )
+from loop.kinds.function.confirm import confirm, recheck_in_fresh_processes
 from loop.kinds.function.programs import build, release, sanitizer_probe
 from loop.kinds.task import Task
 from loop.sandbox import SandboxConfig
@@ -66,8 +68,9 @@ def _grade_built(task: Task, source: str, cfg: SandboxConfig, opts: Options, qua
         if prog is not None and prog.build_error:
             raise TaskError(f"task '{task.name}': the {prog.role} does not build: {prog.build_error[-300:]}")
     plan = Plan(task, cfg, candidate, baseline, reference, None, task.selected(opts.suite),
-                opts.seed, opts.trials, set(quarantined))
+                opts.seed, opts.trials, set(quarantined), k=opts.k if opts.part(0) else 0)
     attempts = [run_attempt(plan, repeat) for repeat in range(opts.k)]
+    notes = confirm(attempts, plan.k, functools.partial(recheck_in_fresh_processes, plan))
     triage.settle(attempts)
     if sanitizing is not None:
         try:
@@ -80,6 +83,7 @@ def _grade_built(task: Task, source: str, cfg: SandboxConfig, opts: Options, qua
             _gate(plan, attempts)  # only where it can change the verdict: some attempt passed
     graded = conclude(task, source, opts, cfg, attempts)
     graded.inputs = plan.inputs
+    graded.notes += notes
     return graded
 
 
