@@ -50,6 +50,7 @@ from loop.kinds.task import Task
 from loop.sandbox import SandboxConfig
 
 
+SEARCHES = 32  # candidates whose relations are decided at once (see ForkPool.__init__)
 DEPTH = 2  # jobs queued per server: the next one is waiting while the host reads a reply
 
 
@@ -83,6 +84,7 @@ class ForkPool:
         if tables is not None:
             fork_trials.prune(tables)
         self.per_lane = max(1, -(-max(1, servers) // max(1, k)))  # servers per repeat: `servers` in all
+        self.k = k
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
         self._lanes: dict[object, _Lane] = {}  # by repeat, and "reference" (see _lane)
@@ -91,6 +93,9 @@ class ForkPool:
         self._started = threading.Semaphore(0)  # released once per server, when its first start is over
         self._broken: BaseException | None = None  # what stopped a lane's thread (a bug), for every later grade
         self._helper = ThreadPoolExecutor(max_workers=2 * max(1, servers), thread_name_prefix="loop-forkpool")
+        # Relations of finished replies: a search waits on the servers for each value it asks, so many run at
+        # once (each a thread mostly asleep) to keep the servers busy; never on a lane's thread.
+        self._relations_pool = ThreadPoolExecutor(max_workers=SEARCHES, thread_name_prefix="loop-forkpool-relations")
         for r in range(max(1, k)):
             self._lane(r)
 
@@ -156,6 +161,7 @@ class ForkPool:
         for lane in lanes:
             for t in lane.threads:
                 t.join()
+        self._relations_pool.shutdown(wait=True, cancel_futures=cancel)
         self._helper.shutdown(wait=True, cancel_futures=cancel)
 
     def __enter__(self) -> "ForkPool":
@@ -174,7 +180,8 @@ class ForkPool:
         key = repeat if key is None else key
         with self._lock:
             if key not in self._lanes:
-                servers = self.per_lane + 1 if key == "reference" else self.per_lane
+                # the reference lane and, with several repeats, lane 0 (every grade's first job) get one more
+                servers = self.per_lane + (key == "reference" or (key == 0 and self.k > 1))
                 self._lanes[key] = _Lane(self, repeat, servers)
             return self._lanes[key]
 
@@ -298,7 +305,7 @@ class ForkPool:
             last = item.waiting == 0
         if last:
             if item.relations:  # relations may ask the servers for more values: never on a lane's thread
-                self._helper.submit(self._finish_or_raise, item)
+                self._relations_pool.submit(self._finish_or_raise, item)
             else:
                 self._finish_or_raise(item)
 

@@ -4,6 +4,7 @@ candidate's calls for one repeat); the parent restarts a server it loses. The po
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections import deque
 from pathlib import Path
@@ -16,6 +17,7 @@ from loop.sandbox import Limits, SandboxConfig, Worker, clean_env, scratch, stag
 SERVER_SOURCE = Path(__file__).resolve().parents[1] / "sandbox" / "inside" / "forkserver.py"  # the program the sandbox runs
 
 
+WALL_PER_CPU = 4  # a CPU-limited job's wall clock, per second of CPU it may use
 MARGIN = 5.0  # seconds past a job's own limit before the parent gives up on the server itself
 
 
@@ -130,10 +132,12 @@ def _line(rid: int, job: dict) -> bytes:
 def job_for(task: Task, source: str, tests: list[tuple], wires: list = (), need: float = 0.0,
             limit: float | None = None, common: bool = False) -> Job:
     """A candidate job: the named tests' arguments, then (differential fuzzing) the kept inputs' wires. Its
-    time: `limit` where the work's own time is known (split trials), else the task's wall clock, or the
-    fuzzed batch's budget if larger (as run_attempt extends it)."""
+    time: the task's wall clock, or the fuzzed batch's budget if larger (as run_attempt extends it); or, where
+    the work's own time is known (split trials), `limit` seconds of CPU time (a load on the machine does not
+    eat into it) within WALL_PER_CPU times as much wall-clock time (for a candidate that sleeps)."""
+    timing = ({"timeout": WALL_PER_CPU * limit, "cpu": math.ceil(limit)} if limit is not None
+              else {"timeout": max(float(task.limits.wall), need)})
     return Job(source=source, file=task.candidate_file, entry=task.entry_point,
-               tests=[wire_args(args) for args in tests] + list(wires),
-               timeout=limit if limit is not None else max(float(task.limits.wall), need),
+               tests=[wire_args(args) for args in tests] + list(wires), **timing,
                memory_mb=task.limits.memory_mb, fsize_mb=task.limits.fsize_mb, output_bytes=task.limits.output_bytes,
                **({"common": len(tests)} if common else {}))  # common: the output of the named tests alone

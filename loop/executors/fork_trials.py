@@ -94,7 +94,8 @@ class Table:
     def share(self, part: tuple[int, int] | None) -> tuple[list, list, float]:
         """(keys, wires, seconds) a repeat runs: every kept input (part None) or repeat r's share of the
         trials (engine.in_part), each distinct input once. Its time limit follows the work: the oracle's
-        factor times the reference's own time on those inputs, never less than its floor."""
+        factor times the reference's own time on those inputs, never less than the floor's share of it (1/k of
+        the oracle's floor, at least 1 s), as CPU time (job_for); a timeout is confirmed by one more run."""
         if part is None:
             return self.keys, self.wires, self.need
         if part not in self._shares:
@@ -102,7 +103,8 @@ class Table:
             wire = dict(zip(self.keys, self.wires))
             keys = list(dict.fromkeys(key for key in self.trial_keys[r::k] if key in wire))
             spent = sum(self.secs.get(key, 0.0) for key in keys)
-            self._shares[part] = (keys, [wire[key] for key in keys], max(self.floor, self.factor * spent))
+            floor = max(1.0, self.floor / k)  # a share of the batch: the floor shrinks with it (1 s at k=5)
+            self._shares[part] = (keys, [wire[key] for key in keys], max(floor, self.factor * spent))
         return self._shares[part]
 
     def remember(self) -> None:

@@ -143,15 +143,17 @@ def test_the_reference_runs_under_repeat_0s_environment(root, monkeypatch):
 
 
 @pytest.mark.sandbox
-def test_a_hanging_candidate_costs_two_jobs_within_the_limit_its_work_earns(root):
-    """Split trials: a job's time limit follows the reference's own time on its inputs (the oracle's floor,
-    5 s, here; not the task's 20 s wall clock), and a timeout in repeat 0 is confirmed by one more fresh fork
-    instead of k full attempts: the other repeats never run."""
+@pytest.mark.parametrize("body, why", [("    while True:\n        pass\n", "killed by SIGXCPU"),
+                                       ("    import time\n    time.sleep(60)\n", "exceeded the 4s wall-clock limit")])
+def test_a_hanging_candidate_costs_two_jobs_within_the_limit_its_work_earns(root, body, why):
+    """Split trials: a job's time limit follows the reference's own time on its inputs: here the floor's
+    share, 1 s of CPU time (5 s / k) within 4 s of wall clock, not the task's 20 s; and a timeout in repeat 0
+    is confirmed by one more fresh fork instead of k full attempts: the other repeats never run."""
     task = tasks.load(root, "humaneval_002")
-    opts = Options(k=3, trials=40, seed=5)
+    opts = Options(k=5, trials=40, seed=5)
     with ForkPool(SandboxConfig(enabled=True), servers=2, k=opts.k) as pool:
-        g = pool.submit(task, task.contract + "    while True:\n        pass\n", opts).result()
+        g = pool.submit(task, task.contract + body, opts).result()
     assert g.verdict == "stable_fail"
-    assert "timed out twice in repeat 0: repeats 1-2 were not run" in g.notes
-    assert [c.check for a in g.attempts for c in a.checks] == ["timeout"] * 3
-    assert "exceeded the 5s wall-clock limit" in g.attempts[0].checks[0].detail
+    assert "timed out twice in repeat 0: repeats 1-4 were not run" in g.notes
+    assert [c.check for a in g.attempts for c in a.checks] == ["timeout"] * 5
+    assert why in g.attempts[0].checks[0].detail

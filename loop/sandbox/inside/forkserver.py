@@ -138,11 +138,12 @@ def _enter(job, w, log, err):
     os.dup2(err, 2)
     W.close_all_but(0, 1, 2, w)  # not the job channel, not the server's result channel
     random.seed()  # each candidate's checks draw their own random inputs, as in a fresh process
-    cpu = int(job["timeout"]) + 1
-    for res, value in ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_AS, job["memory_mb"] << 20),
-                       (resource.RLIMIT_FSIZE, job["fsize_mb"] << 20)):
+    cpu = job.get("cpu") or int(job["timeout"]) + 1  # a job's own CPU limit (seconds), else its wall clock's
+    # CPU: SIGXCPU at the limit (a timeout), SIGKILL a second later for a process that ignores it
+    for res, value, hard in ((resource.RLIMIT_CPU, cpu, cpu + 1), (resource.RLIMIT_AS, job["memory_mb"] << 20, None),
+                             (resource.RLIMIT_FSIZE, job["fsize_mb"] << 20, None)):
         try:
-            resource.setrlimit(res, (value, value))
+            resource.setrlimit(res, (value, hard or value))
         except (ValueError, OSError):
             pass
     return W.sender(w)
@@ -167,9 +168,32 @@ def _child(job, w, log, err, path):
         if error is not None:
             send({"build_error": error})
     except W.Lost:
-        os._exit(1)  # the candidate's process stopped answering the checks: its crash
+        _end_as_the_candidate()  # its process stopped answering the checks
     time.sleep(LINGER)  # the server kills us at once unless other threads run (it counts them, not we)
     os._exit(0)
+
+
+def _end_as_the_candidate():
+    """The candidate's own process (check-form tests) is gone: end as it ended, so the server reports its CPU
+    limit as a timeout and a kill as a resource fault, as for a candidate in this process; else a crash."""
+    end = time.monotonic() + 0.2
+    while time.monotonic() < end:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if pid and os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+            try:
+                signal.signal(sig, signal.SIG_DFL)  # SIGXFSZ: Python ignores it
+            except (ValueError, OSError):
+                pass
+            os.kill(os.getpid(), sig)
+            time.sleep(0.1)
+        if pid:
+            break
+        time.sleep(0.002)
+    os._exit(1)
 
 
 def _marks():
