@@ -17,7 +17,7 @@ An executor may also offer `status() -> dict` (e.g. workers connected, grades in
 from __future__ import annotations
 
 from loop.errors import ConfigError
-from loop.executors.local import for_machine
+from loop.executors.local import ForkExecutor, for_machine
 from loop.grading.model import Options
 from loop.kinds.task import Task
 from loop.sandbox import SandboxConfig
@@ -34,8 +34,18 @@ def connect(address: str, warn=None, timeout: float = 10.0):
     return cluster.Cluster(address, warn, timeout)
 
 
-def for_batch(cfg: SandboxConfig, opts: Options, loaded: dict[str, Task], workers: int, cluster=None):
-    """The executor a batch grades with: on a cluster (a `connect`ed one) if given, else this machine's."""
+def for_batch(cfg: SandboxConfig, opts: Options, loaded: dict[str, Task], workers: int, cluster=None,
+              started=None):
+    """The executor a batch grades with: on a cluster (a `connect`ed one) if given, else this machine's
+    (`started`: see prestart)."""
     if cluster is not None:
+        if started is not None:
+            started.close()
         return cluster.executor(cfg, loaded)
-    return for_machine(cfg, opts, loaded, workers)
+    return for_machine(cfg, opts, loaded, workers, started)
+
+
+def prestart(cfg: SandboxConfig, opts: Options, workers: int):
+    """Fork servers started now, while a batch's tasks load (a samples file's are Python functions): handed to
+    for_batch, which stops them if no task takes them."""
+    return ForkExecutor(cfg, workers, opts.k)

@@ -86,10 +86,14 @@ class Routed:
             e.close(cancel=cancel)
 
 
-def for_machine(cfg: SandboxConfig, opts: Options, tasks: dict[str, Task], workers: int) -> Routed:
-    """Fork servers where they apply and a process pool for the rest (a cluster's workers use this too)."""
+def for_machine(cfg: SandboxConfig, opts: Options, tasks: dict[str, Task], workers: int,
+                started: ForkExecutor | None = None) -> Routed:
+    """Fork servers where they apply and a process pool for the rest (a cluster's workers use this too).
+    `started`: fork servers started while the tasks loaded, used if any task takes them, else stopped."""
     executors: list = []
     if any(ForkExecutor.accepts(t, opts) for t in tasks.values()):
-        executors.append(ForkExecutor(cfg, workers, opts.k))
+        executors.append(started or ForkExecutor(cfg, workers, opts.k))
+    elif started is not None:
+        started.close()
     executors.append(LocalExecutor(cfg, workers))
     return Routed(executors)

@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from loop import tasks
+from loop import executors, tasks
 from loop.config import Config, EndpointSettings
 from loop.datasets.samples import read_samples
 from loop.errors import CassetteError, ResumeError
@@ -128,18 +128,31 @@ def grade_samples(config: Config, path: Path, *, k: int | None = None, trials: i
     candidates = [Candidate.from_sample(s) for s in read_samples(path, config.root)]
     how.setdefault("command", f"grade --samples {path}")
     return grade_candidates(config, candidates, grade_options(config, k=k, trials=trials), {"samples_file": str(path)},
-                            **how)
+                            prestart=True, **how)
 
 
 def grade_candidates(config: Config, candidates: list[Candidate], opts: Options, record: dict, *,
                      batch_kind: str = "grade", db: Path | None = None, progress: Callable[[dict], None] | None = None,
                      workers: int | None = None, command: str | None = None,
-                     warn: Callable[[str], None] | None = None, cluster: str | None = None) -> BatchResult:
+                     warn: Callable[[str], None] | None = None, cluster: str | None = None,
+                     prestart: bool = False) -> BatchResult:
     """Grade candidates that have already arrived (a samples file, predictions) as one batch: the batch loop
     without an endpoint. Every task is loaded and its polarity checked before anything is written; the batch
-    then resumes with `loop grade --batch ID` like any other. `record` joins the batch's recorded settings."""
+    then resumes with `loop grade --batch ID` like any other. `record` joins the batch's recorded settings;
+    `prestart`: start fork servers while the tasks load (a samples file's tasks are Python functions)."""
     sandbox = sandbox_config(config)
     workers = workers or config.loop.concurrency or os.cpu_count() or 1
+    started = executors.prestart(sandbox, opts, workers) if prestart and not cluster and candidates else None
+    try:
+        return _grade_loaded(config, candidates, opts, record, sandbox, workers, started, batch_kind=batch_kind, db=db,
+                             progress=progress, command=command, warn=warn, cluster=cluster)
+    finally:
+        if started is not None:
+            started.close(cancel=True)  # stopped already where the batch used them; else never left running
+
+
+def _grade_loaded(config, candidates, opts, record, sandbox, workers, started, *, batch_kind, db, progress, command,
+                  warn, cluster) -> BatchResult:
     job = _Job.load(config, sorted({c.task for c in candidates}), Origin(), None, sandbox, True, warn, cluster,
                     asks=False)
     loop = {"k": opts.k, "trials": opts.trials, "trials_per_repeat": opts.trials_per_repeat, "suite": opts.suite,
@@ -152,7 +165,8 @@ def grade_candidates(config: Config, candidates: list[Candidate], opts: Options,
                          command=command or batch_kind) as batch_id:
             store.add_generated(batch_id, candidates)
             rows = store.candidates(batch_id)
-            return _Pipeline(config, store, batch_id, job, sandbox, opts, True, progress, workers).run(rows)
+            return _Pipeline(config, store, batch_id, job, sandbox, opts, True, progress, workers,
+                             started=started).run(rows)
 
 
 def rotate_seed_recorded(config: Config, store: RunStore) -> tuple[int | None, int]:

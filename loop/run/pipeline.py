@@ -105,7 +105,7 @@ class _Pipeline:
 
     def __init__(self, config: Config, store: RunStore, batch_id: int, job: _Job, sandbox: SandboxConfig,
                  opts: Options, grade_now: bool, progress: Callable[[dict], None] | None, workers: int,
-                 budget=None, *, rounds: int = 1):
+                 budget=None, *, rounds: int = 1, started=None):
         self.config, self.store, self.batch_id, self.loaded = config, store, batch_id, job.loaded
         self.settings, self.transport, self.sandbox, self.opts = job.settings, job.transport, sandbox, opts
         self.quarantine, self.grade_now, self.progress, self.workers = job.quarantine, grade_now, progress, workers
@@ -118,6 +118,7 @@ class _Pipeline:
         self.inflight: dict[str, asyncio.Future] = {}
         self.budget = budget  # loop.run.budget.Budget, or None
         self.rounds = rounds
+        self.started = started  # fork servers started while the tasks loaded (executors.prestart), or None
         self.endpoint = None  # open while the batch asks (follow-ups are asked from inside grading jobs)
 
     def run(self, rows: list[dict]) -> BatchResult:
@@ -152,8 +153,8 @@ class _Pipeline:
         need_reply = [r for r in unasked if r["round"] == 1]
         follow_ups = [r for r in unasked if r["round"] > 1]
         # Where grades run is the executor's business (fork servers where they apply, a process pool else).
-        self.executor = (executors.for_batch(self.sandbox, self.opts, self.loaded, self.workers, self.cluster)
-                         if self.grade_now else None)
+        self.executor = (executors.for_batch(self.sandbox, self.opts, self.loaded, self.workers, self.cluster,
+                                             self.started) if self.grade_now else None)
         self.prompts = {n: kinds.get(self.loaded[n].kind).prompt(self.loaded[n], self.sandbox)
                         for n in {r["task"] for r in need_reply + follow_ups}}
         try:
