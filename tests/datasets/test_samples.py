@@ -116,6 +116,15 @@ def test_grade_samples_end_to_end(tmp_path, root, loop_cli):
     code, out = loop_cli("grade", "--samples", path, "--k", "1", "--trials", "0", config=cfg)
     assert code == 0 and "pass@1: 0.6667" in out and "humaneval_002" in out
 
+    # --seed: the batch and every grade record it, and the inputs are drawn from it (new reference tables)
+    code, out = loop_cli("grade", "--samples", path, "--k", "2", "--trials", "30", "--seed", "7", "--json",
+                         config=cfg)
+    assert code == 0 and json.loads(out.strip().splitlines()[-1])["verdicts"] == summary["verdicts"]
+    last = max(b["id"] for b in db["batches"].rows)
+    assert db["batches"].get(last)["seed"] == 7 and json.loads(db["batches"].get(last)["config"])["loop"]["seed"] == 7
+    assert {r["seed"] for r in db["candidates"].rows_where("batch_id = ?", [last])} == {7}
+    assert len(list((tmp_path / "cache" / "loop" / "tables").glob("*.pickle"))) == 6
+
 
 def test_grade_samples_refuses_a_bad_line_and_writes_nothing(tmp_path, root, loop_cli):
     cfg = _project(tmp_path, root)
