@@ -184,7 +184,7 @@ def grade_cmd(ctx, task, file, batch_id, samples_file, suite, seed, trials, tria
         _grade_predictions(config, predictions, seed, k, db, as_json, cluster_address(config, cluster))
         return
     if form == "--samples":
-        done = grade_samples(config, samples_file, k=k, trials=trials, db=db, progress=Progress(not as_json),
+        done = grade_samples(config, samples_file, k=k, trials=trials, seed=seed, db=db, progress=Progress(not as_json),
                              command=command_line(), warn=warn, cluster=cluster_address(config, cluster))
         print_batch(done, db or config.db_path, as_json, config.loop.min_coverage, samples=True)
         return
@@ -209,7 +209,7 @@ def grade_cmd(ctx, task, file, batch_id, samples_file, suite, seed, trials, tria
 # one would grade with settings the user did not ask for).
 GRADE_FORMS = {
     "--predictions": {"predictions", "seed", "k", "db", "as_json", "cluster"},
-    "--samples": {"samples_file", "k", "trials", "trials_per_repeat", "db", "as_json", "cluster"},
+    "--samples": {"samples_file", "seed", "k", "trials", "trials_per_repeat", "db", "as_json", "cluster"},
     "--batch": {"batch_id", "db", "as_json", "cluster"},
     "FILE": {"task", "file", "suite", "seed", "trials", "trials_per_repeat", "k", "db", "as_json", "no_sandbox"},
 }
