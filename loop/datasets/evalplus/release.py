@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import gzip
 import math
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -123,8 +124,12 @@ def _problem(where: str, obj: dict) -> Problem:
             raise ImportFailed(f"{where}: key '{key}': an input does not have Mbpp/{number}'s shape ({exc})") from None
     if dataset == "mbpp" and "assertion" not in obj:
         raise ImportFailed(f"{where}: missing key 'assertion' (MBPP+)")
-    for code_key in ("canonical_solution",) if dataset == "mbpp" else ():
-        entry_def(obj[code_key], obj["entry_point"], f"{where}: key '{code_key}'")
+    if dataset == "mbpp":  # its contract becomes loop's: both must parse before anything runs
+        entry_def(obj["canonical_solution"], obj["entry_point"], f"{where}: key 'canonical_solution'")
+        try:
+            ast.parse(textwrap.dedent(obj["contract"]))
+        except SyntaxError as exc:
+            raise ImportFailed(f"{where}: key 'contract': not valid Python ({exc.msg}, line {exc.lineno})") from None
     return Problem(where, task_id, dataset, number, obj["prompt"], obj["entry_point"], obj["canonical_solution"],
                    inputs["base_input"], inputs["plus_input"], float(atol), obj["contract"], obj.get("assertion"),
                    obj.get("test"))
