@@ -192,6 +192,8 @@ def test_import_check_and_grade_end_to_end(tmp_path, loop_cli):
     assert tests["base_000"]["expected"] == {"t": [4, 5]} and tests["base_000"]["suites"] == ["smoke", "full"]
     he2 = [t["name"] for t in json.loads((tasks_dir / "humaneval_002" / "tests.json").read_text())]
     assert "assert_01" in he2 and "plus_000" in he2 and "plus_001" not in he2  # 2.0: outside loop's contract
+    assert "equivalent = _fuzz.within_atol(1e-06)" in (tasks_dir / "humaneval_002" / "relations.py").read_text()
+    assert "within_atol" not in (tasks_dir / "humaneval_000" / "relations.py").read_text()  # atol 0
     assert "assert isinstance(test_tup1, tuple)" not in (tasks_dir / "mbpp_002" / "relations.py").read_text()
     assert "assert set(similar_elements(" in (tasks_dir / "mbpp_002" / "contract.py").read_text()
 
