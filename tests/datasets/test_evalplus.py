@@ -163,6 +163,11 @@ def test_a_problem_failing_after_others_ran_writes_nothing(tmp_path, loop_cli):
     code, out = loop_cli("tasks", "import", "evalplus", path, config=cfg)
     assert code == 2 and f"error: {path}:3: key 'contract' does not run (ModuleNotFoundError" in out
     assert list((tmp_path / "proj" / "harness" / "tasks").iterdir()) == []
+    rows = json.loads(json.dumps(MBPP))
+    rows[2]["canonical_solution"] = rows[2]["canonical_solution"] + "raise SystemExit(3)\n"  # parses, never loads
+    code, out = loop_cli("tasks", "import", "evalplus", _write(tmp_path / "MbppPlus.jsonl", rows), config=cfg)
+    assert code == 2 and f"error: {path}:3: key 'canonical_solution': the reference does not build" in out, out
+    assert list((tmp_path / "proj" / "harness" / "tasks").iterdir()) == []
 
 
 @pytest.mark.sandbox

@@ -25,7 +25,7 @@ from typing import Any
 from loop.datasets.evalplus import mbpp, release
 from loop.datasets.evalplus.release import Problem, read_release, task_name
 from loop.datasets.humaneval import tasks as humaneval
-from loop.errors import ImportFailed
+from loop.errors import ImportFailed, TaskError
 from loop.kinds.function.grade import reference_outputs
 from loop.kinds.task import Task
 from loop.oracles.fuzz import validate_args, within_atol
@@ -69,6 +69,14 @@ def _outputs(name: str, entry: str, source: str, inputs: list[list], cfg: Sandbo
         else:
             out.append((ok, value))
     return out
+
+
+def _theirs(problem: Problem, name: str, source: str, inputs: list[list], cfg: SandboxConfig, folder: Path) -> list:
+    """_outputs of the release file's canonical solution: one that does not load is the file's error, named."""
+    try:
+        return _outputs(name, problem.entry_point, source, inputs, cfg, folder)
+    except TaskError as exc:
+        raise ImportFailed(f"{problem.where}: key 'canonical_solution': {str(exc).partition(': ')[2]}") from None
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -137,7 +145,7 @@ def _import_mbpp(problem: Problem, name: str, cfg: SandboxConfig, scratch: Path,
     admits = validate_args([x for _, x in problem.inputs], mbpp.compiled_contract(problem))
     named = problem.inputs
     reference = problem.prompt + "\n" + problem.canonical_solution
-    outputs = _outputs(name, problem.entry_point, reference, [x for _, x in named], cfg, scratch)
+    outputs = _theirs(problem, name, reference, [x for _, x in named], cfg, scratch)
     tests, dropped = [], []
     for (test, args), (ok, value) in zip(named, outputs):
         why = admits(args)
@@ -212,7 +220,7 @@ def _import_humaneval(problem: Problem, name: str, cfg: SandboxConfig, scratch: 
             admitted.append((test, args))
     inputs = [x for _, x in admitted]
     ours = _outputs(name, base["entry_point"], files["reference.py"], inputs, cfg, scratch)
-    theirs = _outputs(name, problem.entry_point, problem.prompt + problem.canonical_solution, inputs, cfg, scratch)
+    theirs = _theirs(problem, name, problem.prompt + problem.canonical_solution, inputs, cfg, scratch)
     same = within_atol(problem.atol)
     differ, tests, dropped = [], [], []
     for (test, args), (ok, value), (their_ok, their_value) in zip(admitted, ours, theirs):
