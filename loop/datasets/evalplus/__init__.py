@@ -82,7 +82,7 @@ def _theirs(problem: Problem, name: str, source: str, inputs: list[list], cfg: S
 def _same(a: Any, b: Any) -> bool:
     try:
         return json.dumps(enc(a), sort_keys=True) == json.dumps(enc(b), sort_keys=True)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return False
 
 
@@ -90,15 +90,15 @@ def _test(name: str, args: list, expected: Any, smoke: bool) -> dict | None:
     try:
         return {"name": name, "suites": ["smoke", "full"] if smoke else ["full"], "args": [enc(a) for a in args],
                 "expected": enc(expected)}
-    except TypeError:
+    except (TypeError, ValueError, RecursionError):
         return None
 
 
 def _short(value: Any, limit: int = 80) -> str:
     try:
         text = json.dumps(enc(value), ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = repr(value)
+    except (TypeError, ValueError, RecursionError):
+        text = f"<{type(value).__name__}>"
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
