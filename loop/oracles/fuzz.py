@@ -387,3 +387,40 @@ def argument_state(name: str = "argument_state") -> Relation:
         return f"argument {i + 1} changed from {short(x[i])} to {short(after[i])}"
 
     return Relation(name, check)
+
+
+def _floats(v: Any) -> bool:
+    """EvalPlus's is_floats: a float, or a list or tuple of floats only."""
+    return isinstance(v, float) or (isinstance(v, (list, tuple)) and all(isinstance(x, float) for x in v))
+
+
+def _allclose(got: Any, want: Any, atol: float) -> bool:
+    """numpy's assert_allclose as EvalPlus calls it (rtol 1e-7): numbers within atol + 1e-7 x |want|,
+    sequences of one length element by element, anything else by `==`; NaN matches NaN."""
+    if isinstance(got, (list, tuple)) and isinstance(want, (list, tuple)):
+        return len(got) == len(want) and all(_allclose(a, b, atol) for a, b in zip(got, want))
+    numbers = (int, float)
+    if isinstance(got, numbers) and isinstance(want, numbers):
+        try:
+            if math.isnan(got) or math.isnan(want):
+                return math.isnan(got) and math.isnan(want)
+            return abs(got - want) <= atol + 1e-7 * abs(want)
+        except OverflowError:
+            return False
+    return bool(got == want)
+
+
+def within_atol(atol: float) -> Callable[[list, Any, Any], bool]:
+    """EvalPlus's output comparison as an `equivalent(args, got, want)`: equal, or (with an `atol`, or 1e-6
+    where the expected value is floats) close element by element. Total: raising counts as different."""
+
+    def equivalent(args: list, got: Any, want: Any) -> bool:
+        try:
+            if got == want:
+                return True
+            tol = atol if atol else (1e-6 if _floats(want) else 0.0)
+            return tol > 0 and _allclose(got, want, tol)
+        except Exception:  # noqa: BLE001 - got is the candidate's value
+            return False
+
+    return equivalent

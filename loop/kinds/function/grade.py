@@ -175,3 +175,24 @@ def demonstrate(task: Task, cfg: SandboxConfig) -> dict | None:
             "actual": actual}
 
 
+
+
+def reference_outputs(task: Task, source: str, inputs: list[list], cfg: SandboxConfig, *, repeat: int = 0,
+                      limit: float = 10.0) -> list[tuple[bool, object]]:
+    """(returned?, value or why not) of trusted `source` on each argument list, in the sandbox under `repeat`'s
+    environment, `limit` seconds per input: how an importer computes expected outputs (EvalPlus's inputs).
+    A source that does not build is a TaskError naming the task."""
+    program = build(task, source, "reference", cfg)
+    if program.build_error:
+        raise TaskError(f"task '{task.name}': the reference does not build: {program.build_error.strip()[-200:]}")
+    side = RestartingWorker(program, cfg, repeat)
+    out = []
+    try:
+        for args in inputs:
+            try:
+                out.append(outcome(side.call(tuple(args), limit=limit)))
+            except CandidateFault as fault:
+                out.append((False, str(fault)))
+    finally:
+        side.close()
+    return out

