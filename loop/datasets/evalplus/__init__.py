@@ -198,12 +198,12 @@ def _import_humaneval(problem: Problem, name: str, cfg: SandboxConfig, scratch: 
     files = humaneval.render(base)
     contract = humaneval._contract(problem.task_id)
     loop_contract = getattr(contract[1], "contract", None) if contract is not None else None
-    plain = "RELATIONS = [_fuzz.agrees_with_reference()]"
+    plain = "RELATIONS = [_fuzz.agrees_with_reference()"
     if problem.atol and plain in files.get("relations.py", ""):
         # no equivalence of loop's own: EvalPlus's atol joins loop's tolerance (either accepts an answer)
         files["relations.py"] = files["relations.py"].replace(plain, "\n".join([
             f"equivalent = _fuzz.within_atol({problem.atol!r})  # EvalPlus's atol (loop tasks import evalplus)",
-            "RELATIONS = [_fuzz.agrees_with_reference(equivalent=equivalent)]"]))
+            "RELATIONS = [_fuzz.agrees_with_reference(equivalent=equivalent)"]))
     named = problem.inputs
     rejected = []
     admitted = []
