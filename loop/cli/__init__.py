@@ -165,12 +165,14 @@ def _import_swebench(instances, dest, repos, requirements, test_command) -> None
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--no-sandbox", is_flag=True, help="Run unsandboxed (printed loudly and recorded).")
 @click.option("--predictions", type=click.Path(path_type=Path), default=None,
-              help="Grade a SWE-bench predictions file (instance_id, model_name_or_path, model_patch) as one batch.")
+              help="Grade a SWE-bench predictions file (instance_id, model_name_or_path, model_patch): one batch per model.")
+@click.option("--report", "report_file", type=click.Path(path_type=Path), default=None,
+              help="--predictions: write SWE-bench's run report here (default: <model>.loop-batch-<id>.json beside runs.db).")
 @cluster_option
 @click.pass_context
 @handle_errors
 def grade_cmd(ctx, task, file, batch_id, samples_file, suite, seed, trials, trials_per_repeat, k, db, as_json,
-              no_sandbox, predictions, cluster):
+              no_sandbox, predictions, report_file, cluster):
     """Grade FILE as TASK's candidate and record the grade in runs.db (or, with --batch, a stored batch;
     with --samples, a samples file of imported HumanEval tasks; with --predictions, a SWE-bench predictions file).
 
@@ -181,10 +183,10 @@ def grade_cmd(ctx, task, file, batch_id, samples_file, suite, seed, trials, tria
     _refuse_other_options(ctx, form)
     config = per_repeat(load_config(ctx), trials_per_repeat)
     if form == "--predictions":
-        _grade_predictions(config, predictions, seed, k, db, as_json, cluster_address(config, cluster))
+        _grade_predictions(config, predictions, seed, k, db, as_json, cluster_address(config, cluster), report_file)
         return
     if form == "--samples":
-        done = grade_samples(config, samples_file, k=k, trials=trials, db=db, progress=Progress(not as_json),
+        done = grade_samples(config, samples_file, k=k, trials=trials, db=db, progress=Progress(True),  # stderr
                              command=command_line(), warn=warn, cluster=cluster_address(config, cluster))
         print_batch(done, db or config.db_path, as_json, config.loop.min_coverage, samples=True)
         return
@@ -208,7 +210,7 @@ def grade_cmd(ctx, task, file, batch_id, samples_file, suite, seed, trials, tria
 # What each form of `loop grade` takes: any other option given is a usage error naming it (silently ignoring
 # one would grade with settings the user did not ask for).
 GRADE_FORMS = {
-    "--predictions": {"predictions", "seed", "k", "db", "as_json", "cluster"},
+    "--predictions": {"predictions", "report_file", "seed", "k", "db", "as_json", "cluster"},
     "--samples": {"samples_file", "k", "trials", "trials_per_repeat", "db", "as_json", "cluster"},
     "--batch": {"batch_id", "db", "as_json", "cluster"},
     "FILE": {"task", "file", "suite", "seed", "trials", "trials_per_repeat", "k", "db", "as_json", "no_sandbox"},
@@ -229,29 +231,43 @@ def _refuse_other_options(ctx: click.Context, form: str) -> None:
                                    + WHY.get(form, f" (it takes {', '.join(takes)})"))
 
 
-def _grade_predictions(config, path: Path, seed, k, db, as_json, cluster) -> None:
-    """`loop grade --predictions`: one batch; --json prints SWE-bench's report keyed by instance_id.
-    A finished batch exits 0 (its failures are data), or 3 when it decided too little."""
+def _grade_predictions(config, path: Path, seed, k, db, as_json, cluster, report_file) -> None:
+    """`loop grade --predictions`: one batch per model, each with SWE-bench's run report written to a file;
+    --json prints one line per model, SWE-bench's per-instance report keyed by instance_id. A finished
+    batch exits 0 (its failures are data), or 3 when one decided too little."""
     from loop.report import tables as report
     from loop.run import predictions as swebench_grade
 
-    done = swebench_grade.grade_predictions(config, path, k=k, seed=seed, db=db, progress=Progress(not as_json),
-                                            command=command_line(), cluster=cluster)
-    summary = report.batch_summary(db or config.db_path, done.batch_id, done.candidates, done.verdicts)
-    if as_json:
-        click.echo(json.dumps(done.reports))  # ASCII: a lone surrogate in a report must not break stdout
-    else:
-        for iid, r in done.reports.items():
-            f2p, p2p = r["tests_status"]["FAIL_TO_PASS"], r["tests_status"]["PASS_TO_PASS"]
-            click.echo(f"{iid}: {'resolved' if r['resolved'] else 'unresolved'} ({r['verdict']}; fail-to-pass "
-                       f"{len(f2p['success'])}/{len(f2p['success']) + len(f2p['failure'])}, pass-to-pass "
-                       f"{len(p2p['success'])}/{len(p2p['success']) + len(p2p['failure'])})"
-                       + (f"  {r['reason'][:200]}" if "reason" in r else ""))
-        click.echo(report.render_batch_summary(summary))
-    shortfall = report.coverage_shortfall(db or config.db_path, summary, config.loop.min_coverage)
-    if shortfall:
-        click.echo(f"error: {shortfall}", err=True)
+    done = swebench_grade.grade_predictions(config, path, k=k, seed=seed, db=db, report=report_file,
+                                            progress=Progress(True), command=command_line(), cluster=cluster)
+    short = []
+    for graded in done:
+        summary = report.batch_summary(db or config.db_path, graded.batch_id, graded.candidates, graded.verdicts)
+        click.echo(f"run report ({graded.model}, batch {graded.batch_id}): {graded.report_file}", err=True)
+        if as_json:
+            click.echo(json.dumps(graded.reports))  # ASCII: a lone surrogate in a report must not break stdout
+        else:
+            _print_predictions(graded)
+            click.echo(report.render_batch_summary(summary))
+        short += [s for s in [report.coverage_shortfall(db or config.db_path, summary, config.loop.min_coverage)] if s]
+    for s in short:
+        click.echo(f"error: {s}", err=True)
+    if short:
         sys.exit(V.EXIT_INCONCLUSIVE)
+
+
+def _print_predictions(graded) -> None:
+    r = graded.run_report
+    click.echo(f"{graded.model} (batch {graded.batch_id}): {r['resolved_instances']} of {r['submitted_instances']} "
+               f"resolved (SWE-bench's rules); {r['loop_resolved_instances']} by loop's; "
+               f"{r['empty_patch_instances']} empty, {r['error_instances']} error, "
+               f"{r['integrity_instances']} with integrity findings")
+    for iid, x in graded.reports.items():
+        f2p, p2p = x["tests_status"]["FAIL_TO_PASS"], x["tests_status"]["PASS_TO_PASS"]
+        tests = (f"fail-to-pass {len(f2p['success'])}/{len(f2p['success']) + len(f2p['failure'])}, pass-to-pass "
+                 f"{len(p2p['success'])}/{len(p2p['success']) + len(p2p['failure'])}") if x["tests_ran"] else "tests not run"
+        click.echo(f"  {iid}: {'resolved' if x['resolved'] else 'unresolved'} ({tests}; loop: {x['verdict']})"
+                   + (f"  {x['reason'][:200]}" if "reason" in x else ""))
 
 
 @cli.command("replay")

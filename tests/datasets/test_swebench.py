@@ -175,8 +175,13 @@ def _pred(iid: str, patch: str | None, model: str = "m") -> dict:
 
 
 def _grade(loop_cli, p, preds: Path, *extra):
+    """--json prints one line per model (one batch each): merged here, keyed by instance_id."""
     code, out = loop_cli("grade", "--predictions", preds, "--json", "--k", "1", *extra, config=p["cfg"])
-    return code, json.loads(out.strip().splitlines()[-1])
+    merged = {}
+    for line in out.splitlines():
+        if line.startswith("{"):
+            merged.update(json.loads(line))
+    return code, merged
 
 
 # import --------------------------------------------------------------------------------------------------
@@ -268,9 +273,11 @@ def test_predictions_gold_resolved_noop_unresolved(loop_cli, project):
     assert bad["tests_status"]["FAIL_TO_PASS"] == {"success": [], "failure": CALC_F2P}
     assert bad["tests_status"]["PASS_TO_PASS"] == {"success": CALC_P2P, "failure": []}  # parametrized and class ids
     assert bad["reason"] == ", ".join(f"test:{t}" for t in CALC_F2P)
-    # one batch in runs.db, one candidate per prediction, one checks row per test id
+    # one candidate per prediction, one checks row per test id
     con = sqlite3.connect(project["db"])
-    assert con.execute("SELECT kind, status, k FROM batches").fetchall() == [("predictions", "done", 1)]
+    # one batch per model
+    assert con.execute("SELECT kind, status, k, model FROM batches").fetchall() == [
+        ("predictions", "done", 1, "gold"), ("predictions", "done", 1, "noop")]
     rows = con.execute("SELECT task, model, verdict, resolved FROM candidates ORDER BY task").fetchall()
     assert rows == [("acme__calc-1", "noop", V.STABLE_FAIL, 0), ("acme__units-2", "gold", V.STABLE_PASS, 1)]
     transitions = dict(con.execute('SELECT "check", transition FROM checks WHERE "repeat" IS NULL AND kind = ?',
@@ -283,8 +290,8 @@ def test_predictions_gold_resolved_noop_unresolved(loop_cli, project):
 def test_predictions_refused_patches(loop_cli, project):
     assert _import(loop_cli, project)[0] == 0
     stale = CALC_GOLD.replace('    """x limited to [lo, hi]."""', '    """x kept in [lo, hi]."""')
-    edits_test = ("--- a/test_convert.py\n+++ b/test_convert.py\n@@ -1,1 +1,1 @@\n"
-                  "-from units.convert import km_to_m, m_to_cm\n+from units.convert import km_to_m, m_to_cm  # x\n")
+    edits_test = ("--- a/test_convert.py\n+++ b/test_convert.py\n@@ -1,3 +1,3 @@\n"
+                  "-from units.convert import km_to_m, m_to_cm\n+from units.convert import km_to_m, m_to_cm  # x\n \n \n")
     preds = _preds(project, "preds.json", [_pred("acme__calc-1", stale), _pred("acme__units-2", edits_test)],
                    as_list=True)
     code, report = _grade(loop_cli, project, preds)
@@ -293,8 +300,13 @@ def test_predictions_refused_patches(loop_cli, project):
     assert (stale_r["resolved"], stale_r["reason"], stale_r["patch_successfully_applied"]) == (
         False, "patch_does_not_apply", False)
     assert "x kept in" in stale_r["detail"] and "rejected hunks" in stale_r["detail"]  # the rejected hunk
-    assert stale_r["tests_status"]["FAIL_TO_PASS"]["failure"] == CALC_F2P
+    # it never ran: no test is reported failing, as SWE-bench writes no test status for it
+    assert stale_r["tests_ran"] is False and stale_r["tests_status"]["FAIL_TO_PASS"] == {"success": [], "failure": []}
+    # SWE-bench's rules run a patch that edits a test file; loop's judgement stays beside it
     assert (touch_r["resolved"], touch_r["reason"], touch_r["verdict"]) == (False, "touches_tests", V.STABLE_FAIL)
+    assert touch_r["patch_successfully_applied"] and touch_r["tests_ran"]
+    assert [i["check"] for i in touch_r["integrity"]] == ["touches_tests"]
+    assert touch_r["tests_status"]["FAIL_TO_PASS"]["failure"] == ["test_convert.py::test_km"]
 
     # a file the test patch touches, though it holds no named test; a path out of the tree; an empty patch
     helper = "--- a/tests/helpers.py\n+++ b/tests/helpers.py\n@@ -1 +1 @@\n-LIMITS = (0, 10)\n+LIMITS = (0, 9)\n"
@@ -421,3 +433,141 @@ def test_bad_predictions_are_refused(loop_cli, project):
     nested.write_text("[" * 100000 + "\n")
     _refused(loop_cli, project, [*grade, nested], "not valid JSON")
     assert not project["db"].exists()
+
+
+# end to end: a project's real history, two models in one predictions file, SWE-bench's answer ------------
+MINI_SETUP = ('from setuptools import setup\n\nTEST_DEPS = ["pytest"]\n\n'
+              'setup(name="mini", version="0.1", packages=["mini"], extras_require={"test": TEST_DEPS})\n')
+MINI_TEXT = ("def shout(s):\n    return s.upper() + '!'\n\n\n"
+             "def count_words(s):\n    return len(s.split(' '))\n\n\n"  # bug 1: runs of spaces count as words
+             "def initials(name):\n    return ''.join(p[0] for p in name.split())\n\n\n"  # bug 2: not upper-cased
+             "def clip(s, n):\n    return s[:n - 1]\n")  # bug 3: one character short
+MINI_TESTS = ("from mini.text import clip, count_words, initials, shout\n\n\n"
+              "def test_shout():\n    assert shout('hi') == 'HI!'\n\n\n"
+              "def test_count_simple():\n    assert count_words('a b') == 2\n")
+MINI_FIXES = [  # (old, new) in mini/text.py, the test the fix's commit adds
+    ("len(s.split(' '))", "len(s.split())", "def test_count_spaces():\n    assert count_words('a  b') == 2\n"),
+    ("p[0] for p", "p[0].upper() for p", "def test_initials():\n    assert initials('ada lovelace') == 'AL'\n"),
+    ("s[:n - 1]", "s[:n]", "def test_clip():\n    assert clip('abc', 2) == 'ab'\n"),
+]
+
+
+def _commit(repo: Path, files: dict[str, str], message: str) -> str:
+    for rel, body in files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(body)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", message)
+    return _git(repo, "rev-parse", "HEAD")
+
+
+def _side_patch(repo: Path, base: str, files: dict[str, str]) -> str:
+    """A patch made as a developer makes one: a commit on a branch from `base`, diffed against it."""
+    _git(repo, "checkout", "-q", "-B", "side", base)
+    head = _commit(repo, files, "side")
+    _git(repo, "checkout", "-q", "main")
+    return _git(repo, "diff", base, head) + "\n"
+
+
+@pytest.mark.slow
+def test_swebench_users_get_swebenchs_answer(loop_cli, project):
+    """Three instances from a small project's real bug-fix commits (a setup.py whose extras come from a
+    variable); gold, gold + a test edit, empty, not applying, wrong and null predictions of two models in
+    one file: `resolved` is what SWE-bench's rules give, each model's run report has SWE-bench's keys and
+    counts, and loop's stricter judgement stays beside them."""
+    clone = project["repos"] / "acme__mini"
+    clone.mkdir(parents=True)
+    _git(clone, "init", "-q", "-b", "main")
+    commits = [_commit(clone, {"setup.py": MINI_SETUP, "mini/__init__.py": "", "mini/text.py": MINI_TEXT,
+                               "tests/test_text.py": MINI_TESTS}, "base")]
+    text_, tests_ = MINI_TEXT, MINI_TESTS
+    for old, new, test in MINI_FIXES:
+        text_, tests_ = text_.replace(old, new), tests_ + "\n\n" + test
+        commits.append(_commit(clone, {"mini/text.py": text_, "tests/test_text.py": tests_}, f"fix {old}"))
+    p2p = ["tests/test_text.py::test_shout", "tests/test_text.py::test_count_simple"]
+    rows = []
+    for n, (old, new, test) in enumerate(MINI_FIXES, 1):
+        base, fix = commits[n - 1], commits[n]
+        f2p = ["tests/test_text.py::" + test.split("(")[0].removeprefix("def ")]
+        rows.append({"instance_id": f"acme__mini-{n}", "repo": "acme/mini", "base_commit": base,
+                     "patch": _git(clone, "diff", base, fix, "--", "mini") + "\n",
+                     "test_patch": _git(clone, "diff", base, fix, "--", "tests") + "\n",
+                     "FAIL_TO_PASS": f2p, "PASS_TO_PASS": list(p2p), "environment_setup_commit": commits[0],
+                     "problem_statement": f"{old} is wrong"})
+        p2p += f2p
+    assert _import(loop_cli, project)[0] == 0  # the dataset's other instances, not predicted
+    code, out = _import(loop_cli, project, instances=_instances(project, "mini.jsonl", rows))
+    assert code == 0, out
+    gold = {r["instance_id"]: r["patch"] for r in rows}
+    # gold + an edit to the test patch's file that would fail a pass-to-pass test if it were kept
+    rigged = _side_patch(clone, commits[1], {
+        "mini/text.py": MINI_TEXT.replace(*MINI_FIXES[0][:2]).replace(*MINI_FIXES[1][:2]),
+        "tests/test_text.py": (MINI_TESTS + "\n\n" + MINI_FIXES[0][2]).replace("== 'HI!'", "== 'nope'")})
+    stale = gold["acme__mini-1"].replace(" def count_words(s):", " def count_words(text):")
+    wrong = _side_patch(clone, commits[1], {"mini/text.py": MINI_TEXT.replace(*MINI_FIXES[0][:2]).replace(
+        "p[0] for p", "p[:1] for p")})
+    preds = _preds(project, "merged.jsonl", [
+        _pred("acme__mini-1", gold["acme__mini-1"], "org/alpha"), _pred("acme__mini-2", rigged, "org/alpha"),
+        _pred("acme__mini-3", "", "org/alpha"),
+        _pred("acme__mini-1", stale, "beta"), _pred("acme__mini-2", wrong, "beta"),
+        _pred("acme__mini-3", gold["acme__mini-3"], "beta")])
+    code, out = loop_cli("grade", "--predictions", preds, "--json", "--k", "1", config=project["cfg"])
+    assert code == 0, out
+    per_model = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    assert len(per_model) == 2  # one batch (and one JSON line) per model
+    alpha, beta = per_model
+    # SWE-bench's rules: the rigged test edit is discarded before the hidden tests go in, so it is resolved
+    assert {i: (r["resolved"], r["patch_successfully_applied"]) for i, r in alpha.items()} == {
+        "acme__mini-1": (True, True), "acme__mini-2": (True, True), "acme__mini-3": (False, False)}
+    assert {i: (r["resolved"], r["patch_successfully_applied"]) for i, r in beta.items()} == {
+        "acme__mini-1": (False, False), "acme__mini-2": (False, True), "acme__mini-3": (True, True)}
+    # loop's own judgement, beside: the test edit is refused, the tests it ran are still reported
+    rigged_r = alpha["acme__mini-2"]
+    assert (rigged_r["verdict"], rigged_r["loop_resolved"], rigged_r["reason"]) == (V.STABLE_FAIL, False, "touches_tests")
+    assert [i["check"] for i in rigged_r["integrity"]] == ["touches_tests"]
+    assert rigged_r["tests_status"]["PASS_TO_PASS"]["success"] == p2p[:3] and rigged_r["tests_ran"]
+    assert alpha["acme__mini-1"]["loop_resolved"] and alpha["acme__mini-1"]["integrity"] == []
+    assert not alpha["acme__mini-3"]["tests_ran"] and alpha["acme__mini-3"]["reason"] == V.NO_CODE
+    assert beta["acme__mini-1"]["reason"] == "patch_does_not_apply" and not beta["acme__mini-1"]["tests_ran"]
+    assert beta["acme__mini-2"]["tests_status"]["FAIL_TO_PASS"] == {"success": [], "failure": ["tests/test_text.py::test_initials"]}
+
+    # each model's run report, in SWE-bench's shape, beside runs.db under SWE-bench's name
+    con = sqlite3.connect(project["db"])
+    batches = dict(con.execute("SELECT model, id FROM batches WHERE kind = 'predictions'").fetchall())
+    assert set(batches) == {"org/alpha", "beta"}
+    recorded = json.loads(con.execute("SELECT config FROM batches WHERE id = ?", (batches["beta"],)).fetchone()[0])
+    assert recorded["loop"]["rules"] == "swebench"  # `loop grade --batch` finishes it under the same rules
+    reports = {m: json.loads((project["db"].parent / f"{m.replace('/', '__')}.loop-batch-{b}.json").read_text())
+               for m, b in batches.items()}
+    swebench_keys = {"total_instances", "submitted_instances", "completed_instances", "resolved_instances",
+                     "unresolved_instances", "empty_patch_instances", "error_instances", "completed_ids",
+                     "incomplete_ids", "empty_patch_ids", "submitted_ids", "resolved_ids", "unresolved_ids",
+                     "error_ids", "schema_version"}
+    ids = [f"acme__mini-{n}" for n in (1, 2, 3)]
+    a, b = reports["org/alpha"], reports["beta"]
+    assert swebench_keys <= set(a) and a["schema_version"] == 2
+    # total: every imported instance (the calc and units ones too), as SWE-bench counts the whole dataset
+    assert {k: a[k] for k in swebench_keys if k.endswith("instances")} == {
+        "total_instances": 5, "submitted_instances": 3, "completed_instances": 2, "resolved_instances": 2,
+        "unresolved_instances": 0, "empty_patch_instances": 1, "error_instances": 0}
+    assert (a["resolved_ids"], a["empty_patch_ids"], a["incomplete_ids"]) == (ids[:2], ids[2:], ["acme__calc-1", "acme__units-2"])
+    assert {k: b[k] for k in swebench_keys if k.endswith("instances")} == {
+        "total_instances": 5, "submitted_instances": 3, "completed_instances": 2, "resolved_instances": 1,
+        "unresolved_instances": 1, "empty_patch_instances": 0, "error_instances": 1}
+    assert (b["resolved_ids"], b["unresolved_ids"], b["error_ids"]) == (ids[2:], ids[1:2], ids[:1])
+    # loop's own counts
+    assert (a["loop_resolved_instances"], a["integrity_instances"], a["integrity_ids"]) == (1, 1, ids[1:2])
+    assert (a["flaky_instances"], a["inconclusive_instances"], a["infra_unknown_instances"]) == (0, 0, 0)
+    assert b["loop_resolved_instances"] == 1 and b["model_name_or_path"] == "beta"
+
+    # --report FILE, a file of several models: one report per model, named after it; a duplicate within a model
+    code, out = loop_cli("grade", "--predictions", preds, "--k", "1", "--report", project["tmp"] / "out" / "run.json",
+                         config=project["cfg"])
+    assert code == 0, out
+    assert "org/alpha (batch 3): 2 of 3 resolved (SWE-bench's rules); 1 by loop's" in out
+    assert json.loads((project["tmp"] / "out" / "run.org__alpha.json").read_text())["resolved_ids"] == ids[:2]
+    assert json.loads((project["tmp"] / "out" / "run.beta.json").read_text())["error_ids"] == ids[:1]
+    twice = _preds(project, "twice.jsonl", [_pred("acme__mini-1", "", "beta"), _pred("acme__mini-1", "", "org/alpha"),
+                                             _pred("acme__mini-1", stale, "beta")])
+    line = _refused(loop_cli, project, ["grade", "--predictions", twice], "already predicted at")
+    assert f"{twice}:3:" in line and f"{twice}:1" in line and "'beta'" in line

@@ -14,6 +14,7 @@ import hashlib
 import json
 import shlex
 import shutil
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
 from loop import prompts
@@ -127,14 +128,23 @@ class RepoKind:
             return grade_without_attempts(task, source, opts, cfg, V.INFRA_UNKNOWN, _tool_warning(task, tool), V.INFRA_UNKNOWN)
         work = make_scratch("loop-repo-")
         try:
-            refusal = repo_patch.refuse(source, spec.tree, list(spec.test_paths) + _test_files(spec),
-                                        list(spec.hidden_files))
+            protected, hidden = list(spec.test_paths) + _test_files(spec), list(spec.hidden_files)
+            swebench = opts.rules == "swebench"
+            refusal = repo_patch.refuse(source, spec.tree, [] if swebench else protected, [] if swebench else hidden)
             if refusal:
                 return grade_without_attempts(task, source, opts, cfg, refusal.check, refusal.detail)
+            # SWE-bench's rules run what loop refuses; the refusal then fails every attempt beside the tests
+            integrity = []
+            touched = repo_patch.refuse(source, spec.tree, protected, hidden) if swebench else None
+            if touched:
+                integrity.append(Check(touched.check, touched.check, False, touched.detail))
             infrastructure = repo_screen.screen(source, repo_patch.paths_in(source)[0], spec.tree, spec.allowed)
-            if infrastructure:
+            if infrastructure and not swebench:
                 return grade_without_attempts(task, source, opts, cfg, repo_screen.TOUCHES_TEST_INFRASTRUCTURE,
                                               infrastructure)
+            if infrastructure:
+                integrity.append(Check(repo_screen.TOUCHES_TEST_INFRASTRUCTURE, repo_screen.TOUCHES_TEST_INFRASTRUCTURE,
+                                       False, infrastructure))
             patched = repo_patch.fresh_copy(spec.tree, work / "patched")
             rejected = repo_patch.apply(source, patched, cfg)
             if rejected is not None:
@@ -153,6 +163,9 @@ class RepoKind:
             # the candidate's code wrote into it while it ran, which would then decide its later repeats.
             runs = [_attempt(task, cfg, env, patched, ids, repeat, opts.seed, quarantined) for repeat in range(opts.k)]
             attempts = [a for a, _ in runs]
+            for attempt in attempts:
+                if attempt.status != V.INFRA_UNKNOWN:
+                    attempt.checks[0:0] = [replace(c) for c in integrity]
             # The digest leaves out unstable fixtures: their outcome varies by design, not by the candidate.
             unstable = {name.removeprefix("test:") for name in triage.unstable_fixtures(attempts)}
             for attempt, outcomes in runs:
