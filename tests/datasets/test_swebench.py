@@ -571,3 +571,59 @@ def test_swebench_users_get_swebenchs_answer(loop_cli, project):
                                              _pred("acme__mini-1", stale, "beta")])
     line = _refused(loop_cli, project, ["grade", "--predictions", twice], "already predicted at")
     assert f"{twice}:3:" in line and f"{twice}:1" in line and "'beta'" in line
+
+
+@pytest.mark.slow
+def test_ids_swebench_truncated_at_a_space_match_the_one_full_id(loop_cli, project):
+    """SWE-bench's log parser cuts pytest ids at the first space (`test_x[My`): such an id is the unique full
+    id it was cut from; one that could be several is refused at check, naming them."""
+    files = {"pyproject.toml": '[project]\nname = "p"\nversion = "0.1"\ndependencies = []\n',
+             "words.py": "def shout(s):\n    return s.lower()\n",
+             "tests/test_w.py": ("import pytest\n\nfrom words import shout\n\n\n"
+                                 "@pytest.mark.parametrize('s', ['one word', 'plain'])\n"
+                                 "def test_shout(s):\n    assert shout(s) == s.upper()\n\n\n"
+                                 "@pytest.mark.parametrize('s', ['two words', 'My case', 'My other'])\n"
+                                 "def test_len(s):\n    assert len(s) > 3\n")}
+    base = _repo(project["repos"] / "acme__words", files)
+    gold = ("--- a/words.py\n+++ b/words.py\n@@ -1,2 +1,2 @@\n def shout(s):\n-    return s.lower()\n"
+            "+    return s.upper()\n")
+    row = {"instance_id": "acme__words-1", "repo": "acme/words", "base_commit": base, "patch": gold, "test_patch": "",
+           "FAIL_TO_PASS": ["tests/test_w.py::test_shout[one", "tests/test_w.py::test_shout[plain]"],
+           "PASS_TO_PASS": ["tests/test_w.py::test_len[two"], "problem_statement": "shout whispers"}
+    assert _import(loop_cli, project, instances=_instances(project, "words.jsonl", [row]))[0] == 0
+    preds = _preds(project, "words-preds.jsonl", [_pred("acme__words-1", gold)])
+    code, report = _grade(loop_cli, project, preds)
+    assert code == 0
+    r = report["acme__words-1"]
+    assert r["resolved"] and r["verdict"] == V.STABLE_PASS
+    assert r["tests_status"]["FAIL_TO_PASS"]["success"] == row["FAIL_TO_PASS"]  # the dataset's ids, as given
+    assert r["tests_status"]["PASS_TO_PASS"]["success"] == ["tests/test_w.py::test_len[two"]
+    # `test_len[My` was cut from two ids: refused at check, naming both
+    ambiguous = {**row, "instance_id": "acme__words-2", "PASS_TO_PASS": ["tests/test_w.py::test_len[My"]}
+    assert _import(loop_cli, project, instances=_instances(project, "amb.jsonl", [ambiguous]))[0] == 0
+    code, out = loop_cli("tasks", "check", "acme__words-2", config=project["cfg"])
+    assert code == 2 and "'tests/test_w.py::test_len[My' (cut at a space" in out, out
+    assert "'tests/test_w.py::test_len[My case]', 'tests/test_w.py::test_len[My other]'" in out
+
+
+def test_swebench_resolution_rule_on_stored_checks():
+    """SWE-bench's rule: a fail-to-pass test must pass, a pass-to-pass test may also be skipped; a forged
+    report is never resolved; a grade with no test checks never ran."""
+    from loop.datasets.predictions import Prediction
+    from loop.run.predictions import instance_report
+
+    def check(name, passed, detail="", kind="test"):
+        return {"check": name, "kind": kind, "passed": passed, "detail": detail, "quarantined": 0, "excluded": 0}
+
+    ids = {"FAIL_TO_PASS": ["t.py::f"], "PASS_TO_PASS": ["t.py::p"]}
+    pred = Prediction("x:1", "i", "m", "diff")
+    row = {"id": 1, "verdict": V.STABLE_FAIL, "resolved": 0, "reason": "test:t.py::p"}
+    skipped = [check("test:t.py::f", True), check("test:t.py::p", False, "skipped")]
+    assert instance_report(ids, pred, row, skipped)["resolved"] is True
+    f2p_skipped = [check("test:t.py::f", False, "skipped"), check("test:t.py::p", True)]
+    assert instance_report(ids, pred, row, f2p_skipped)["resolved"] is False
+    forged = [check("test:t.py::f", True), check("test:t.py::p", True), check("forged_report", False, "x", "fault")]
+    r = instance_report(ids, pred, row, forged)
+    assert (r["resolved"], r["reason"], r["integrity"][0]["check"]) == (False, "forged_report", "forged_report")
+    never = instance_report(ids, pred, {**row, "reason": "patch_does_not_apply"}, [check("patch_does_not_apply", False, "", "patch_does_not_apply")])
+    assert (never["tests_ran"], never["patch_successfully_applied"], never["resolved"]) == (False, False, False)

@@ -26,6 +26,7 @@ from loop.grading.model import Attempt, Check, Grade, Options
 from loop.grading.triage import transition
 from loop.kinds.repo import env as repo_env
 from loop.kinds.repo import patch as repo_patch
+from loop.kinds.repo import results as repo_results
 from loop.kinds.repo import screen as repo_screen
 from loop.kinds.repo import tree as repo_tree
 from loop.kinds.repo import tripwire as repo_tripwire
@@ -230,6 +231,11 @@ class RepoKind:
         env = _environment(spec, cfg)
         base = baseline(task, cfg, env, 0)
         problems = []
+        for t in spec.fail_to_pass + (spec.pass_to_pass or ()):
+            full = repo_results.prefixed(base, t) if repo_results.truncated(t) and t not in base else []
+            if len(full) > 1:
+                problems.append(f"{task.name}: test id '{t}' (cut at a space, as SWE-bench's log parser cuts "
+                                f"ids) is ambiguous: it prefixes {', '.join(repr(f) for f in full)}")
         for t in spec.fail_to_pass:
             if t not in base:
                 problems.append(f"{task.name}: f2p test '{t}' is not in the base tree's report")
