@@ -15,7 +15,7 @@ from loop import verdicts as V
 from loop.cli.common import (cluster_option, command_line, handle_errors, load_config, origin_from, per_repeat,
                              source_options, warn)
 from loop.cli.output import Progress, grade_json, print_batch, print_grade, warn_unsandboxed
-from loop.errors import SuiteError
+from loop.errors import LoopError, SuiteError
 from loop.grading.triage import load_quarantine
 from loop.run import one, seeds
 from loop.run.batch import grade_samples, rotate_seed_recorded, run_batch
@@ -74,19 +74,27 @@ def tasks_check(ctx, names, no_sandbox):
     load_quarantine(config.root / "harness" / "quarantine.toml")
     sandbox = sandbox_config(config, no_sandbox)
     warn_unsandboxed(sandbox)
-    bad = 0
-    for name in names or tasks.list_tasks(config.root):
-        task = tasks.load(config.root, name)
-        why = kinds.unavailable(task)
-        if why:  # not the task's fault: its grades are inconclusive on this machine
-            click.echo(f"skip {why}")
-            continue
-        problems = kinds.get(task.kind).polarity(task, sandbox)
+    bad, skipped, every = [], 0, names or tasks.list_tasks(config.root)
+    for name in every:  # every task, whatever the one before it did: a broken task is a line, not the end
+        try:
+            task = tasks.load(config.root, name)
+            why = kinds.unavailable(task)
+            if why:  # not the task's fault: its grades are inconclusive on this machine
+                click.echo(f"skip {why}")
+                skipped += 1
+                continue
+            problems = kinds.get(task.kind).polarity(task, sandbox)
+        except LoopError as exc:
+            problems = [str(exc)]
         for p in problems:
             click.echo(f"FAIL {p}")
         if not problems:
             click.echo(f"ok   {name}")
-        bad += bool(problems)
+        else:
+            bad.append(name)
+    if len(every) > 1:
+        click.echo(f"{len(every) - len(bad) - skipped} ok, {len(bad)} failed, {skipped} skipped of {len(every)} tasks"
+                   + (f"; failed: {', '.join(bad)}" if bad else ""))
     if bad:
         raise click.exceptions.Exit(V.EXIT_USAGE)
 
@@ -122,29 +130,30 @@ def tasks_prepare(ctx, names):
 @click.option("--test-command", default=None,
               help="swebench: test command the test ids are appended to (default: python3 -m pytest -p "
                    "no:cacheprovider --junitxml={report}).")
+@click.option("--force", is_flag=True, help="swebench: replace instances imported already (refused otherwise).")
 @click.pass_context
 @handle_errors
-def tasks_import(ctx, source, instances, dest, repos, requirements, test_command):
+def tasks_import(ctx, source, instances, dest, repos, requirements, test_command, force):
     """Import a public benchmark as task folders (humaneval: needs pip install '.[humaneval]';
     swebench: INSTANCES.jsonl --repos DIR, one repo task per instance)."""
     dest = dest or tasks.tasks_root(load_config(ctx).root)
     if source == "swebench":
-        _import_swebench(instances, dest, repos, requirements, test_command)
+        _import_swebench(instances, dest, repos, requirements, test_command, force)
         return
-    if instances or repos or requirements or test_command:
-        raise click.UsageError("humaneval takes no INSTANCES, --repos, --requirements or --test-command")
+    if instances or repos or requirements or test_command or force:
+        raise click.UsageError("humaneval takes no INSTANCES, --repos, --requirements, --test-command or --force")
     from loop.datasets.humaneval import tasks as humaneval
 
     names = humaneval.import_humaneval(dest)
     click.echo(f"imported {len(names)} tasks into {dest} ({names[0]} .. {names[-1]})")
 
 
-def _import_swebench(instances, dest, repos, requirements, test_command) -> None:
+def _import_swebench(instances, dest, repos, requirements, test_command, force) -> None:
     from loop.datasets import swebench
 
     if instances is None or repos is None:
         raise click.UsageError("swebench needs INSTANCES.jsonl and --repos DIR")
-    names = swebench.import_instances(instances, repos, dest, requirements, test_command)
+    names = swebench.import_instances(instances, repos, dest, requirements, test_command, force)
     click.echo(f"imported {len(names)} SWE-bench instance(s) into {dest}: {', '.join(names[:5])}"
                + (" ..." if len(names) > 5 else ""))
 

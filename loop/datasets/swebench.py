@@ -334,9 +334,9 @@ def parse_command(command: str | None) -> list[str]:
 
 
 def import_instances(path: Path, repos: Path, dest: Path, requirements: Path | None = None,
-                     command: str | None = None) -> list[str]:
+                     command: str | None = None, force: bool = False) -> list[str]:
     """Turn every instance of `path` into a task folder under `dest`; all or nothing: a bad instance leaves
-    `dest` as it was. Re-importing an instance replaces its folder."""
+    `dest` as it was. An instance already there is refused, unless `force` replaces its folder."""
     prefix = parse_command(command)
     req_text = None
     if requirements is not None:
@@ -347,6 +347,10 @@ def import_instances(path: Path, repos: Path, dest: Path, requirements: Path | N
     if not repos.is_dir():
         raise SwebenchError(f"{repos}: --repos is not a directory")
     instances = read_instances(path)
+    there = [i for i in instances if (dest / i.instance_id).exists()]
+    if there and not force:
+        raise SwebenchError(f"{there[0].where}: {dest / there[0].instance_id} exists ({len(there)} of the "
+                            f"{len(instances)} instances are imported already); --force replaces them")
     dest.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".swebench-import-", dir=dest))
     try:

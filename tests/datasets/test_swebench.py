@@ -213,7 +213,11 @@ def test_import_writes_repo_tasks_pinned_at_the_base_commit(loop_cli, project):
     assert "hidden_tests" not in units
     # the tree is covered by the task hash: the same import gives the same digest, an edit another
     digest = tasks.load_folder(calc).spec.digest
-    assert _import(loop_cli, project)[0] == 0 and tasks.load_folder(calc).spec.digest == digest
+    (calc / "mine.txt").write_text("kept")
+    line = _refused(loop_cli, project, ["tasks", "import", "swebench", project["instances"], "--repos",
+                                        project["repos"]], "acme__calc-1 exists (2 of the 2 instances")
+    assert "--force replaces them" in line and (calc / "mine.txt").exists()
+    assert _import(loop_cli, project, "--force")[0] == 0 and tasks.load_folder(calc).spec.digest == digest
     (calc / "repo" / "calc" / "ops.py").write_text("# edited\n")
     assert tasks.load_folder(calc).spec.digest != digest
 
