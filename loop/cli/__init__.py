@@ -58,9 +58,11 @@ def tasks_list(ctx, as_json):
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
-    for r in rows:
-        click.echo(f"{r['name']:<24} {r['kind']:<8} {r['language']:<7} {r['tests']:>2} tests {r['goldens']:>2} goldens  "
-                   f"{r['description'][:60]}")
+    width = max((len(r["name"]) for r in rows), default=0)
+    for r in rows:  # "tests": the tests the task names; "+ passing" when every base-passing test is pass-to-pass
+        more = " + passing" if r["pass_to_pass"] is None else ""
+        click.echo(f"{r['name']:<{width}}  {r['kind']:<8} {r['language']:<7} {r['tests']:>3} tests{more:<10} "
+                   f"{r['goldens']:>2} goldens  {r['description'][:60]}")
 
 
 @tasks_group.command("check")
@@ -200,7 +202,7 @@ def grade_cmd(ctx, task, file, batch_id, samples_file, suite, seed, trials, tria
         print_batch(done, db or config.db_path, as_json, config.loop.min_coverage, samples=True)
         return
     if form == "--batch":
-        done = run_batch(config, [], origin=Origin(), resume=batch_id, db=db, progress=Progress(not as_json),
+        done = run_batch(config, [], origin=Origin(), resume=batch_id, db=db, progress=Progress(True),  # stderr
                          command=command_line(), warn=warn, cluster=cluster_address(config, cluster))
         print_batch(done, db or config.db_path, as_json, config.loop.min_coverage)
         return
@@ -381,7 +383,7 @@ def run_cmd(ctx, task_names, samples, concurrency, base_url, model, record, repl
         return
     origin = origin_from(record, replay_path, base_url, model, concurrency)
     done = run_batch(config, list(task_names), origin=origin, samples=samples, k=k, trials=trials,
-                            rotate_seed=rotate_seed, resume=resume, db=db, progress=Progress(not as_json),
+                            rotate_seed=rotate_seed, resume=resume, db=db, progress=Progress(True),  # stderr, whatever stdout holds
                             command=command_line(), warn=warn, budget=budget, rounds=rounds,
                             cluster=cluster_address(config, cluster))
     print_batch(done, db or config.db_path, as_json, config.loop.min_coverage if min_coverage is None else min_coverage)

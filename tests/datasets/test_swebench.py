@@ -224,6 +224,7 @@ def test_import_writes_repo_tasks_pinned_at_the_base_commit(loop_cli, project):
     code, out = loop_cli("tasks", "list", "--json", config=project["cfg"])
     assert code == 0
     assert {(r["name"], r["kind"]) for r in json.loads(out)} == {("acme__calc-1", "repo"), ("acme__units-2", "repo")}
+    assert all(r["pass_to_pass"] is not None and r["tests"] >= r["pass_to_pass"] for r in json.loads(out))
 
 
 @pytest.mark.sandbox
@@ -563,6 +564,11 @@ def test_swebench_users_get_swebenchs_answer(loop_cli, project):
     assert (a["loop_resolved_instances"], a["integrity_instances"], a["integrity_ids"]) == (1, 1, ids[1:2])
     assert (a["flaky_instances"], a["inconclusive_instances"], a["infra_unknown_instances"]) == (0, 0, 0)
     assert b["loop_resolved_instances"] == 1 and b["model_name_or_path"] == "beta"
+    # `loop report`: why candidates failed, per task; no cost table for batches that asked no endpoint
+    code, out = loop_cli("report", "--batch", batches["org/alpha"], "--db", project["db"], config=project["cfg"])
+    assert code == 0 and "fail reasons" in out and "Tokens and cost" not in out
+    assert [x for x in out.splitlines() if "acme__mini-2" in x][0].rstrip().endswith("touches_tests 1")
+    assert [x for x in out.splitlines() if "acme__mini-3" in x][0].rstrip().endswith("no_code 1")
 
     # --report FILE, a file of several models: one report per model, named after it; a duplicate within a model
     code, out = loop_cli("grade", "--predictions", preds, "--k", "1", "--report", project["tmp"] / "out" / "run.json",
@@ -608,6 +614,15 @@ def test_ids_swebench_truncated_at_a_space_match_the_one_full_id(loop_cli, proje
     code, out = loop_cli("tasks", "check", "acme__words-2", config=project["cfg"])
     assert code == 2 and "'tests/test_w.py::test_len[My' (cut at a space" in out, out
     assert "'tests/test_w.py::test_len[My case]', 'tests/test_w.py::test_len[My other]'" in out
+    # every task is checked, a broken one first in line included, and a summary ends it
+    broken = project["root"] / "harness" / "tasks" / "aaa_broken"
+    broken.mkdir()
+    (broken / "task.toml").write_text('name = "aaa_broken"\nkind = "repo"\n')
+    code, out = loop_cli("tasks", "check", config=project["cfg"])
+    lines = out.strip().splitlines()
+    assert code == 2 and lines[0].startswith("FAIL ") and "aaa_broken" in lines[0], out
+    assert "ok   acme__words-1" in out
+    assert lines[-1] == "1 ok, 2 failed, 0 skipped of 3 tasks; failed: aaa_broken, acme__words-2"
 
 
 def test_swebench_resolution_rule_on_stored_checks():
