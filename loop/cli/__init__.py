@@ -155,7 +155,10 @@ def _import_swebench(instances, dest, repos, requirements, test_command, force) 
 
     if instances is None or repos is None:
         raise click.UsageError("swebench needs INSTANCES.jsonl and --repos DIR")
-    names = swebench.import_instances(instances, repos, dest, requirements, test_command, force)
+    notes: list[str] = []
+    names = swebench.import_instances(instances, repos, dest, requirements, test_command, force, notes)
+    for note in notes:
+        click.echo(note, err=note.startswith("warning:"))
     click.echo(f"imported {len(names)} SWE-bench instance(s) into {dest}: {', '.join(names[:5])}"
                + (" ..." if len(names) > 5 else ""))
 

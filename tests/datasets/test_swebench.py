@@ -235,6 +235,31 @@ def test_declared_requirements_and_override(loop_cli, project, tmp_path):
                           '[project.optional-dependencies]\ntest = ["pytest>=7", "hypothesis"]\ndocs = ["sphinx"]\n',
         "setup.py": "from setuptools import setup\nsetup(install_requires=['six'], extras_require={'tests': ['mock']})\n"})
     assert swebench.declared_requirements(clone, base) == ["attrs>=21", "pytest>=7", "hypothesis", "six", "mock"]
+    # setup.py building its lists from names, test requirement files, tox.ini; what cannot be read is said
+    other = tmp_path / "repos" / "acme__vars"
+    base = _repo(other, {
+        "setup.py": ("from setuptools import setup
+BASE = ['six']
+TESTS = BASE + ['simplejson']
+"
+                     "EXTRAS = {'test': TESTS, 'docs': ['sphinx']}
+"
+                     "setup(install_requires=BASE, extras_require=EXTRAS, tests_require=open('t.txt').read())
+"),
+        "requirements-dev.txt": "-r requirements.txt
+freezegun  # time
+",
+        "tox.ini": "[testenv]
+deps =
+    mock
+    {env:EXTRA:}
+"})
+    found = swebench.find_requirements(other, base)
+    assert found.found == [("setup.py install_requires", ["six"]), ("setup.py extras_require['test']", ["six", "simplejson"]),
+                           ("requirements-dev.txt", ["freezegun"]), ("tox.ini [testenv] deps", ["mock"])]
+    assert found.requirements == ["six", "simplejson", "freezegun", "mock"]
+    assert [w.split(":")[0] for w in found.warnings] == ["setup.py", "requirements-dev.txt"]
+    assert "tests_require is computed (open('t.txt').read())" in found.warnings[0]
     # the project names its own pytest: no second pin
     assert swebench.requirements_text(["pytest>=7", "six"]) == "pytest>=7\nsix\n"
     req = tmp_path / "req.txt"

@@ -351,8 +351,12 @@ def baseline(task: Task, cfg: SandboxConfig, env: Env | None, repeat: int) -> di
             lines = res.stderr.strip().splitlines()
             # pytest names an id it cannot find on an "ERROR: not found: ..." line, before a detail line
             tail = [x for x in lines if x.startswith("ERROR")][-1:] or lines[-1:] or [f"exit status {res.exit_code}"]
+            missing = next((x.strip() for x in lines if "No module named" in x), None)
+            hint = (f"; a module is missing from the task's environment ({missing[:120]}): add it to "
+                    f"{task.path / 'requirements.txt'}, or re-import a SWE-bench instance with --requirements FILE "
+                    "--force") if missing and spec.requirements is not None else ""
             raise TaskError(f"task '{task.name}': the {spec.parser} parser found no tests in the base tree's "
-                            f"report ({tail[0][:200]})")
+                            f"report ({tail[0][:200]}){hint}")
         _BASELINES[key] = res.outcomes
     return _BASELINES[key]
 
