@@ -14,7 +14,7 @@ from loop import kinds, tasks
 from loop import verdicts as V
 from loop.cli.common import (cluster_option, command_line, handle_errors, load_config, origin_from, per_repeat,
                              source_options, warn)
-from loop.cli.output import Progress, grade_json, print_batch, print_grade, warn_unsandboxed
+from loop.cli.output import Progress, grade_json, print_batch, print_grade, print_predictions, warn_unsandboxed
 from loop.errors import LoopError, SuiteError
 from loop.grading.triage import load_quarantine
 from loop.run import one, seeds
@@ -261,27 +261,13 @@ def _grade_predictions(config, path: Path, seed, k, db, as_json, cluster, report
         if as_json:
             click.echo(json.dumps(graded.reports))  # ASCII: a lone surrogate in a report must not break stdout
         else:
-            _print_predictions(graded)
+            print_predictions(graded)
             click.echo(report.render_batch_summary(summary))
         short += [s for s in [report.coverage_shortfall(db or config.db_path, summary, config.loop.min_coverage)] if s]
     for s in short:
         click.echo(f"error: {s}", err=True)
     if short:
         sys.exit(V.EXIT_INCONCLUSIVE)
-
-
-def _print_predictions(graded) -> None:
-    r = graded.run_report
-    click.echo(f"{graded.model} (batch {graded.batch_id}): {r['resolved_instances']} of {r['submitted_instances']} "
-               f"resolved (SWE-bench's rules); {r['loop_resolved_instances']} by loop's; "
-               f"{r['empty_patch_instances']} empty, {r['error_instances']} error, "
-               f"{r['integrity_instances']} with integrity findings")
-    for iid, x in graded.reports.items():
-        f2p, p2p = x["tests_status"]["FAIL_TO_PASS"], x["tests_status"]["PASS_TO_PASS"]
-        tests = (f"fail-to-pass {len(f2p['success'])}/{len(f2p['success']) + len(f2p['failure'])}, pass-to-pass "
-                 f"{len(p2p['success'])}/{len(p2p['success']) + len(p2p['failure'])}") if x["tests_ran"] else "tests not run"
-        click.echo(f"  {iid}: {'resolved' if x['resolved'] else 'unresolved'} ({tests}; loop: {x['verdict']})"
-                   + (f"  {x['reason'][:200]}" if "reason" in x else ""))
 
 
 @cli.command("replay")

@@ -238,22 +238,11 @@ def test_declared_requirements_and_override(loop_cli, project, tmp_path):
     # setup.py building its lists from names, test requirement files, tox.ini; what cannot be read is said
     other = tmp_path / "repos" / "acme__vars"
     base = _repo(other, {
-        "setup.py": ("from setuptools import setup
-BASE = ['six']
-TESTS = BASE + ['simplejson']
-"
-                     "EXTRAS = {'test': TESTS, 'docs': ['sphinx']}
-"
-                     "setup(install_requires=BASE, extras_require=EXTRAS, tests_require=open('t.txt').read())
-"),
-        "requirements-dev.txt": "-r requirements.txt
-freezegun  # time
-",
-        "tox.ini": "[testenv]
-deps =
-    mock
-    {env:EXTRA:}
-"})
+        "setup.py": ("from setuptools import setup\nBASE = ['six']\nTESTS = BASE + ['simplejson']\n"
+                     "EXTRAS = {'test': TESTS, 'docs': ['sphinx']}\n"
+                     "setup(install_requires=BASE, extras_require=EXTRAS, tests_require=open('t.txt').read())\n"),
+        "requirements-dev.txt": "-r requirements.txt\nfreezegun  # time\n",
+        "tox.ini": "[testenv]\ndeps =\n    mock\n    {env:EXTRA:}\n"})
     found = swebench.find_requirements(other, base)
     assert found.found == [("setup.py install_requires", ["six"]), ("setup.py extras_require['test']", ["six", "simplejson"]),
                            ("requirements-dev.txt", ["freezegun"]), ("tox.ini [testenv] deps", ["mock"])]
@@ -466,7 +455,7 @@ def test_bad_predictions_are_refused(loop_cli, project):
 
 
 # end to end: a project's real history, two models in one predictions file, SWE-bench's answer ------------
-MINI_SETUP = ('from setuptools import setup\n\nTEST_DEPS = ["pytest"]\n\n'
+MINI_SETUP = ('from setuptools import setup\n\nTEST_DEPS = ["pytest==8.3.4"]\n\n'
               'setup(name="mini", version="0.1", packages=["mini"], extras_require={"test": TEST_DEPS})\n')
 MINI_TEXT = ("def shout(s):\n    return s.upper() + '!'\n\n\n"
              "def count_words(s):\n    return len(s.split(' '))\n\n\n"  # bug 1: runs of spaces count as words
@@ -528,6 +517,10 @@ def test_swebench_users_get_swebenchs_answer(loop_cli, project):
     assert _import(loop_cli, project)[0] == 0  # the dataset's other instances, not predicted
     code, out = _import(loop_cli, project, instances=_instances(project, "mini.jsonl", rows))
     assert code == 0, out
+    # the import says what each environment is made of, and where it was found: here a variable's extras
+    assert f"acme__mini-1: dependencies from acme/mini at {commits[0][:12]}: setup.py extras_require['test']: " \
+        f"{swebench.PYTEST}" in out, out
+    assert (project["root"] / "harness" / "tasks" / "acme__mini-1" / "requirements.txt").read_text() == swebench.PYTEST + "\n"
     gold = {r["instance_id"]: r["patch"] for r in rows}
     # gold + an edit to the test patch's file that would fail a pass-to-pass test if it were kept
     rigged = _side_patch(clone, commits[1], {
@@ -671,3 +664,21 @@ def test_swebench_resolution_rule_on_stored_checks():
     assert (r["resolved"], r["reason"], r["integrity"][0]["check"]) == (False, "forged_report", "forged_report")
     never = instance_report(ids, pred, {**row, "reason": "patch_does_not_apply"}, [check("patch_does_not_apply", False, "", "patch_does_not_apply")])
     assert (never["tests_ran"], never["patch_successfully_applied"], never["resolved"]) == (False, False, False)
+
+
+@pytest.mark.slow
+def test_a_missing_dependency_names_requirements(loop_cli, project):
+    """A test module importing what the environment lacks: the refusal says which module, and how to add it."""
+    files = {"setup.py": "from setuptools import setup\nsetup(name='j', extras_require=make_extras())\n",
+             "j.py": "def one():\n    return 2\n",
+             "tests/test_j.py": "import simplejson\n\nfrom j import one\n\n\ndef test_one():\n    assert one() == 1\n"}
+    base = _repo(project["repos"] / "acme__j", files)
+    gold = "--- a/j.py\n+++ b/j.py\n@@ -1,2 +1,2 @@\n def one():\n-    return 2\n+    return 1\n"
+    row = {"instance_id": "acme__j-1", "repo": "acme/j", "base_commit": base, "patch": gold, "test_patch": "",
+           "FAIL_TO_PASS": ["tests/test_j.py::test_one"], "PASS_TO_PASS": [], "problem_statement": "one is two"}
+    code, out = _import(loop_cli, project, instances=_instances(project, "j.jsonl", [row]))
+    assert code == 0 and "acme__j-1: dependencies from acme/j" in out and "none declared" in out, out
+    assert "warning: acme__j-1: setup.py: extras_require is computed (make_extras())" in out
+    assert "give --requirements FILE" in out
+    code, out = loop_cli("tasks", "check", "acme__j-1", config=project["cfg"])
+    assert code == 2 and "No module named 'simplejson'" in out and "--requirements FILE --force" in out, out

@@ -231,6 +231,9 @@ class RepoKind:
         env = _environment(spec, cfg)
         base = baseline(task, cfg, env, 0)
         problems = []
+        said = next((o.message for o in base.values() if o.status != V.PASS and "No module named" in o.message), None)
+        if said and spec.requirements is not None:
+            problems.append(f"{task.name}: {_missing_module(task, said)}")
         for t in spec.fail_to_pass + (spec.pass_to_pass or ()):
             full = repo_results.prefixed(base, t) if repo_results.truncated(t) and t not in base else []
             if len(full) > 1:
@@ -249,6 +252,12 @@ class RepoKind:
             failed = ", ".join(f["check"] for f in gold.failures()[:3]) or gold.verdict
             problems.append(f"{task.name}: the gold patch does not pass ({failed})")
         return problems
+
+
+def _missing_module(task: Task, said: str) -> str:
+    """What to do when the base tree's tests cannot import a module: the environment lacks it."""
+    return (f"a module is missing from the task's environment ({said[:160]}): add it to "
+            f"{task.path / 'requirements.txt'}, or re-import a SWE-bench instance with --requirements FILE --force")
 
 
 def missing_tool(spec: RepoSpec) -> str | None:
@@ -352,9 +361,7 @@ def baseline(task: Task, cfg: SandboxConfig, env: Env | None, repeat: int) -> di
             # pytest names an id it cannot find on an "ERROR: not found: ..." line, before a detail line
             tail = [x for x in lines if x.startswith("ERROR")][-1:] or lines[-1:] or [f"exit status {res.exit_code}"]
             missing = next((x.strip() for x in lines if "No module named" in x), None)
-            hint = (f"; a module is missing from the task's environment ({missing[:120]}): add it to "
-                    f"{task.path / 'requirements.txt'}, or re-import a SWE-bench instance with --requirements FILE "
-                    "--force") if missing and spec.requirements is not None else ""
+            hint = f"; {_missing_module(task, missing)}" if missing and spec.requirements is not None else ""
             raise TaskError(f"task '{task.name}': the {spec.parser} parser found no tests in the base tree's "
                             f"report ({tail[0][:200]}){hint}")
         _BASELINES[key] = res.outcomes

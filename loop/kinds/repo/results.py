@@ -86,7 +86,11 @@ def parse_junit(text: str, tree: Path | None = None) -> dict[str, Outcome] | Non
         results = list(case.result)
         bad = [r for r in results if isinstance(r, (Failure, Error))]
         if bad:
-            message = (bad[0].message or bad[0].text or type(bad[0]).__name__.lower()).strip()[:MESSAGE_CAP]
+            message = (bad[0].message or bad[0].text or type(bad[0]).__name__.lower()).strip()
+            if message == "collection failure" and bad[0].text:  # pytest's: the traceback's last E line says why
+                said = [x.strip() for x in bad[0].text.splitlines() if x.startswith("E ")]
+                message += f" ({said[-1]})" if said else ""
+            message = message[:MESSAGE_CAP]
             outcome = Outcome(V.FAIL, message)
         elif any(isinstance(r, Skipped) for r in results):
             outcome = Outcome(SKIP, "skipped")
