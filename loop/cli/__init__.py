@@ -15,8 +15,8 @@ from loop import verdicts as V
 from loop.cli import imports
 from loop.cli.common import (cluster_option, command_line, handle_errors, load_config, origin_from, per_repeat,
                              source_options, warn)
-from loop.cli.output import Progress, grade_json, print_batch, print_grade, warn_unsandboxed
-from loop.errors import SuiteError
+from loop.cli.output import Progress, grade_json, print_batch, print_grade, print_predictions, warn_unsandboxed
+from loop.errors import LoopError, SuiteError
 from loop.grading.triage import load_quarantine
 from loop.run import one, seeds
 from loop.run.batch import grade_samples, rotate_seed_recorded, run_batch
@@ -59,9 +59,11 @@ def tasks_list(ctx, as_json):
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
-    for r in rows:
-        click.echo(f"{r['name']:<24} {r['kind']:<8} {r['language']:<7} {r['tests']:>2} tests {r['goldens']:>2} goldens  "
-                   f"{r['description'][:60]}")
+    width = max((len(r["name"]) for r in rows), default=0)
+    for r in rows:  # "tests": the tests the task names; "+ passing" when every base-passing test is pass-to-pass
+        more = " + passing" if r["pass_to_pass"] is None else ""
+        click.echo(f"{r['name']:<{width}}  {r['kind']:<8} {r['language']:<7} {r['tests']:>3} tests{more:<10} "
+                   f"{r['goldens']:>2} goldens  {r['description'][:60]}")
 
 
 @tasks_group.command("check")
@@ -75,19 +77,27 @@ def tasks_check(ctx, names, no_sandbox):
     load_quarantine(config.root / "harness" / "quarantine.toml")
     sandbox = sandbox_config(config, no_sandbox)
     warn_unsandboxed(sandbox)
-    bad = 0
-    for name in names or tasks.list_tasks(config.root):
-        task = tasks.load(config.root, name)
-        why = kinds.unavailable(task)
-        if why:  # not the task's fault: its grades are inconclusive on this machine
-            click.echo(f"skip {why}")
-            continue
-        problems = kinds.get(task.kind).polarity(task, sandbox)
+    bad, skipped, every = [], 0, names or tasks.list_tasks(config.root)
+    for name in every:  # every task, whatever the one before it did: a broken task is a line, not the end
+        try:
+            task = tasks.load(config.root, name)
+            why = kinds.unavailable(task)
+            if why:  # not the task's fault: its grades are inconclusive on this machine
+                click.echo(f"skip {why}")
+                skipped += 1
+                continue
+            problems = kinds.get(task.kind).polarity(task, sandbox)
+        except LoopError as exc:
+            problems = [str(exc)]
         for p in problems:
             click.echo(f"FAIL {p}")
         if not problems:
             click.echo(f"ok   {name}")
-        bad += bool(problems)
+        else:
+            bad.append(name)
+    if len(every) > 1:
+        click.echo(f"{len(every) - len(bad) - skipped} ok, {len(bad)} failed, {skipped} skipped of {len(every)} tasks"
+                   + (f"; failed: {', '.join(bad)}" if bad else ""))
     if bad:
         raise click.exceptions.Exit(V.EXIT_USAGE)
 
@@ -123,22 +133,23 @@ def tasks_prepare(ctx, names):
 @click.option("--test-command", default=None,
               help="swebench: test command the test ids are appended to (default: python3 -m pytest -p "
                    "no:cacheprovider --junitxml={report}).")
+@click.option("--force", is_flag=True, help="swebench: replace instances imported already (refused otherwise).")
 @click.pass_context
 @handle_errors
-def tasks_import(ctx, source, instances, dest, repos, requirements, test_command):
+def tasks_import(ctx, source, instances, dest, repos, requirements, test_command, force):
     """Import a public benchmark as task folders (humaneval: needs pip install '.[humaneval]';
     evalplus: a HumanEvalPlus or MbppPlus release FILE (.jsonl or .jsonl.gz);
     swebench: INSTANCES.jsonl --repos DIR, one repo task per instance)."""
     config = load_config(ctx)
     dest = dest or tasks.tasks_root(config.root)
     if source == "swebench":
-        imports.swebench(instances, dest, repos, requirements, test_command)
+        imports.swebench(instances, dest, repos, requirements, test_command, force)
         return
     if source == "evalplus":
-        imports.evalplus(config, instances, dest, repos or requirements or test_command)
+        imports.evalplus(config, instances, dest, repos or requirements or test_command or force)
         return
-    if instances or repos or requirements or test_command:
-        raise click.UsageError("humaneval takes no INSTANCES, --repos, --requirements or --test-command")
+    if instances or repos or requirements or test_command or force:
+        raise click.UsageError("humaneval takes no INSTANCES, --repos, --requirements, --test-command or --force")
     from loop.datasets.humaneval import tasks as humaneval
 
     names = humaneval.import_humaneval(dest)
@@ -161,12 +172,14 @@ def tasks_import(ctx, source, instances, dest, repos, requirements, test_command
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--no-sandbox", is_flag=True, help="Run unsandboxed (printed loudly and recorded).")
 @click.option("--predictions", type=click.Path(path_type=Path), default=None,
-              help="Grade a SWE-bench predictions file (instance_id, model_name_or_path, model_patch) as one batch.")
+              help="Grade a SWE-bench predictions file (instance_id, model_name_or_path, model_patch): one batch per model.")
+@click.option("--report", "report_file", type=click.Path(path_type=Path), default=None,
+              help="--predictions: write SWE-bench's run report here (default: <model>.loop-batch-<id>.json beside runs.db).")
 @cluster_option
 @click.pass_context
 @handle_errors
 def grade_cmd(ctx, task, file, batch_id, samples_file, suite, seed, trials, trials_per_repeat, k, db, as_json,
-              no_sandbox, predictions, cluster):
+              no_sandbox, predictions, report_file, cluster):
     """Grade FILE as TASK's candidate and record the grade in runs.db (or, with --batch, a stored batch;
     with --samples, a samples file of imported HumanEval tasks; with --predictions, a SWE-bench predictions file).
 
@@ -177,15 +190,15 @@ def grade_cmd(ctx, task, file, batch_id, samples_file, suite, seed, trials, tria
     _refuse_other_options(ctx, form)
     config = per_repeat(load_config(ctx), trials_per_repeat)
     if form == "--predictions":
-        _grade_predictions(config, predictions, seed, k, db, as_json, cluster_address(config, cluster))
+        _grade_predictions(config, predictions, seed, k, db, as_json, cluster_address(config, cluster), report_file)
         return
     if form == "--samples":
-        done = grade_samples(config, samples_file, k=k, trials=trials, seed=seed, db=db, progress=Progress(not as_json),
+        done = grade_samples(config, samples_file, k=k, trials=trials, seed=seed, db=db, progress=Progress(True),  # stderr
                              command=command_line(), warn=warn, cluster=cluster_address(config, cluster))
         print_batch(done, db or config.db_path, as_json, config.loop.min_coverage, samples=True)
         return
     if form == "--batch":
-        done = run_batch(config, [], origin=Origin(), resume=batch_id, db=db, progress=Progress(not as_json),
+        done = run_batch(config, [], origin=Origin(), resume=batch_id, db=db, progress=Progress(True),  # stderr
                          command=command_line(), warn=warn, cluster=cluster_address(config, cluster))
         print_batch(done, db or config.db_path, as_json, config.loop.min_coverage)
         return
@@ -204,7 +217,7 @@ def grade_cmd(ctx, task, file, batch_id, samples_file, suite, seed, trials, tria
 # What each form of `loop grade` takes: any other option given is a usage error naming it (silently ignoring
 # one would grade with settings the user did not ask for).
 GRADE_FORMS = {
-    "--predictions": {"predictions", "seed", "k", "db", "as_json", "cluster"},
+    "--predictions": {"predictions", "report_file", "seed", "k", "db", "as_json", "cluster"},
     "--samples": {"samples_file", "seed", "k", "trials", "trials_per_repeat", "db", "as_json", "cluster"},
     "--batch": {"batch_id", "db", "as_json", "cluster"},
     "FILE": {"task", "file", "suite", "seed", "trials", "trials_per_repeat", "k", "db", "as_json", "no_sandbox"},
@@ -225,28 +238,28 @@ def _refuse_other_options(ctx: click.Context, form: str) -> None:
                                    + WHY.get(form, f" (it takes {', '.join(takes)})"))
 
 
-def _grade_predictions(config, path: Path, seed, k, db, as_json, cluster) -> None:
-    """`loop grade --predictions`: one batch; --json prints SWE-bench's report keyed by instance_id.
-    A finished batch exits 0 (its failures are data), or 3 when it decided too little."""
+def _grade_predictions(config, path: Path, seed, k, db, as_json, cluster, report_file) -> None:
+    """`loop grade --predictions`: one batch per model, each with SWE-bench's run report written to a file;
+    --json prints one line per model, SWE-bench's per-instance report keyed by instance_id. A finished
+    batch exits 0 (its failures are data), or 3 when one decided too little."""
     from loop.report import tables as report
     from loop.run import predictions as swebench_grade
 
-    done = swebench_grade.grade_predictions(config, path, k=k, seed=seed, db=db, progress=Progress(not as_json),
-                                            command=command_line(), cluster=cluster)
-    summary = report.batch_summary(db or config.db_path, done.batch_id, done.candidates, done.verdicts)
-    if as_json:
-        click.echo(json.dumps(done.reports))  # ASCII: a lone surrogate in a report must not break stdout
-    else:
-        for iid, r in done.reports.items():
-            f2p, p2p = r["tests_status"]["FAIL_TO_PASS"], r["tests_status"]["PASS_TO_PASS"]
-            click.echo(f"{iid}: {'resolved' if r['resolved'] else 'unresolved'} ({r['verdict']}; fail-to-pass "
-                       f"{len(f2p['success'])}/{len(f2p['success']) + len(f2p['failure'])}, pass-to-pass "
-                       f"{len(p2p['success'])}/{len(p2p['success']) + len(p2p['failure'])})"
-                       + (f"  {r['reason'][:200]}" if "reason" in r else ""))
-        click.echo(report.render_batch_summary(summary))
-    shortfall = report.coverage_shortfall(db or config.db_path, summary, config.loop.min_coverage)
-    if shortfall:
-        click.echo(f"error: {shortfall}", err=True)
+    done = swebench_grade.grade_predictions(config, path, k=k, seed=seed, db=db, report=report_file,
+                                            progress=Progress(True), command=command_line(), cluster=cluster)
+    short = []
+    for graded in done:
+        summary = report.batch_summary(db or config.db_path, graded.batch_id, graded.candidates, graded.verdicts)
+        click.echo(f"run report ({graded.model}, batch {graded.batch_id}): {graded.report_file}", err=True)
+        if as_json:
+            click.echo(json.dumps(graded.reports))  # ASCII: a lone surrogate in a report must not break stdout
+        else:
+            print_predictions(graded)
+            click.echo(report.render_batch_summary(summary))
+        short += [s for s in [report.coverage_shortfall(db or config.db_path, summary, config.loop.min_coverage)] if s]
+    for s in short:
+        click.echo(f"error: {s}", err=True)
+    if short:
         sys.exit(V.EXIT_INCONCLUSIVE)
 
 
@@ -352,7 +365,7 @@ def run_cmd(ctx, task_names, samples, concurrency, base_url, model, record, repl
         return
     origin = origin_from(record, replay_path, base_url, model, concurrency)
     done = run_batch(config, list(task_names), origin=origin, samples=samples, k=k, trials=trials,
-                            rotate_seed=rotate_seed, resume=resume, db=db, progress=Progress(not as_json),
+                            rotate_seed=rotate_seed, resume=resume, db=db, progress=Progress(True),  # stderr, whatever stdout holds
                             command=command_line(), warn=warn, budget=budget, rounds=rounds,
                             cluster=cluster_address(config, cluster))
     print_batch(done, db or config.db_path, as_json, config.loop.min_coverage if min_coverage is None else min_coverage)

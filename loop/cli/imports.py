@@ -30,11 +30,14 @@ def evalplus(config, path, dest, swebench_only) -> None:
                f"into {dest}{span}")
 
 
-def swebench(instances, dest, repos, requirements, test_command) -> None:
+def swebench(instances, dest, repos, requirements, test_command, force) -> None:
     from loop.datasets import swebench as dataset
 
     if instances is None or repos is None:
         raise click.UsageError("swebench needs INSTANCES.jsonl and --repos DIR")
-    names = dataset.import_instances(instances, repos, dest, requirements, test_command)
+    notes: list[str] = []
+    names = dataset.import_instances(instances, repos, dest, requirements, test_command, force, notes)
+    for note in notes:
+        click.echo(note, err=note.startswith("warning:"))
     click.echo(f"imported {len(names)} SWE-bench instance(s) into {dest}: {', '.join(names[:5])}"
                + (" ..." if len(names) > 5 else ""))

@@ -90,3 +90,18 @@ def print_batch(done, db: Path, as_json: bool, min_coverage: float = 0.0, sample
     if shortfall:
         click.echo(f"error: {shortfall}", err=True)
         sys.exit(V.EXIT_INCONCLUSIVE)
+
+
+def print_predictions(graded) -> None:
+    """One model's batch of SWE-bench predictions: its run report in a line, then a line per instance."""
+    r = graded.run_report
+    click.echo(f"{graded.model} (batch {graded.batch_id}): {r['resolved_instances']} of {r['submitted_instances']} "
+               f"resolved (SWE-bench's rules); {r['loop_resolved_instances']} by loop's; "
+               f"{r['empty_patch_instances']} empty, {r['error_instances']} error, "
+               f"{r['integrity_instances']} with integrity findings")
+    for iid, x in graded.reports.items():
+        f2p, p2p = x["tests_status"]["FAIL_TO_PASS"], x["tests_status"]["PASS_TO_PASS"]
+        tests = (f"fail-to-pass {len(f2p['success'])}/{len(f2p['success']) + len(f2p['failure'])}, pass-to-pass "
+                 f"{len(p2p['success'])}/{len(p2p['success']) + len(p2p['failure'])}") if x["tests_ran"] else "tests not run"
+        click.echo(f"  {iid}: {'resolved' if x['resolved'] else 'unresolved'} ({tests}; loop: {x['verdict']})"
+                   + (f"  {x['reason'][:200]}" if "reason" in x else ""))

@@ -27,7 +27,7 @@ def imported(root: Path) -> set[str]:
 
 def read_predictions(path: Path, known: set[str]) -> list[Prediction]:
     """SWE-bench predictions (JSONL, a JSON list, or a dict keyed by instance_id): instance_id,
-    model_name_or_path, model_patch; each for an imported instance, once."""
+    model_name_or_path, model_patch; each for an imported instance, once per model."""
     out, seen = [], {}
     for where, obj in json_objects(path, "predictions", keyed=True):
         for key in ("instance_id", "model_name_or_path", "model_patch"):
@@ -40,8 +40,17 @@ def read_predictions(path: Path, known: set[str]) -> list[Prediction]:
         if iid not in known:
             raise SwebenchError(f"{where}: instance {iid!r} is not imported (run: loop tasks import swebench "
                                 "INSTANCES.jsonl --repos DIR)")
-        if iid in seen:
-            raise SwebenchError(f"{where}: instance {iid!r} already predicted at {seen[iid]}")
-        seen[iid] = where
+        if (model, iid) in seen:  # several models in one file are several runs; one model predicts an instance once
+            raise SwebenchError(f"{where}: instance {iid!r} already predicted at {seen[model, iid]} for model {model!r}")
+        seen[model, iid] = where
         out.append(Prediction(where, iid, text(model), text(patch)))  # hostile bytes are the patch's failure
+    return out
+
+
+def by_model(preds: list[Prediction]) -> dict[str, list[Prediction]]:
+    """The predictions grouped by model_name_or_path, in the file's order: SWE-bench grades (and reports)
+    one model per run, so a merged file is one batch per model."""
+    out: dict[str, list[Prediction]] = {}
+    for p in preds:
+        out.setdefault(p.model, []).append(p)
     return out

@@ -184,58 +184,133 @@ def _lines(value: str) -> list[str]:
     return [x.split("#", 1)[0].strip() for x in value.splitlines() if x.split("#", 1)[0].strip()]
 
 
+@dataclass
+class Declared:
+    """What a project declares it needs, where each came from, and what could not be read."""
+
+    found: list[tuple[str, list[str]]]  # (where, requirements): "setup.py extras_require['test']", [...]
+    warnings: list[str]
+
+    @property
+    def requirements(self) -> list[str]:
+        return list(dict.fromkeys(r for _, reqs in self.found for r in reqs))
+
+
 def declared_requirements(clone: Path, commit: str) -> list[str]:
+    return find_requirements(clone, commit).requirements
+
+
+def find_requirements(clone: Path, commit: str) -> Declared:
     """What the project declares it needs at `commit`: pyproject.toml's [project] dependencies, setup.cfg's
-    install_requires and setup.py's literal install_requires, each with a test/tests/testing extra. Read,
-    never executed: setup.py is code from the repository."""
-    reqs: list[str] = []
+    install_requires, setup.py's install_requires / tests_require (literals, or names bound to literals at
+    module level), each with a test/tests/testing extra, then requirements-dev / requirements-test files and
+    tox.ini's [testenv] deps. Read, never executed: setup.py is code from the repository."""
+    out = Declared([], [])
+
+    def add(where: str, reqs: list[str]) -> None:
+        if reqs:
+            out.found.append((where, reqs))
+
     text_ = _file_at(clone, commit, "pyproject.toml")
     if text_:
         try:
             project = tomllib.loads(text_).get("project", {})
         except tomllib.TOMLDecodeError:
             project = {}
+            out.warnings.append("pyproject.toml is not valid TOML: not read")
         if isinstance(project, dict):
-            reqs += _str_list(project.get("dependencies"))
+            add("pyproject.toml [project] dependencies", _str_list(project.get("dependencies")))
             extras = project.get("optional-dependencies")
             for name in TEST_EXTRAS:
-                reqs += _str_list(extras.get(name)) if isinstance(extras, dict) else []
+                add(f"pyproject.toml optional-dependencies.{name}",
+                    _str_list(extras.get(name)) if isinstance(extras, dict) else [])
+            dynamic = project.get("dynamic")
+            if isinstance(dynamic, list) and "dependencies" in dynamic:
+                out.warnings.append("pyproject.toml: dependencies are dynamic (computed at build time): not read")
     text_ = _file_at(clone, commit, "setup.cfg")
     if text_:
         parser = configparser.ConfigParser(interpolation=None)
         try:
             parser.read_string(text_)
-            reqs += _lines(parser.get("options", "install_requires", fallback=""))
+            add("setup.cfg install_requires", _lines(parser.get("options", "install_requires", fallback="")))
             for name in TEST_EXTRAS:
-                reqs += _lines(parser.get("options.extras_require", name, fallback=""))
+                add(f"setup.cfg extras_require.{name}", _lines(parser.get("options.extras_require", name, fallback="")))
         except configparser.Error:
-            pass
+            out.warnings.append("setup.cfg could not be parsed: not read")
     text_ = _file_at(clone, commit, "setup.py")
     if text_:
-        reqs += _setup_py_requirements(text_)
-    return list(dict.fromkeys(reqs))
+        _setup_py(text_, add, out.warnings)
+    for rel in TEST_REQUIREMENT_FILES:
+        text_ = _file_at(clone, commit, rel)
+        if text_:
+            reqs = _lines(text_)
+            skipped = [r for r in reqs if r.startswith("-")]
+            add(rel, [r for r in reqs if not r.startswith("-")])
+            if skipped:
+                out.warnings.append(f"{rel}: {skipped[0]!r} (an option or an included file) not followed")
+    text_ = _file_at(clone, commit, "tox.ini")
+    if text_:
+        parser = configparser.ConfigParser(interpolation=None, strict=False)
+        try:
+            parser.read_string(text_)
+            deps = _lines(parser.get("testenv", "deps", fallback=""))
+        except configparser.Error:
+            deps = []
+            out.warnings.append("tox.ini could not be parsed: not read")
+        add("tox.ini [testenv] deps", [d for d in deps if not d.startswith("-") and "{" not in d])
+    return out
 
 
-def _setup_py_requirements(source: str) -> list[str]:
+TEST_REQUIREMENT_FILES = ("requirements-dev.txt", "requirements-test.txt", "requirements-tests.txt",
+                          "requirements/test.txt", "requirements/tests.txt", "requirements/dev.txt")
+
+
+def _setup_py(source: str, add, warnings: list[str]) -> None:
+    """setup.py's setup(...) keywords, read as literals; a name bound once at module level to something
+    readable counts as what it is bound to (TEST_DEPS = [...]; extras_require={"test": TEST_DEPS})."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError):
-        return []
-    out: list[str] = []
+        warnings.append("setup.py is not valid Python: not read")
+        return
+    bound: dict[str, ast.AST] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            bound[node.targets[0].id] = node.value  # the last binding wins, as it would when run
+
+    def value(node: ast.AST, depth: int = 0):
+        if depth > 20:
+            raise ValueError("too deep")
+        if isinstance(node, ast.Name) and node.id in bound:
+            return value(bound[node.id], depth + 1)
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            return [value(e, depth + 1) for e in node.elts]
+        if isinstance(node, ast.Dict) and None not in node.keys:
+            return {value(k, depth + 1): value(v, depth + 1) for k, v in zip(node.keys, node.values)}
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            left, right = value(node.left, depth + 1), value(node.right, depth + 1)
+            if isinstance(left, list) and isinstance(right, list):
+                return left + right
+            raise ValueError("not a list sum")
+        return ast.literal_eval(node)
+
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
         for kw in node.keywords:
-            try:
-                if kw.arg == "install_requires":
-                    out += _str_list(ast.literal_eval(kw.value))
-                elif kw.arg == "extras_require":
-                    extras = ast.literal_eval(kw.value)
-                    for name in TEST_EXTRAS:
-                        out += _str_list(extras.get(name)) if isinstance(extras, dict) else []
-            except (ValueError, TypeError, SyntaxError, RecursionError):
+            if kw.arg not in ("install_requires", "tests_require", "extras_require"):
                 continue
-    return out
+            try:
+                got = value(kw.value)
+            except (ValueError, TypeError, SyntaxError, RecursionError, KeyError):
+                warnings.append(f"setup.py: {kw.arg} is computed ({ast.unparse(kw.value)[:60]}), not a literal "
+                                "or a name bound to one: not read")
+                continue
+            if kw.arg == "extras_require":
+                for name in TEST_EXTRAS:
+                    add(f"setup.py extras_require[{name!r}]", _str_list(got.get(name)) if isinstance(got, dict) else [])
+            else:
+                add(f"setup.py {kw.arg}", _str_list(got))
 
 
 def requirements_text(declared: list[str]) -> str:
@@ -260,7 +335,8 @@ def test_command(prefix: list[str], tree: Path) -> list[str]:
     return [*prefix, *extra] if "{tests}" in prefix else [*prefix, *extra, "{tests}"]
 
 
-def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[str], requirements: str | None) -> None:
+def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[str], requirements: str | None,
+           notes: list[str]) -> None:
     base = resolve(clone, inst.base_commit, where, "base_commit")
     env_commit = resolve(clone, inst.environment_setup_commit, where, "environment_setup_commit") \
         if inst.environment_setup_commit else base
@@ -294,7 +370,16 @@ def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[s
                                 f"{rejected.splitlines()[0] if rejected else ''}")
     context = sorted({str(PurePosixPath(p)) for p in repo_patch.paths_in(inst.patch)[0] if (tree / p).is_file()})
     (folder / "gold.patch").write_text(inst.patch if inst.patch.endswith("\n") else inst.patch + "\n", encoding="utf-8")
-    req = requirements if requirements is not None else requirements_text(declared_requirements(clone, env_commit))
+    if requirements is None:
+        declared = find_requirements(clone, env_commit)
+        req = requirements_text(declared.requirements)
+        found = "; ".join(f"{where}: {', '.join(reqs)}" for where, reqs in declared.found) or "none declared"
+        notes.append(f"{inst.instance_id}: dependencies from {inst.repo} at {env_commit[:12]}: {found}"
+                     + (f" (+ {PYTEST})" if PYTEST not in declared.requirements else ""))
+        notes += [f"warning: {inst.instance_id}: {w}; if its tests need more, give --requirements FILE"
+                  for w in declared.warnings]
+    else:
+        req = requirements
     (folder / "requirements.txt").write_text(req, encoding="utf-8")
     keys = {
         "name": inst.instance_id, "kind": "repo", "language": "python",
@@ -334,9 +419,11 @@ def parse_command(command: str | None) -> list[str]:
 
 
 def import_instances(path: Path, repos: Path, dest: Path, requirements: Path | None = None,
-                     command: str | None = None) -> list[str]:
+                     command: str | None = None, force: bool = False, notes: list[str] | None = None) -> list[str]:
     """Turn every instance of `path` into a task folder under `dest`; all or nothing: a bad instance leaves
-    `dest` as it was. Re-importing an instance replaces its folder."""
+    `dest` as it was. An instance already there is refused, unless `force` replaces its folder. `notes`
+    receives what each environment was made of (dependencies found and where) and what could not be read."""
+    notes = notes if notes is not None else []
     prefix = parse_command(command)
     req_text = None
     if requirements is not None:
@@ -347,6 +434,10 @@ def import_instances(path: Path, repos: Path, dest: Path, requirements: Path | N
     if not repos.is_dir():
         raise SwebenchError(f"{repos}: --repos is not a directory")
     instances = read_instances(path)
+    there = [i for i in instances if (dest / i.instance_id).exists()]
+    if there and not force:
+        raise SwebenchError(f"{there[0].where}: {dest / there[0].instance_id} exists ({len(there)} of the "
+                            f"{len(instances)} instances are imported already); --force replaces them")
     dest.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".swebench-import-", dir=dest))
     try:
@@ -354,7 +445,7 @@ def import_instances(path: Path, repos: Path, dest: Path, requirements: Path | N
             where = inst.where
             folder = staging / inst.instance_id
             folder.mkdir()
-            _build(inst, where, find_clone(repos, inst.repo, where), folder, prefix, req_text)
+            _build(inst, where, find_clone(repos, inst.repo, where), folder, prefix, req_text, notes)
             tasks.load_folder(folder)  # the folder must load as the task it claims to be
         for inst in instances:
             final = dest / inst.instance_id

@@ -125,6 +125,10 @@ class Options:
     # False: the trials are a budget per grade, split across the k repeats (each runs every k-th trial; a
     # counterexample is confirmed under every repeat's environment). True: every repeat runs every trial.
     trials_per_repeat: bool = False
+    # "loop": a repository patch that edits a test file is refused (touches_tests). "swebench" (`loop grade
+    # --predictions`): SWE-bench's rules, the whole patch applied, the test patch's files then reset to what the
+    # dataset's test patch makes them, the tests run; what loop would have refused fails the grade beside them.
+    rules: str = "loop"
 
     def part(self, repeat: int) -> tuple[int, int] | None:
         """Repeat `repeat`'s share of the trials (engine.in_part), None where every repeat runs them all."""

@@ -40,16 +40,38 @@ def pass_rates(db: Path, *, batch: int | None = None, task: str | None = None, k
     return rows
 
 
+ASKING = ("run", "generate", "synthesize")  # batch kinds that ask an endpoint
+
+
+def fail_reasons(db: Path, *, batch: int | None = None, task: str | None = None) -> dict[tuple, str]:
+    """(batch_id, task) -> why its candidates failed, most common first ("touches_tests 2, tests 1"): a
+    reply without code, a refused patch and a wrong fix are not one "fail". Failing tests count as `tests`."""
+    where, params = ["verdict in ('stable_fail', 'flaky') and reason is not null"], []
+    if batch is not None:
+        where.append("batch_id = ?")
+        params.append(batch)
+    if task is not None:
+        where.append("task = ?")
+        params.append(task)
+    sql = ("select batch_id, task, case when reason like 'test:%' then 'tests' else reason end as why, count(*) n "
+           f"from candidates where {' and '.join(where)} group by batch_id, task, why order by n desc, why")
+    out: dict[tuple, list[str]] = {}
+    for r in sqlite_utils.Database(db).query(sql, params):
+        out.setdefault((r["batch_id"], r["task"]), []).append(f"{r['why']} {r['n']}")
+    return {key: ", ".join(v) for key, v in out.items()}
+
+
 def render_table(rows: list[dict]) -> str:
     head = ["batch", "task", "model", "seed", "n", "decided", "pass", "varying", "flaky", "fail", "inconcl", "infra",
-            "rate [95% CI]", "coverage", "pass@1", "pass@k"]
+            "rate [95% CI]", "coverage", "pass@1", "pass@k"] + (["fail reasons"] if any("reasons" in r for r in rows) else [])
     body = []
     for r in rows:
         ci = "-" if r["pass_rate"] is None else f"{r['pass_rate']:.2f} [{r['wilson_low']:.2f}, {r['wilson_high']:.2f}]"
         body.append([str(r["batch_id"]), r["task"], str(r["model"] or "-"), str(r["seed"]), str(r["candidates"]),
                      str(r["decided"]), str(r["stable_pass"]), str(r["stable_pass_varying"]), str(r["flaky"]),
                      str(r["stable_fail"]), str(r["inconclusive"]), str(r["infra_unknown"]), ci,
-                     fmt_value(r["coverage"]), fmt_value(r["pass@1"]), fmt_value(r["pass@k"]) + (f" (k={r['k']})" if r["pass@k"] is not None else "")])
+                     fmt_value(r["coverage"]), fmt_value(r["pass@1"]), fmt_value(r["pass@k"]) + (f" (k={r['k']})" if r["pass@k"] is not None else "")]
+                    + ([r.get("reasons", "-")[:80]] if "reasons" in head[-1] else []))
     return columns(head, body)
 
 
@@ -222,6 +244,10 @@ def render_report(db: Path, fmt: str = "table", *, batch: int | None = None, tas
     """`loop report`: pass rates, and in a table or JSON also costs, requests, fuzz inputs and synthesis
     (the HTML page is loop.report.html)."""
     rows = pass_rates(db, batch=batch, task=task, k=pass_k)
+    if fmt == "table":
+        reasons = fail_reasons(db, batch=batch, task=task)
+        for r in rows:
+            r["reasons"] = reasons.get((r["batch_id"], r["task"]), "-")
     text = {"table": render_table, "json": render_json, "csv": render_csv}[fmt](rows)
     synth = synthesis_rates(db, batch=batch, task=task)
     requests = request_rates(db, batch=batch)
@@ -235,9 +261,12 @@ def render_report(db: Path, fmt: str = "table", *, batch: int | None = None, tas
     if fmt != "table":
         # a second CSV table, after a blank line, only when a batch ran feedback rounds
         return text + ("\n" + rounds.render_rounds_csv(rates) if rounds.has_rounds(rates) else "")
-    if batches:
+    # a batch that asked no endpoint (a predictions or samples file, one graded file) has no cost to show
+    asked = [b for b in batches if b["kind"] in ASKING or b["prompt_tokens"] or b["completion_tokens"]]
+    if asked:
+        ids = {b["batch_id"] for b in asked}
         text += "\n\nTokens and cost (endpoint.prompt_price / completion_price per million tokens)\n"
-        text += render_costs_table(batches, costs)
+        text += render_costs_table(asked, [c for c in costs if c["batch_id"] in ids])
     if requests:
         text += "\n\nRequests (429s and the adaptive limiter)\n" + render_requests_table(requests)
     if inputs:

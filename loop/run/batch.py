@@ -73,7 +73,8 @@ def run_batch(config: Config, task_names: list[str], *, origin: Origin, samples:
                                 cluster, asks=batch["kind"] != "grade")
                 opts = grade_options(config, suite=batch["suite"], seed=batch["seed"], k=batch["k"] or k,
                                      trials=batch["trials"] if batch["trials"] is not None else trials,
-                                     trials_per_repeat=recorded_loop(batch).get("trials_per_repeat") is True)
+                                     trials_per_repeat=recorded_loop(batch).get("trials_per_repeat") is True,
+                                     rules="swebench" if recorded_loop(batch).get("rules") == "swebench" else "loop")
                 spending = _budget(job.settings, budget, **store.spending(resume))
                 return _Pipeline(config, store, resume, job, sandbox, opts, grade_now, progress, workers,
                                  spending, rounds=recorded_rounds(batch)).run(rows)
@@ -157,7 +158,7 @@ def _grade_loaded(config, candidates, opts, record, sandbox, workers, started, *
     job = _Job.load(config, sorted({c.task for c in candidates}), Origin(), None, sandbox, True, warn, cluster,
                     asks=False)
     loop = {"k": opts.k, "trials": opts.trials, "trials_per_repeat": opts.trials_per_repeat, "suite": opts.suite,
-            "seed": opts.seed, **record, "workers": workers}
+            "seed": opts.seed, **({"rules": opts.rules} if opts.rules != "loop" else {}), **record, "workers": workers}
     models = sorted({c.model for c in candidates if c.model})
     with RunStore(db or config.db_path) as store:
         with store.batch(batch_kind, seed=opts.seed, k=opts.k, trials=opts.trials, suite=opts.suite,

@@ -42,11 +42,12 @@ class Origin:
 
 
 def grade_options(config: Config, *, suite: str | None = None, seed: int | None = None, trials: int | None = None,
-                  k: int | None = None, trials_per_repeat: bool | None = None) -> Options:
+                  k: int | None = None, trials_per_repeat: bool | None = None, rules: str = "loop") -> Options:
     """How a command grades: each value it was given, else the configuration's (the seed: the current one)."""
     return Options(suite=suite or config.loop.suite, seed=seeds.current(config.root) if seed is None else seed,
                    trials=config.loop.trials if trials is None else trials, k=k or config.loop.k,
-                   trials_per_repeat=config.loop.trials_per_repeat if trials_per_repeat is None else trials_per_repeat)
+                   trials_per_repeat=config.loop.trials_per_repeat if trials_per_repeat is None else trials_per_repeat,
+                   rules=rules)
 
 
 def sandbox_config(config: Config, no_sandbox: bool = False) -> SandboxConfig:

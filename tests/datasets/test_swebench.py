@@ -175,8 +175,13 @@ def _pred(iid: str, patch: str | None, model: str = "m") -> dict:
 
 
 def _grade(loop_cli, p, preds: Path, *extra):
+    """--json prints one line per model (one batch each): merged here, keyed by instance_id."""
     code, out = loop_cli("grade", "--predictions", preds, "--json", "--k", "1", *extra, config=p["cfg"])
-    return code, json.loads(out.strip().splitlines()[-1])
+    merged = {}
+    for line in out.splitlines():
+        if line.startswith("{"):
+            merged.update(json.loads(line))
+    return code, merged
 
 
 # import --------------------------------------------------------------------------------------------------
@@ -208,13 +213,18 @@ def test_import_writes_repo_tasks_pinned_at_the_base_commit(loop_cli, project):
     assert "hidden_tests" not in units
     # the tree is covered by the task hash: the same import gives the same digest, an edit another
     digest = tasks.load_folder(calc).spec.digest
-    assert _import(loop_cli, project)[0] == 0 and tasks.load_folder(calc).spec.digest == digest
+    (calc / "mine.txt").write_text("kept")
+    line = _refused(loop_cli, project, ["tasks", "import", "swebench", project["instances"], "--repos",
+                                        project["repos"]], "acme__calc-1 exists (2 of the 2 instances")
+    assert "--force replaces them" in line and (calc / "mine.txt").exists()
+    assert _import(loop_cli, project, "--force")[0] == 0 and tasks.load_folder(calc).spec.digest == digest
     (calc / "repo" / "calc" / "ops.py").write_text("# edited\n")
     assert tasks.load_folder(calc).spec.digest != digest
 
     code, out = loop_cli("tasks", "list", "--json", config=project["cfg"])
     assert code == 0
     assert {(r["name"], r["kind"]) for r in json.loads(out)} == {("acme__calc-1", "repo"), ("acme__units-2", "repo")}
+    assert all(r["pass_to_pass"] is not None and r["tests"] >= r["pass_to_pass"] for r in json.loads(out))
 
 
 @pytest.mark.sandbox
@@ -225,6 +235,20 @@ def test_declared_requirements_and_override(loop_cli, project, tmp_path):
                           '[project.optional-dependencies]\ntest = ["pytest>=7", "hypothesis"]\ndocs = ["sphinx"]\n',
         "setup.py": "from setuptools import setup\nsetup(install_requires=['six'], extras_require={'tests': ['mock']})\n"})
     assert swebench.declared_requirements(clone, base) == ["attrs>=21", "pytest>=7", "hypothesis", "six", "mock"]
+    # setup.py building its lists from names, test requirement files, tox.ini; what cannot be read is said
+    other = tmp_path / "repos" / "acme__vars"
+    base = _repo(other, {
+        "setup.py": ("from setuptools import setup\nBASE = ['six']\nTESTS = BASE + ['simplejson']\n"
+                     "EXTRAS = {'test': TESTS, 'docs': ['sphinx']}\n"
+                     "setup(install_requires=BASE, extras_require=EXTRAS, tests_require=open('t.txt').read())\n"),
+        "requirements-dev.txt": "-r requirements.txt\nfreezegun  # time\n",
+        "tox.ini": "[testenv]\ndeps =\n    mock\n    {env:EXTRA:}\n"})
+    found = swebench.find_requirements(other, base)
+    assert found.found == [("setup.py install_requires", ["six"]), ("setup.py extras_require['test']", ["six", "simplejson"]),
+                           ("requirements-dev.txt", ["freezegun"]), ("tox.ini [testenv] deps", ["mock"])]
+    assert found.requirements == ["six", "simplejson", "freezegun", "mock"]
+    assert [w.split(":")[0] for w in found.warnings] == ["setup.py", "requirements-dev.txt"]
+    assert "tests_require is computed (open('t.txt').read())" in found.warnings[0]
     # the project names its own pytest: no second pin
     assert swebench.requirements_text(["pytest>=7", "six"]) == "pytest>=7\nsix\n"
     req = tmp_path / "req.txt"
@@ -268,9 +292,11 @@ def test_predictions_gold_resolved_noop_unresolved(loop_cli, project):
     assert bad["tests_status"]["FAIL_TO_PASS"] == {"success": [], "failure": CALC_F2P}
     assert bad["tests_status"]["PASS_TO_PASS"] == {"success": CALC_P2P, "failure": []}  # parametrized and class ids
     assert bad["reason"] == ", ".join(f"test:{t}" for t in CALC_F2P)
-    # one batch in runs.db, one candidate per prediction, one checks row per test id
+    # one candidate per prediction, one checks row per test id
     con = sqlite3.connect(project["db"])
-    assert con.execute("SELECT kind, status, k, seed FROM batches").fetchall() == [("predictions", "done", 1, 11)]
+    # one batch per model, each with the seed given
+    assert con.execute("SELECT kind, status, k, model, seed FROM batches").fetchall() == [
+        ("predictions", "done", 1, "gold", 11), ("predictions", "done", 1, "noop", 11)]
     rows = con.execute("SELECT task, model, verdict, resolved, seed FROM candidates ORDER BY task").fetchall()
     assert rows == [("acme__calc-1", "noop", V.STABLE_FAIL, 0, 11), ("acme__units-2", "gold", V.STABLE_PASS, 1, 11)]
     transitions = dict(con.execute('SELECT "check", transition FROM checks WHERE "repeat" IS NULL AND kind = ?',
@@ -283,8 +309,8 @@ def test_predictions_gold_resolved_noop_unresolved(loop_cli, project):
 def test_predictions_refused_patches(loop_cli, project):
     assert _import(loop_cli, project)[0] == 0
     stale = CALC_GOLD.replace('    """x limited to [lo, hi]."""', '    """x kept in [lo, hi]."""')
-    edits_test = ("--- a/test_convert.py\n+++ b/test_convert.py\n@@ -1,1 +1,1 @@\n"
-                  "-from units.convert import km_to_m, m_to_cm\n+from units.convert import km_to_m, m_to_cm  # x\n")
+    edits_test = ("--- a/test_convert.py\n+++ b/test_convert.py\n@@ -1,3 +1,3 @@\n"
+                  "-from units.convert import km_to_m, m_to_cm\n+from units.convert import km_to_m, m_to_cm  # x\n \n \n")
     preds = _preds(project, "preds.json", [_pred("acme__calc-1", stale), _pred("acme__units-2", edits_test)],
                    as_list=True)
     code, report = _grade(loop_cli, project, preds)
@@ -293,8 +319,13 @@ def test_predictions_refused_patches(loop_cli, project):
     assert (stale_r["resolved"], stale_r["reason"], stale_r["patch_successfully_applied"]) == (
         False, "patch_does_not_apply", False)
     assert "x kept in" in stale_r["detail"] and "rejected hunks" in stale_r["detail"]  # the rejected hunk
-    assert stale_r["tests_status"]["FAIL_TO_PASS"]["failure"] == CALC_F2P
+    # it never ran: no test is reported failing, as SWE-bench writes no test status for it
+    assert stale_r["tests_ran"] is False and stale_r["tests_status"]["FAIL_TO_PASS"] == {"success": [], "failure": []}
+    # SWE-bench's rules run a patch that edits a test file; loop's judgement stays beside it
     assert (touch_r["resolved"], touch_r["reason"], touch_r["verdict"]) == (False, "touches_tests", V.STABLE_FAIL)
+    assert touch_r["patch_successfully_applied"] and touch_r["tests_ran"]
+    assert [i["check"] for i in touch_r["integrity"]] == ["touches_tests"]
+    assert touch_r["tests_status"]["FAIL_TO_PASS"]["failure"] == ["test_convert.py::test_km"]
 
     # a file the test patch touches, though it holds no named test; a path out of the tree; an empty patch
     helper = "--- a/tests/helpers.py\n+++ b/tests/helpers.py\n@@ -1 +1 @@\n-LIMITS = (0, 10)\n+LIMITS = (0, 9)\n"
@@ -421,3 +452,233 @@ def test_bad_predictions_are_refused(loop_cli, project):
     nested.write_text("[" * 100000 + "\n")
     _refused(loop_cli, project, [*grade, nested], "not valid JSON")
     assert not project["db"].exists()
+
+
+# end to end: a project's real history, two models in one predictions file, SWE-bench's answer ------------
+MINI_SETUP = ('from setuptools import setup\n\nTEST_DEPS = ["pytest==8.3.4"]\n\n'
+              'setup(name="mini", version="0.1", packages=["mini"], extras_require={"test": TEST_DEPS})\n')
+MINI_TEXT = ("def shout(s):\n    return s.upper() + '!'\n\n\n"
+             "def count_words(s):\n    return len(s.split(' '))\n\n\n"  # bug 1: runs of spaces count as words
+             "def initials(name):\n    return ''.join(p[0] for p in name.split())\n\n\n"  # bug 2: not upper-cased
+             "def clip(s, n):\n    return s[:n - 1]\n")  # bug 3: one character short
+MINI_TESTS = ("from mini.text import clip, count_words, initials, shout\n\n\n"
+              "def test_shout():\n    assert shout('hi') == 'HI!'\n\n\n"
+              "def test_count_simple():\n    assert count_words('a b') == 2\n")
+MINI_FIXES = [  # (old, new) in mini/text.py, the test the fix's commit adds
+    ("len(s.split(' '))", "len(s.split())", "def test_count_spaces():\n    assert count_words('a  b') == 2\n"),
+    ("p[0] for p", "p[0].upper() for p", "def test_initials():\n    assert initials('ada lovelace') == 'AL'\n"),
+    ("s[:n - 1]", "s[:n]", "def test_clip():\n    assert clip('abc', 2) == 'ab'\n"),
+]
+
+
+def _commit(repo: Path, files: dict[str, str], message: str) -> str:
+    for rel, body in files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(body)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", message)
+    return _git(repo, "rev-parse", "HEAD")
+
+
+def _side_patch(repo: Path, base: str, files: dict[str, str]) -> str:
+    """A patch made as a developer makes one: a commit on a branch from `base`, diffed against it."""
+    _git(repo, "checkout", "-q", "-B", "side", base)
+    head = _commit(repo, files, "side")
+    _git(repo, "checkout", "-q", "main")
+    return _git(repo, "diff", base, head) + "\n"
+
+
+@pytest.mark.slow
+def test_swebench_users_get_swebenchs_answer(loop_cli, project):
+    """Three instances from a small project's real bug-fix commits (a setup.py whose extras come from a
+    variable); gold, gold + a test edit, empty, not applying, wrong and null predictions of two models in
+    one file: `resolved` is what SWE-bench's rules give, each model's run report has SWE-bench's keys and
+    counts, and loop's stricter judgement stays beside them."""
+    clone = project["repos"] / "acme__mini"
+    clone.mkdir(parents=True)
+    _git(clone, "init", "-q", "-b", "main")
+    commits = [_commit(clone, {"setup.py": MINI_SETUP, "mini/__init__.py": "", "mini/text.py": MINI_TEXT,
+                               "tests/test_text.py": MINI_TESTS}, "base")]
+    text_, tests_ = MINI_TEXT, MINI_TESTS
+    for old, new, test in MINI_FIXES:
+        text_, tests_ = text_.replace(old, new), tests_ + "\n\n" + test
+        commits.append(_commit(clone, {"mini/text.py": text_, "tests/test_text.py": tests_}, f"fix {old}"))
+    p2p = ["tests/test_text.py::test_shout", "tests/test_text.py::test_count_simple"]
+    rows = []
+    for n, (old, new, test) in enumerate(MINI_FIXES, 1):
+        base, fix = commits[n - 1], commits[n]
+        f2p = ["tests/test_text.py::" + test.split("(")[0].removeprefix("def ")]
+        rows.append({"instance_id": f"acme__mini-{n}", "repo": "acme/mini", "base_commit": base,
+                     "patch": _git(clone, "diff", base, fix, "--", "mini") + "\n",
+                     "test_patch": _git(clone, "diff", base, fix, "--", "tests") + "\n",
+                     "FAIL_TO_PASS": f2p, "PASS_TO_PASS": list(p2p), "environment_setup_commit": commits[0],
+                     "problem_statement": f"{old} is wrong"})
+        p2p += f2p
+    assert _import(loop_cli, project)[0] == 0  # the dataset's other instances, not predicted
+    code, out = _import(loop_cli, project, instances=_instances(project, "mini.jsonl", rows))
+    assert code == 0, out
+    # the import says what each environment is made of, and where it was found: here a variable's extras
+    assert f"acme__mini-1: dependencies from acme/mini at {commits[0][:12]}: setup.py extras_require['test']: " \
+        f"{swebench.PYTEST}" in out, out
+    assert (project["root"] / "harness" / "tasks" / "acme__mini-1" / "requirements.txt").read_text() == swebench.PYTEST + "\n"
+    gold = {r["instance_id"]: r["patch"] for r in rows}
+    # gold + an edit to the test patch's file that would fail a pass-to-pass test if it were kept
+    rigged = _side_patch(clone, commits[1], {
+        "mini/text.py": MINI_TEXT.replace(*MINI_FIXES[0][:2]).replace(*MINI_FIXES[1][:2]),
+        "tests/test_text.py": (MINI_TESTS + "\n\n" + MINI_FIXES[0][2]).replace("== 'HI!'", "== 'nope'")})
+    stale = gold["acme__mini-1"].replace(" def count_words(s):", " def count_words(text):")
+    wrong = _side_patch(clone, commits[1], {"mini/text.py": MINI_TEXT.replace(*MINI_FIXES[0][:2]).replace(
+        "p[0] for p", "p[:1] for p")})
+    preds = _preds(project, "merged.jsonl", [
+        _pred("acme__mini-1", gold["acme__mini-1"], "org/alpha"), _pred("acme__mini-2", rigged, "org/alpha"),
+        _pred("acme__mini-3", "", "org/alpha"),
+        _pred("acme__mini-1", stale, "beta"), _pred("acme__mini-2", wrong, "beta"),
+        _pred("acme__mini-3", gold["acme__mini-3"], "beta")])
+    code, out = loop_cli("grade", "--predictions", preds, "--json", "--k", "1", config=project["cfg"])
+    assert code == 0, out
+    per_model = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    assert len(per_model) == 2  # one batch (and one JSON line) per model
+    alpha, beta = per_model
+    # SWE-bench's rules: the rigged test edit is discarded before the hidden tests go in, so it is resolved
+    assert {i: (r["resolved"], r["patch_successfully_applied"]) for i, r in alpha.items()} == {
+        "acme__mini-1": (True, True), "acme__mini-2": (True, True), "acme__mini-3": (False, False)}
+    assert {i: (r["resolved"], r["patch_successfully_applied"]) for i, r in beta.items()} == {
+        "acme__mini-1": (False, False), "acme__mini-2": (False, True), "acme__mini-3": (True, True)}
+    # loop's own judgement, beside: the test edit is refused, the tests it ran are still reported
+    rigged_r = alpha["acme__mini-2"]
+    assert (rigged_r["verdict"], rigged_r["loop_resolved"], rigged_r["reason"]) == (V.STABLE_FAIL, False, "touches_tests")
+    assert [i["check"] for i in rigged_r["integrity"]] == ["touches_tests"]
+    assert rigged_r["tests_status"]["PASS_TO_PASS"]["success"] == p2p[:3] and rigged_r["tests_ran"]
+    assert alpha["acme__mini-1"]["loop_resolved"] and alpha["acme__mini-1"]["integrity"] == []
+    assert not alpha["acme__mini-3"]["tests_ran"] and alpha["acme__mini-3"]["reason"] == V.NO_CODE
+    assert beta["acme__mini-1"]["reason"] == "patch_does_not_apply" and not beta["acme__mini-1"]["tests_ran"]
+    assert beta["acme__mini-2"]["tests_status"]["FAIL_TO_PASS"] == {"success": [], "failure": ["tests/test_text.py::test_initials"]}
+
+    # each model's run report, in SWE-bench's shape, beside runs.db under SWE-bench's name
+    con = sqlite3.connect(project["db"])
+    batches = dict(con.execute("SELECT model, id FROM batches WHERE kind = 'predictions'").fetchall())
+    assert set(batches) == {"org/alpha", "beta"}
+    recorded = json.loads(con.execute("SELECT config FROM batches WHERE id = ?", (batches["beta"],)).fetchone()[0])
+    assert recorded["loop"]["rules"] == "swebench"  # `loop grade --batch` finishes it under the same rules
+    reports = {m: json.loads((project["db"].parent / f"{m.replace('/', '__')}.loop-batch-{b}.json").read_text())
+               for m, b in batches.items()}
+    swebench_keys = {"total_instances", "submitted_instances", "completed_instances", "resolved_instances",
+                     "unresolved_instances", "empty_patch_instances", "error_instances", "completed_ids",
+                     "incomplete_ids", "empty_patch_ids", "submitted_ids", "resolved_ids", "unresolved_ids",
+                     "error_ids", "schema_version"}
+    ids = [f"acme__mini-{n}" for n in (1, 2, 3)]
+    a, b = reports["org/alpha"], reports["beta"]
+    assert swebench_keys <= set(a) and a["schema_version"] == 2
+    # total: every imported instance (the calc and units ones too), as SWE-bench counts the whole dataset
+    assert {k: a[k] for k in swebench_keys if k.endswith("instances")} == {
+        "total_instances": 5, "submitted_instances": 3, "completed_instances": 2, "resolved_instances": 2,
+        "unresolved_instances": 0, "empty_patch_instances": 1, "error_instances": 0}
+    assert (a["resolved_ids"], a["empty_patch_ids"], a["incomplete_ids"]) == (ids[:2], ids[2:], ["acme__calc-1", "acme__units-2"])
+    assert {k: b[k] for k in swebench_keys if k.endswith("instances")} == {
+        "total_instances": 5, "submitted_instances": 3, "completed_instances": 2, "resolved_instances": 1,
+        "unresolved_instances": 1, "empty_patch_instances": 0, "error_instances": 1}
+    assert (b["resolved_ids"], b["unresolved_ids"], b["error_ids"]) == (ids[2:], ids[1:2], ids[:1])
+    # loop's own counts
+    assert (a["loop_resolved_instances"], a["integrity_instances"], a["integrity_ids"]) == (1, 1, ids[1:2])
+    assert (a["flaky_instances"], a["inconclusive_instances"], a["infra_unknown_instances"]) == (0, 0, 0)
+    assert b["loop_resolved_instances"] == 1 and b["model_name_or_path"] == "beta"
+    # `loop report`: why candidates failed, per task; no cost table for batches that asked no endpoint
+    code, out = loop_cli("report", "--batch", batches["org/alpha"], "--db", project["db"], config=project["cfg"])
+    assert code == 0 and "fail reasons" in out and "Tokens and cost" not in out
+    assert [x for x in out.splitlines() if "acme__mini-2" in x][0].rstrip().endswith("touches_tests 1")
+    assert [x for x in out.splitlines() if "acme__mini-3" in x][0].rstrip().endswith("no_code 1")
+
+    # --report FILE, a file of several models: one report per model, named after it; a duplicate within a model
+    code, out = loop_cli("grade", "--predictions", preds, "--k", "1", "--report", project["tmp"] / "out" / "run.json",
+                         config=project["cfg"])
+    assert code == 0, out
+    assert "org/alpha (batch 3): 2 of 3 resolved (SWE-bench's rules); 1 by loop's" in out
+    assert json.loads((project["tmp"] / "out" / "run.org__alpha.json").read_text())["resolved_ids"] == ids[:2]
+    assert json.loads((project["tmp"] / "out" / "run.beta.json").read_text())["error_ids"] == ids[:1]
+    twice = _preds(project, "twice.jsonl", [_pred("acme__mini-1", "", "beta"), _pred("acme__mini-1", "", "org/alpha"),
+                                             _pred("acme__mini-1", stale, "beta")])
+    line = _refused(loop_cli, project, ["grade", "--predictions", twice], "already predicted at")
+    assert f"{twice}:3:" in line and f"{twice}:1" in line and "'beta'" in line
+
+
+@pytest.mark.slow
+def test_ids_swebench_truncated_at_a_space_match_the_one_full_id(loop_cli, project):
+    """SWE-bench's log parser cuts pytest ids at the first space (`test_x[My`): such an id is the unique full
+    id it was cut from; one that could be several is refused at check, naming them."""
+    files = {"pyproject.toml": '[project]\nname = "p"\nversion = "0.1"\ndependencies = []\n',
+             "words.py": "def shout(s):\n    return s.lower()\n",
+             "tests/test_w.py": ("import pytest\n\nfrom words import shout\n\n\n"
+                                 "@pytest.mark.parametrize('s', ['one word', 'plain'])\n"
+                                 "def test_shout(s):\n    assert shout(s) == s.upper()\n\n\n"
+                                 "@pytest.mark.parametrize('s', ['two words', 'My case', 'My other'])\n"
+                                 "def test_len(s):\n    assert len(s) > 3\n")}
+    base = _repo(project["repos"] / "acme__words", files)
+    gold = ("--- a/words.py\n+++ b/words.py\n@@ -1,2 +1,2 @@\n def shout(s):\n-    return s.lower()\n"
+            "+    return s.upper()\n")
+    row = {"instance_id": "acme__words-1", "repo": "acme/words", "base_commit": base, "patch": gold, "test_patch": "",
+           "FAIL_TO_PASS": ["tests/test_w.py::test_shout[one", "tests/test_w.py::test_shout[plain]"],
+           "PASS_TO_PASS": ["tests/test_w.py::test_len[two"], "problem_statement": "shout whispers"}
+    assert _import(loop_cli, project, instances=_instances(project, "words.jsonl", [row]))[0] == 0
+    preds = _preds(project, "words-preds.jsonl", [_pred("acme__words-1", gold)])
+    code, report = _grade(loop_cli, project, preds)
+    assert code == 0
+    r = report["acme__words-1"]
+    assert r["resolved"] and r["verdict"] == V.STABLE_PASS
+    assert r["tests_status"]["FAIL_TO_PASS"]["success"] == row["FAIL_TO_PASS"]  # the dataset's ids, as given
+    assert r["tests_status"]["PASS_TO_PASS"]["success"] == ["tests/test_w.py::test_len[two"]
+    # `test_len[My` was cut from two ids: refused at check, naming both
+    ambiguous = {**row, "instance_id": "acme__words-2", "PASS_TO_PASS": ["tests/test_w.py::test_len[My"]}
+    assert _import(loop_cli, project, instances=_instances(project, "amb.jsonl", [ambiguous]))[0] == 0
+    code, out = loop_cli("tasks", "check", "acme__words-2", config=project["cfg"])
+    assert code == 2 and "'tests/test_w.py::test_len[My' (cut at a space" in out, out
+    assert "'tests/test_w.py::test_len[My case]', 'tests/test_w.py::test_len[My other]'" in out
+    # every task is checked, a broken one first in line included, and a summary ends it
+    broken = project["root"] / "harness" / "tasks" / "aaa_broken"
+    broken.mkdir()
+    (broken / "task.toml").write_text('name = "aaa_broken"\nkind = "repo"\n')
+    code, out = loop_cli("tasks", "check", config=project["cfg"])
+    lines = out.strip().splitlines()
+    assert code == 2 and lines[0].startswith("FAIL ") and "aaa_broken" in lines[0], out
+    assert "ok   acme__words-1" in out
+    assert lines[-1] == "1 ok, 2 failed, 0 skipped of 3 tasks; failed: aaa_broken, acme__words-2"
+
+
+def test_swebench_resolution_rule_on_stored_checks():
+    """SWE-bench's rule: a fail-to-pass test must pass, a pass-to-pass test may also be skipped; a forged
+    report is never resolved; a grade with no test checks never ran."""
+    from loop.datasets.predictions import Prediction
+    from loop.run.predictions import instance_report
+
+    def check(name, passed, detail="", kind="test"):
+        return {"check": name, "kind": kind, "passed": passed, "detail": detail, "quarantined": 0, "excluded": 0}
+
+    ids = {"FAIL_TO_PASS": ["t.py::f"], "PASS_TO_PASS": ["t.py::p"]}
+    pred = Prediction("x:1", "i", "m", "diff")
+    row = {"id": 1, "verdict": V.STABLE_FAIL, "resolved": 0, "reason": "test:t.py::p"}
+    skipped = [check("test:t.py::f", True), check("test:t.py::p", False, "skipped")]
+    assert instance_report(ids, pred, row, skipped)["resolved"] is True
+    f2p_skipped = [check("test:t.py::f", False, "skipped"), check("test:t.py::p", True)]
+    assert instance_report(ids, pred, row, f2p_skipped)["resolved"] is False
+    forged = [check("test:t.py::f", True), check("test:t.py::p", True), check("forged_report", False, "x", "fault")]
+    r = instance_report(ids, pred, row, forged)
+    assert (r["resolved"], r["reason"], r["integrity"][0]["check"]) == (False, "forged_report", "forged_report")
+    never = instance_report(ids, pred, {**row, "reason": "patch_does_not_apply"}, [check("patch_does_not_apply", False, "", "patch_does_not_apply")])
+    assert (never["tests_ran"], never["patch_successfully_applied"], never["resolved"]) == (False, False, False)
+
+
+@pytest.mark.slow
+def test_a_missing_dependency_names_requirements(loop_cli, project):
+    """A test module importing what the environment lacks: the refusal says which module, and how to add it."""
+    files = {"setup.py": "from setuptools import setup\nsetup(name='j', extras_require=make_extras())\n",
+             "j.py": "def one():\n    return 2\n",
+             "tests/test_j.py": "import simplejson\n\nfrom j import one\n\n\ndef test_one():\n    assert one() == 1\n"}
+    base = _repo(project["repos"] / "acme__j", files)
+    gold = "--- a/j.py\n+++ b/j.py\n@@ -1,2 +1,2 @@\n def one():\n-    return 2\n+    return 1\n"
+    row = {"instance_id": "acme__j-1", "repo": "acme/j", "base_commit": base, "patch": gold, "test_patch": "",
+           "FAIL_TO_PASS": ["tests/test_j.py::test_one"], "PASS_TO_PASS": [], "problem_statement": "one is two"}
+    code, out = _import(loop_cli, project, instances=_instances(project, "j.jsonl", [row]))
+    assert code == 0 and "acme__j-1: dependencies from acme/j" in out and "none declared" in out, out
+    assert "warning: acme__j-1: setup.py: extras_require is computed (make_extras())" in out
+    assert "give --requirements FILE" in out
+    code, out = loop_cli("tasks", "check", "acme__j-1", config=project["cfg"])
+    assert code == 2 and "No module named 'simplejson'" in out and "--requirements FILE --force" in out, out

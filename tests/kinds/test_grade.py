@@ -167,6 +167,20 @@ def test_tasks_list_and_check(loop_cli):
     assert code == 0 and out.count("ok ") == 7
 
 
+def test_tasks_list_counts_named_tests_in_aligned_columns(loop_cli):
+    """"tests" are the tests a task names, whatever its kind; a repo task that names no pass-to-pass tests
+    says "+ passing" (every test passing on its base tree is one); columns line up whatever the names."""
+    code, out = loop_cli("tasks", "list", "--json")
+    rows = {r["name"]: r for r in __import__("json").loads(out)}
+    assert (rows["repo_ledger_py"]["tests"], rows["repo_ledger_py"]["pass_to_pass"]) == (4, None)
+    assert rows["merge_intervals_py"]["pass_to_pass"] is not None
+    code, out = loop_cli("tasks", "list")
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 7
+    assert len({line.index(" tests") for line in lines}) == 1 and len({line.index("goldens") for line in lines}) == 1
+    assert " 4 tests + passing" in next(x for x in lines if x.startswith("repo_ledger_py "))
+
+
 @pytest.mark.sandbox
 def test_no_sandbox_is_loud_recorded_and_still_secret_free(loop_cli, db, tmp_path, monkeypatch):
     monkeypatch.setenv("LOOP_API_KEY", "sk-canary-no-sandbox")

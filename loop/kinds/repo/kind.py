@@ -14,6 +14,7 @@ import hashlib
 import json
 import shlex
 import shutil
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
 from loop import prompts
@@ -25,6 +26,7 @@ from loop.grading.model import Attempt, Check, Grade, Options
 from loop.grading.triage import transition
 from loop.kinds.repo import env as repo_env
 from loop.kinds.repo import patch as repo_patch
+from loop.kinds.repo import results as repo_results
 from loop.kinds.repo import screen as repo_screen
 from loop.kinds.repo import tree as repo_tree
 from loop.kinds.repo import tripwire as repo_tripwire
@@ -127,14 +129,23 @@ class RepoKind:
             return grade_without_attempts(task, source, opts, cfg, V.INFRA_UNKNOWN, _tool_warning(task, tool), V.INFRA_UNKNOWN)
         work = make_scratch("loop-repo-")
         try:
-            refusal = repo_patch.refuse(source, spec.tree, list(spec.test_paths) + _test_files(spec),
-                                        list(spec.hidden_files))
+            protected, hidden = list(spec.test_paths) + _test_files(spec), list(spec.hidden_files)
+            swebench = opts.rules == "swebench"
+            refusal = repo_patch.refuse(source, spec.tree, [] if swebench else protected, [] if swebench else hidden)
             if refusal:
                 return grade_without_attempts(task, source, opts, cfg, refusal.check, refusal.detail)
+            # SWE-bench's rules run what loop refuses; the refusal then fails every attempt beside the tests
+            integrity = []
+            touched = repo_patch.refuse(source, spec.tree, protected, hidden) if swebench else None
+            if touched:
+                integrity.append(Check(touched.check, touched.check, False, touched.detail))
             infrastructure = repo_screen.screen(source, repo_patch.paths_in(source)[0], spec.tree, spec.allowed)
-            if infrastructure:
+            if infrastructure and not swebench:
                 return grade_without_attempts(task, source, opts, cfg, repo_screen.TOUCHES_TEST_INFRASTRUCTURE,
                                               infrastructure)
+            if infrastructure:
+                integrity.append(Check(repo_screen.TOUCHES_TEST_INFRASTRUCTURE, repo_screen.TOUCHES_TEST_INFRASTRUCTURE,
+                                       False, infrastructure))
             patched = repo_patch.fresh_copy(spec.tree, work / "patched")
             rejected = repo_patch.apply(source, patched, cfg)
             if rejected is not None:
@@ -153,6 +164,9 @@ class RepoKind:
             # the candidate's code wrote into it while it ran, which would then decide its later repeats.
             runs = [_attempt(task, cfg, env, patched, ids, repeat, opts.seed, quarantined) for repeat in range(opts.k)]
             attempts = [a for a, _ in runs]
+            for attempt in attempts:
+                if attempt.status != V.INFRA_UNKNOWN:
+                    attempt.checks[0:0] = [replace(c) for c in integrity]
             # The digest leaves out unstable fixtures: their outcome varies by design, not by the candidate.
             unstable = {name.removeprefix("test:") for name in triage.unstable_fixtures(attempts)}
             for attempt, outcomes in runs:
@@ -217,6 +231,14 @@ class RepoKind:
         env = _environment(spec, cfg)
         base = baseline(task, cfg, env, 0)
         problems = []
+        said = next((o.message for o in base.values() if o.status != V.PASS and "No module named" in o.message), None)
+        if said and spec.requirements is not None:
+            problems.append(f"{task.name}: {_missing_module(task, said)}")
+        for t in spec.fail_to_pass + (spec.pass_to_pass or ()):
+            full = repo_results.prefixed(base, t) if repo_results.truncated(t) and t not in base else []
+            if len(full) > 1:
+                problems.append(f"{task.name}: test id '{t}' (cut at a space, as SWE-bench's log parser cuts "
+                                f"ids) is ambiguous: it prefixes {', '.join(repr(f) for f in full)}")
         for t in spec.fail_to_pass:
             if t not in base:
                 problems.append(f"{task.name}: f2p test '{t}' is not in the base tree's report")
@@ -230,6 +252,12 @@ class RepoKind:
             failed = ", ".join(f["check"] for f in gold.failures()[:3]) or gold.verdict
             problems.append(f"{task.name}: the gold patch does not pass ({failed})")
         return problems
+
+
+def _missing_module(task: Task, said: str) -> str:
+    """What to do when the base tree's tests cannot import a module: the environment lacks it."""
+    return (f"a module is missing from the task's environment ({said[:160]}): add it to "
+            f"{task.path / 'requirements.txt'}, or re-import a SWE-bench instance with --requirements FILE --force")
 
 
 def missing_tool(spec: RepoSpec) -> str | None:
@@ -332,8 +360,10 @@ def baseline(task: Task, cfg: SandboxConfig, env: Env | None, repeat: int) -> di
             lines = res.stderr.strip().splitlines()
             # pytest names an id it cannot find on an "ERROR: not found: ..." line, before a detail line
             tail = [x for x in lines if x.startswith("ERROR")][-1:] or lines[-1:] or [f"exit status {res.exit_code}"]
+            missing = next((x.strip() for x in lines if "No module named" in x), None)
+            hint = f"; {_missing_module(task, missing)}" if missing and spec.requirements is not None else ""
             raise TaskError(f"task '{task.name}': the {spec.parser} parser found no tests in the base tree's "
-                            f"report ({tail[0][:200]})")
+                            f"report ({tail[0][:200]}){hint}")
         _BASELINES[key] = res.outcomes
     return _BASELINES[key]
 

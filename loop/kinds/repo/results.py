@@ -86,7 +86,11 @@ def parse_junit(text: str, tree: Path | None = None) -> dict[str, Outcome] | Non
         results = list(case.result)
         bad = [r for r in results if isinstance(r, (Failure, Error))]
         if bad:
-            message = (bad[0].message or bad[0].text or type(bad[0]).__name__.lower()).strip()[:MESSAGE_CAP]
+            message = (bad[0].message or bad[0].text or type(bad[0]).__name__.lower()).strip()
+            if message == "collection failure" and bad[0].text:  # pytest's: the traceback's last E line says why
+                said = [x.strip() for x in bad[0].text.splitlines() if x.startswith("E ")]
+                message += f" ({said[-1]})" if said else ""
+            message = message[:MESSAGE_CAP]
             outcome = Outcome(V.FAIL, message)
         elif any(isinstance(r, Skipped) for r in results):
             outcome = Outcome(SKIP, "skipped")
@@ -188,6 +192,36 @@ def parse_tap(text: str, tree: Path | None = None) -> dict[str, Outcome] | None:
             continue
         out[test_id] = outcome
     return out or None
+
+
+def truncated(test_id: str) -> bool:
+    """An id SWE-bench's log parser cut at its first space (`path.py::test_x[My` for `test_x[My case]`):
+    a pytest id whose parameter bracket never closes."""
+    return "::" in test_id and test_id.count("[") > test_id.count("]")
+
+
+def selector(test_id: str) -> str:
+    """What pytest is given for a named id: a truncated one selects its function (every parameter)."""
+    return test_id.split("[", 1)[0] if truncated(test_id) else test_id
+
+
+def prefixed(outcomes: dict[str, Outcome], test_id: str) -> list[str]:
+    """The full ids a truncated id was cut from: those that go on with a space where it stops."""
+    return sorted(t for t in outcomes if t.startswith(test_id + " "))
+
+
+def with_truncated(outcomes: dict[str, Outcome] | None, ids) -> dict[str, Outcome] | None:
+    """The outcomes with each truncated id's added: the outcome of the one full id it prefixes. An id that
+    prefixes none or several stays missing (a failing test; `loop tasks check` names the candidates)."""
+    if not outcomes:
+        return outcomes
+    out = dict(outcomes)
+    for t in ids:
+        if truncated(t) and t not in out:
+            full = prefixed(outcomes, t)
+            if len(full) == 1:
+                out[t] = outcomes[full[0]]
+    return out
 
 
 PARSERS = {"junit": parse_junit, "go-test-json": parse_go_test_json, "tap": parse_tap}

@@ -15,7 +15,7 @@ from loop.kinds.repo import env as repo_env
 from loop.kinds.repo import patch as repo_patch
 from loop.kinds.repo import tripwire as repo_tripwire
 from loop.kinds.repo.env import Env
-from loop.kinds.repo.results import Outcome, parse
+from loop.kinds.repo.results import Outcome, parse, selector, with_truncated
 from loop.kinds.repo.spec import RepoSpec
 from loop.kinds.task import Task
 from loop.sandbox import SandboxConfig, clean_env, make_scratch, run
@@ -55,6 +55,8 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
     scratch = make_scratch("loop-run-")
     try:
         work = repo_patch.fresh_copy(tree, scratch / "repo")
+        if ids is not None:  # an id SWE-bench truncated selects its function; the report says which one it was
+            ids = list(dict.fromkeys(selector(t) for t in ids))
         wires = repo_tripwire.plan(spec.command, work, _host_files(spec, work), spec.fail_to_pass) \
             if tripwires else None
         if wires is not None:
@@ -101,6 +103,7 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
             raw = repo_patch.read_capped(out / "report.xml", REPORT_CAP)
             text = None if raw is None else raw.decode("utf-8", errors="replace")
         outcomes = None if text is None else parse(spec.parser, text, work)
+        outcomes = with_truncated(outcomes, spec.fail_to_pass + (spec.pass_to_pass or ()))
         forged = None
         if wires is not None:
             forged = repo_tripwire.contradiction(wires, outcomes, spec.fail_to_pass)
