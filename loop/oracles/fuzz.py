@@ -20,7 +20,7 @@ import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from loop.oracles.engine import CandidateRaised, Context, Relation, generic_shrink, json_repr, short
+from loop.oracles.engine import Context, Relation, generic_shrink, json_repr, short
 from loop.oracles.oracle import (  # noqa: F401 - generated relations.py read them here
     REFERENCE_LIMIT,
     TIME_FACTOR,
@@ -372,10 +372,7 @@ def argument_state(name: str = "argument_state") -> Relation:
     def check(x: Any, ctx: Context) -> str | None:
         if ctx.ref(x).arg_after is not None:
             return None
-        try:
-            after = ctx.call(x).arg_after
-        except CandidateRaised:
-            return None  # no state to compare: agrees_with_reference reports the exception
+        after = ctx.call(x).arg_after
         if after is None:
             return None
         changed = [i for i, (a, b) in enumerate(zip(x, after)) if json_repr(a) != json_repr(b)]
