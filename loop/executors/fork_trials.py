@@ -26,7 +26,7 @@ from pathlib import Path
 from loop import verdicts as V
 from loop.cachedir import key as cache_key
 from loop.errors import CandidateFault, HarnessError, SandboxUnavailable
-from loop.kinds.function.attempt import _call_args, checks_mutation, moved, outcome
+from loop.kinds.function.attempt import _call_args, checks_mutation, outcome
 from loop.kinds.function.confirm import fails_again
 from loop.kinds.function.programs import wire_args
 from loop.kinds.task import Task
@@ -224,13 +224,8 @@ class Pending:
         floor, factor = self.oracle.time_floor, self.oracle.time_factor
         xkeys = iter(self.xkeys)
         trial_keys = [None if x is NO_INPUT else next(xkeys) for x, _ in self.made]
-        return Table(answers, keys, wires, inputs, max(floor, factor * spent), [_own(replies[k]) for k in keys],
+        return Table(answers, keys, wires, inputs, max(floor, factor * spent), [{"ok": replies[k]["ok"]} for k in keys],
                      self.made, secs={k: secs[k] for k in keys}, trial_keys=trial_keys, floor=floor, factor=factor)
-
-
-def _own(reply: dict) -> dict:
-    """The reference's reply as a candidate's would read (no timing): the fields signature() compares."""
-    return {k: reply[k] for k in ("ok", "moved") if k in reply}
 
 
 def reference_job(task: Task, wires: list) -> dict:
@@ -249,10 +244,9 @@ def reference_answer(msg) -> "Returned | Rejected":
         return Rejected("timed out", "reference_timeout")
     try:
         ok, value = outcome(msg)
-        after = moved(msg)
     except CandidateFault as fault:
         ok, value = False, str(fault)
-    return Returned(value, after) if ok else Rejected(value, "reference_error")
+    return Returned(value, None) if ok else Rejected(value, "reference_error")
 
 
 def signature(msgs: list) -> str | None:
@@ -286,7 +280,7 @@ def _holds(oracle: Oracle, table: Table, msgs: list, seed: int, trials: int) -> 
         if not isinstance(msg, dict) or "resource" in msg:
             return False
         try:
-            got[key] = (*outcome(msg), moved(msg))
+            got[key] = outcome(msg)
         except CandidateFault:
             return False
 
@@ -294,10 +288,10 @@ def _holds(oracle: Oracle, table: Table, msgs: list, seed: int, trials: int) -> 
         hit = got.get(key)
         if hit is None:
             raise _Miss
-        ok, value, after = hit
+        ok, value = hit
         if not ok:
             raise CandidateRaised(str(value))
-        return Returned(value, after)
+        return Returned(value, None)
 
     def call_ref(x, key: str) -> Returned:
         hit = table.answers.get(key)
@@ -366,7 +360,7 @@ class Asker:
         ok, value = outcome(msg)
         if not ok:
             raise CandidateRaised(str(value))
-        return Returned(value, moved(msg))
+        return Returned(value, None)
 
     def call_ref(self, x, key: str) -> Returned:
         hit = self.table.answers.get(key) or self.refs.get(key)

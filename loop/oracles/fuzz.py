@@ -363,29 +363,6 @@ def agrees_with_reference(name: str = "agrees_with_reference", rel_tol: float = 
     return Relation(name, check)
 
 
-def argument_state(name: str = "argument_state") -> Relation:
-    """The candidate leaves its arguments as the reference leaves them: an argument the reference does not
-    change must come back as it went in (a caller's list sorted in place is a bug the return value hides).
-    Where the reference changes one, so may the candidate: its side effects are no contract of their own.
-    The reference is asked first, so an input it rejects is discarded as for agrees_with_reference."""
-
-    def check(x: Any, ctx: Context) -> str | None:
-        if ctx.ref(x).arg_after is not None:
-            return None
-        after = ctx.call(x).arg_after
-        if after is None:
-            return None
-        changed = [i for i, (a, b) in enumerate(zip(x, after)) if json_repr(a) != json_repr(b)]
-        if len(after) != len(x):
-            return f"the arguments changed from {short(x)} to {short(after)}"
-        if not changed:
-            return None  # encoded otherwise, the same value (a dict's keys in another order)
-        i = changed[0]
-        return f"argument {i + 1} changed from {short(x[i])} to {short(after[i])}"
-
-    return Relation(name, check)
-
-
 def _floats(v: Any) -> bool:
     """EvalPlus's is_floats: a float, or a list or tuple of floats only."""
     return isinstance(v, float) or (isinstance(v, (list, tuple)) and all(isinstance(x, float) for x in v))

@@ -43,7 +43,6 @@ PROPERTIES = {
     "permutation": "reordering the input must not change the output",
     "idempotence": "feeding the output back in must give the same output",
     "input_not_mutated": "the function must not change its argument",
-    "argument_state": "the function must not change an argument it was given",
     "output_contract": "the output must have the shape and order the contract promises",
     "subsequence_of_input": "every output item must come from the input, in input order",
     "prefix_consistency": "the output for a prefix of the input must be a prefix of the whole output",

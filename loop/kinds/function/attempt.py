@@ -111,18 +111,6 @@ def outcome(msg: dict) -> tuple[bool, Any]:
     return False, "raised: " + str(msg.get("raised", msg.get("resource", "?")))[:500]
 
 
-def moved(msg: dict) -> Any:
-    """The argument list after the call, decoded totally, when the callee changed it; None when it came back
-    as it went in (the worker sends it only then)."""
-    return decode(msg["moved"]) if "moved" in msg else None
-
-
-def arguments_after(oracle: Oracle, msg: dict) -> Any:
-    """Returned.arg_after from a reply: an argument-list oracle's changed arguments (None: unchanged), else
-    the one argument after the call."""
-    return moved(msg) if oracle.argument_lists else decode(msg.get("after"))
-
-
 def run_attempt(plan: Plan, repeat: int) -> Attempt:
     task = plan.task
     start = time.monotonic()
@@ -144,7 +132,7 @@ def run_attempt(plan: Plan, repeat: int) -> Attempt:
             raise CandidateFault(V.RESOURCE, str(msg["resource"])[:300])
         values.append(msg.get("ok", {"raised": msg.get("raised")}))
         ok, value = outcome(msg)
-        return ok, value, msg
+        return ok, value, decode(msg.get("after"))
 
     try:
         cand = plan.candidate.start(plan.cfg, repeat=repeat, deadline=start + task.limits.wall)
@@ -269,17 +257,14 @@ def _ref_call(plan: Plan, ref: RestartingWorker, x) -> Returned | _Rejected:
     oracle = plan.task.oracle
     started = time.monotonic()
     reason = "reference_error"
-    after = None
     try:
-        msg = ref.call(_call_args(oracle, x), limit=oracle.reference_limit)
-        ok, value = outcome(msg)
-        after = moved(msg) if oracle.argument_lists else None
+        ok, value = outcome(ref.call(_call_args(oracle, x), limit=oracle.reference_limit))
     except CandidateFault as fault:
         ok, value = False, str(fault)
         if fault.check == V.TIMEOUT:
             reason = "reference_timeout"
     plan.ref_times[key] = time.monotonic() - started
-    plan.ref_cache[key] = Returned(value, after) if ok else _Rejected(value, reason)
+    plan.ref_cache[key] = Returned(value, None) if ok else _Rejected(value, reason)
     return plan.ref_cache[key]
 
 
@@ -379,14 +364,12 @@ def _ref_caller(plan: Plan, ref: RestartingWorker):
         if key in plan.ref_cache:  # the reference is trusted and deterministic: ask it once per grade
             return plan.ref_cache[key]
         try:
-            msg = ref.call((x,))
-            ok, value = outcome(msg)
-            after = moved(msg) if oracle.argument_lists else None
+            ok, value = outcome(ref.call((x,)))
         except CandidateFault as fault:
             raise HarnessError(f"the reference failed on {json_repr(x)}: {fault}") from None
         if not ok:
             raise HarnessError(f"the reference {value} on {json_repr(x)}")
-        plan.ref_cache[key] = Returned(value, after)
+        plan.ref_cache[key] = Returned(value, None)
         return plan.ref_cache[key]
 
     return call_ref
@@ -399,10 +382,10 @@ def _relations(plan: Plan, call_candidate, ref: RestartingWorker, inputs: list, 
     def call(x) -> Returned:
         inputs.append(x)
         hit = prefetched.pop(json_repr(x), None)
-        ok, value, msg = hit if hit is not None else call_candidate(_call_args(oracle, x))
+        ok, value, after = hit if hit is not None else call_candidate(_call_args(oracle, x))
         if not ok:
             raise CandidateRaised(str(value))
-        return Returned(value, arguments_after(oracle, msg))
+        return Returned(value, None if oracle.argument_lists else after)
 
     try:
         failures = run_relations(oracle, call, _ref_caller(plan, ref), seed=plan.seed, trials=plan.trials, part=part)

@@ -92,9 +92,6 @@ def call(fn, wire, seen=None, after=True):
         args = dec(wire)
         value = fn(*args)
         reply["ok"] = enc(value)
-        moved = _moved(args, wire)
-        if moved is not None:
-            reply["moved"] = moved
         if after:
             reply["after"] = enc(args[0]) if args else None
         if after and seen is not None and args and len(seen) < 4096:
@@ -102,16 +99,6 @@ def call(fn, wire, seen=None, after=True):
     except BaseException as exc:  # the candidate's failure, reported, never fatal to the worker
         reply.update(_classify(exc))
     return reply
-
-
-def _moved(args, wire):
-    """The arguments after the call when they no longer encode as they came in (None: left as they were).
-    Sent only then, so the common call costs one encoding and a comparison, not a second copy on the wire."""
-    try:
-        now = enc(args)
-    except BaseException as exc:  # the candidate left something in its caller's data that does not encode
-        return ["<" + type(exc).__name__ + ">"]
-    return None if now == wire else now
 
 
 def final_look(seen):
