@@ -40,7 +40,9 @@ class Oracle(Protocol):
 @dataclass(frozen=True)
 class Returned:
     value: Any      # the candidate's return value (JSON-like; tuples come back as lists)
-    arg_after: Any  # the argument after the call (Python tasks); None for C++ (passed by value)
+    # The argument after the call (one-argument oracles; C++ passes by value, so it is the input). Oracles of
+    # argument lists: None when every argument is as it went in, else the list of every argument after it.
+    arg_after: Any
 
 
 class CandidateRaised(Exception):
@@ -116,6 +118,9 @@ class Relation:
     # The further inputs check() will call the candidate on, given x and its output, where they are known
     # in advance: the grader sends them in one batch instead of one round trip each. Optional.
     derive: Callable[[Any, Any], list] | None = None
+    # The check reads the arguments' state after the call (Returned.arg_after): a grader then also looks at
+    # them once the attempt is over, and an oracle declaring MUTATION_ALLOWED drops the relation.
+    reads_arguments: bool = False
 
 
 def derived_inputs(oracle: Oracle, x: Any, output: Any) -> list:
