@@ -26,7 +26,7 @@ from pathlib import Path
 from loop import verdicts as V
 from loop.cachedir import key as cache_key
 from loop.errors import CandidateFault, HarnessError, SandboxUnavailable
-from loop.kinds.function.attempt import _call_args, checks_mutation, outcome
+from loop.kinds.function.attempt import _call_args, arg_after, outcome
 from loop.kinds.function.confirm import fails_again
 from loop.kinds.function.programs import wire_args
 from loop.kinds.task import Task
@@ -52,10 +52,11 @@ def applies(task: Task, trials: int) -> bool:
 
 
 def fast(oracle: Oracle) -> bool:
-    """Relations the parent can decide from one batch of values: argument-list inputs (no argument read back
-    after the call, no second round of derived inputs), reference failures discarded (the reference's
-    answers are data, not harness errors), and no input_not_mutated final look."""
-    return oracle.argument_lists and oracle.discard_reference_failures and not checks_mutation(oracle)
+    """Relations the parent can decide from one batch of values: argument-list inputs (no second round of
+    derived inputs; the arguments' state after each call, a change after it returned included, comes with
+    its reply: worker.fold_late) and reference failures discarded (the reference's answers are data, not
+    harness errors)."""
+    return oracle.argument_lists and oracle.discard_reference_failures
 
 
 class _Miss(BaseException):
@@ -205,9 +206,10 @@ class Pending:
         if not (isinstance(results, list) and len(results) == len(self.keys)):
             return None
         answers, secs = {}, {}
+        xs = dict(zip(self.xkeys, self.xs))
         for key, msg in zip(self.keys, results):
             secs[key] = float(msg.get("secs", 0.0)) if isinstance(msg, dict) else 0.0
-            answers[key] = reference_answer(msg)
+            answers[key] = reference_answer(self.oracle, xs[key], msg)
         counts = {"reference_error": 0, "reference_timeout": 0}
         kept, spent = 0, 0.0
         for key in self.xkeys:
@@ -224,7 +226,8 @@ class Pending:
         floor, factor = self.oracle.time_floor, self.oracle.time_factor
         xkeys = iter(self.xkeys)
         trial_keys = [None if x is NO_INPUT else next(xkeys) for x, _ in self.made]
-        return Table(answers, keys, wires, inputs, max(floor, factor * spent), [{"ok": replies[k]["ok"]} for k in keys],
+        own = [{f: replies[k][f] for f in ("ok", "args") if f in replies[k]} for k in keys]
+        return Table(answers, keys, wires, inputs, max(floor, factor * spent), own,
                      self.made, secs={k: secs[k] for k in keys}, trial_keys=trial_keys, floor=floor, factor=factor)
 
 
@@ -236,17 +239,19 @@ def reference_job(task: Task, wires: list) -> dict:
             "fsize_mb": task.limits.fsize_mb}
 
 
-def reference_answer(msg) -> "Returned | Rejected":
-    """One reply of a reference job -> its answer, or why the input is discarded."""
+def reference_answer(oracle: Oracle, x, msg) -> "Returned | Rejected":
+    """One reply of a reference job on input x -> its answer (the arguments' state after it included), or
+    why the input is discarded."""
     if not isinstance(msg, dict) or "crash" in msg:
         return Rejected("the reference's process ended", "reference_error")
     if "timeout" in msg:
         return Rejected("timed out", "reference_timeout")
     try:
         ok, value = outcome(msg)
+        after = arg_after(oracle, x, msg) if ok else None
     except CandidateFault as fault:
         ok, value = False, str(fault)
-    return Returned(value, None) if ok else Rejected(value, "reference_error")
+    return Returned(value, after) if ok else Rejected(value, "reference_error")
 
 
 def signature(msgs: list) -> str | None:
@@ -280,7 +285,7 @@ def _holds(oracle: Oracle, table: Table, msgs: list, seed: int, trials: int) -> 
         if not isinstance(msg, dict) or "resource" in msg:
             return False
         try:
-            got[key] = outcome(msg)
+            got[key] = (*outcome(msg), msg)
         except CandidateFault:
             return False
 
@@ -288,10 +293,13 @@ def _holds(oracle: Oracle, table: Table, msgs: list, seed: int, trials: int) -> 
         hit = got.get(key)
         if hit is None:
             raise _Miss
-        ok, value = hit
+        ok, value, msg = hit
         if not ok:
             raise CandidateRaised(str(value))
-        return Returned(value, None)
+        try:
+            return Returned(value, arg_after(oracle, x, msg))
+        except CandidateFault:
+            raise _Miss from None  # a malformed state: the search decides (and reports) it
 
     def call_ref(x, key: str) -> Returned:
         hit = table.answers.get(key)
@@ -331,18 +339,18 @@ class Asker:
                 reply = ask([wire_args(_call_args(self.oracle, x)) for x in todo.values()])
                 results = reply.get("results")
                 if isinstance(results, list) and len(results) == len(todo):
-                    for key, msg in zip(todo, results):
-                        keep(key, msg)
+                    for (key, x), msg in zip(todo.items(), results):
+                        keep(key, x, msg)
                 elif len(todo) == 1:  # a job of one input that failed as a whole: that input's answer
-                    keep(next(iter(todo)), {"job": reply})
+                    keep(*next(iter(todo.items())), {"job": reply})
 
-    def _keep(self, key: str, msg) -> None:
+    def _keep(self, key: str, x, msg) -> None:
         self.got[key] = msg
 
-    def _keep_ref(self, key: str, msg) -> None:
+    def _keep_ref(self, key: str, x, msg) -> None:
         if isinstance(msg, dict) and "job" in msg:
             raise HarnessError(f"the reference's job failed: {str(msg['job'])[:300]}")
-        self.refs[key] = reference_answer(msg)
+        self.refs[key] = reference_answer(self.oracle, x, msg)
 
     def call(self, x, key: str) -> Returned:
         if key not in self.got:
@@ -360,7 +368,7 @@ class Asker:
         ok, value = outcome(msg)
         if not ok:
             raise CandidateRaised(str(value))
-        return Returned(value, None)
+        return Returned(value, arg_after(self.oracle, x, msg))
 
     def call_ref(self, x, key: str) -> Returned:
         hit = self.table.answers.get(key) or self.refs.get(key)

@@ -84,7 +84,7 @@ def input_not_mutated(name: str = "input_not_mutated") -> Relation:
             return f"argument changed from {short(x)} to {short(after)}"
         return None
 
-    return Relation(name, check)
+    return Relation(name, check, reads_arguments=True)
 
 
 def output_contract(check_fn: Callable[..., str | None], name: str = "output_contract", *,

@@ -40,7 +40,9 @@ class Oracle(Protocol):
 @dataclass(frozen=True)
 class Returned:
     value: Any      # the candidate's return value (JSON-like; tuples come back as lists)
-    arg_after: Any  # the argument after the call (Python tasks); None for C++ (passed by value)
+    # The argument after the call (one-argument oracles; C++ passes by value, so it is the input). Oracles of
+    # argument lists: None when every argument is as it went in, else the list of every argument after it.
+    arg_after: Any
 
 
 class CandidateRaised(Exception):
@@ -96,17 +98,21 @@ def by_key(fn: Callable[[Any, str], Returned], *, is_ref: bool) -> Call:
     return _Memo(fn, is_ref=is_ref, keyed=True)
 
 
-@dataclass
 class Context:
-    """What a relation sees. call/ref are memoized (by json_repr of the argument) so relations share calls."""
+    """What a relation sees. call/ref are memoized (by json_repr of the argument) so relations share calls.
+    rng may be given as its seed: the Random is made when a relation first asks for it (seeding one from a
+    string costs more than most relations' checks, and most never draw from it)."""
 
-    call: Call
-    ref: Call
-    rng: random.Random
+    def __init__(self, call: Call, ref: Call, rng: random.Random | str) -> None:
+        self.call = _memoized(call, is_ref=False)
+        self.ref = _memoized(ref, is_ref=True)
+        self._rng = rng
 
-    def __post_init__(self) -> None:
-        self.call = _memoized(self.call, is_ref=False)
-        self.ref = _memoized(self.ref, is_ref=True)
+    @property
+    def rng(self) -> random.Random:
+        if isinstance(self._rng, str):
+            self._rng = random.Random(self._rng)
+        return self._rng
 
 
 @dataclass(frozen=True)
@@ -116,6 +122,9 @@ class Relation:
     # The further inputs check() will call the candidate on, given x and its output, where they are known
     # in advance: the grader sends them in one batch instead of one round trip each. Optional.
     derive: Callable[[Any, Any], list] | None = None
+    # The check reads the arguments' state after the call (Returned.arg_after): a grader then also looks at
+    # them once the attempt is over, and an oracle declaring MUTATION_ALLOWED drops the relation.
+    reads_arguments: bool = False
 
 
 def derived_inputs(oracle: Oracle, x: Any, output: Any) -> list:
@@ -417,12 +426,12 @@ def run_relations(oracle: Oracle, call: Call, ref: Call, *, seed: int, trials: i
             if relation.name in failures:
                 continue
             rng_key = f"{seed}:{trial}:{relation.name}"
-            reason = _evaluate(relation, x, Context(memo_call, memo_ref, random.Random(rng_key)), discard)
+            reason = _evaluate(relation, x, Context(memo_call, memo_ref, rng_key), discard)
             if reason is None:
                 continue
 
             def fails(y: Any, relation: Relation = relation, rng_key: str = rng_key) -> str | None:
-                return _evaluate(relation, y, Context(memo_call, memo_ref, random.Random(rng_key)), discard)
+                return _evaluate(relation, y, Context(memo_call, memo_ref, rng_key), discard)
 
             started = time.monotonic()
             minimal, why, steps = _shrink(x, reason, fails, shrinker, validate, started + max(0.0, budget),
@@ -436,5 +445,5 @@ def recheck(oracle: Oracle, relation: str, x: Any, call: Call, ref: Call, *, see
     """Check one relation on one input again, as run_relations checked it in that trial (the same rng):
     the reason it fails, or None. How a counterexample is confirmed in fresh processes."""
     rel = next(r for r in oracle.relations if r.name == relation)
-    ctx = Context(call, ref, random.Random(f"{seed}:{trial}:{relation}"))
+    ctx = Context(call, ref, f"{seed}:{trial}:{relation}")
     return _evaluate(rel, x, ctx, oracle.discard_reference_failures)

@@ -20,7 +20,7 @@ import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from loop.oracles.engine import Context, Relation, generic_shrink, json_repr, short
+from loop.oracles.engine import CandidateRaised, Context, Relation, generic_shrink, json_repr, short
 from loop.oracles.oracle import (  # noqa: F401 - generated relations.py read them here
     REFERENCE_LIMIT,
     TIME_FACTOR,
@@ -398,3 +398,30 @@ def within_atol(atol: float) -> Callable[[list, Any, Any], bool]:
             return False
 
     return equivalent
+
+
+def arguments_agree(name: str = "arguments_agree") -> Relation:
+    """Each argument is left as the reference leaves it on the same input (the arguments' state after the
+    call, Returned.arg_after): a solution that changes its caller's data where the reference does not fails,
+    one that sorts in place where the reference does passes. A candidate that raised is agrees_with_reference's
+    failure, not this one's. The reference is asked first, as there (an input it rejects is discarded)."""
+
+    def check(x: Any, ctx: Context) -> str | None:
+        want = ctx.ref(x).arg_after
+        try:
+            got = ctx.call(x).arg_after
+        except CandidateRaised:
+            return None
+        if got is None and want is None:  # both left every argument as it went in
+            return None
+        got = x if got is None else got
+        want = x if want is None else want
+        for i, (before, g, w) in enumerate(zip(x, got, want)):
+            if not equal(g, w, 0.0, 0.0):
+                left = "leaves it unchanged" if w is before or json_repr(w) == json_repr(before) \
+                    else f"leaves it {short(w, 70)}"
+                return (f"argument {i + 1} changed: before the call {short(before, 70)}, after it {short(g, 70)} "
+                        f"(the reference {left})")
+        return None
+
+    return Relation(name, check, reads_arguments=True)

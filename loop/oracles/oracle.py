@@ -38,10 +38,14 @@ class Oracle:
     reference_limit: float = REFERENCE_LIMIT
     time_floor: float = TIME_FLOOR
     time_factor: float = TIME_FACTOR
+    mutation_allowed: bool = False  # the task lets a solution change its arguments: no relation reads them
     module: ModuleType | None = None  # the module itself, for names only its own task reads (SEEDS, contract)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "relations", tuple(self.relations))
+        if not isinstance(self.mutation_allowed, bool):
+            raise ValueError("MUTATION_ALLOWED must be True or False")
+        object.__setattr__(self, "relations", tuple(r for r in self.relations
+                                                    if not (self.mutation_allowed and getattr(r, "reads_arguments", False))))
         names = []
         for r in self.relations:
             if not isinstance(r, Relation):
@@ -95,4 +99,5 @@ MODULE_NAMES = {
     "admits": "admits", "canonicalize": "canonicalize", "equivalent": "equivalent", "argument_lists": "ARGS",
     "discard_reference_failures": "DISCARD_REFERENCE_FAILURES", "max_size": "MAX_SIZE",
     "reference_limit": "REFERENCE_LIMIT", "time_floor": "TIME_FLOOR", "time_factor": "TIME_FACTOR",
+    "mutation_allowed": "MUTATION_ALLOWED",
 }

@@ -51,7 +51,8 @@ PROPERTIES = {
     "casefold_distinct": "no two output words may be equal under casefold",
     "casefolds_kept": "the output must keep exactly the input's words under casefold",
 }
-OTHER_PROPERTIES = {"agrees_with_reference": "the output must be the correct answer for this input"}
+OTHER_PROPERTIES = {"agrees_with_reference": "the output must be the correct answer for this input",
+                    "arguments_agree": "the function must leave its arguments as a correct solution does (not change the caller's data unless asked)"}
 WITHHELD = "(withheld: it quotes a value of a hidden check)"
 
 

@@ -180,19 +180,22 @@ GRADES = [
     ("humaneval_038", "he038_good.py", 2, 0),
     ("humaneval_053", "he053_near_int.py", 2, 0),
     ("humaneval_053", "he053_good.py", 2, 0),
+    ("humaneval_047", "he047_sorts_in_place.py", 1, 50),
+    ("humaneval_047", "he047_thread_sort.py", 1, 50),
+    ("humaneval_047", "he047_good.py", 2, 50),
 ]
 
 
 @pytest.fixture(scope="module")
 def grade_project():
-    """The shipped merge_intervals tasks and three imported HumanEval problems, writable by any user."""
+    """The shipped merge_intervals tasks and four imported HumanEval problems, writable by any user."""
     proj = world_dir("loop-adv-grades-")
     os.chmod(proj, 0o777)
     tasks = proj / "harness" / "tasks"
     tasks.mkdir(parents=True)
     for name in ("merge_intervals_py", "merge_intervals_cpp"):
         shutil.copytree(ROOT / "harness" / "tasks" / name, tasks / name)
-    wanted = {"HumanEval/2", "HumanEval/38", "HumanEval/53"}
+    wanted = {"HumanEval/2", "HumanEval/38", "HumanEval/47", "HumanEval/53"}
     humaneval.import_humaneval(tasks, [p for p in humaneval.read_problems() if p["task_id"] in wanted])
     (proj / "config.toml").write_text(f'[loop]\ndb = "{proj / "runs.db"}"\n')
     for path in [proj, *proj.rglob("*")]:
@@ -239,7 +242,8 @@ def test_one_fork_server_keeps_every_candidate_from_the_state_its_predecessor_le
 FAST = [("humaneval_002", ["he002_overflow.py", "he002_modf.py", "he002_overflow.py", "he002_modf.py"]),
         ("humaneval_038", ["he038_str_eq.py", "he038_good.py", "he038_patch_runner.py", "he038_good.py",
                            "he038_forge_batch.py", "he038_good.py"]),
-        ("humaneval_053", ["he053_near_int.py", "he053_good.py", "he053_near_int.py", "he053_good.py"])]
+        ("humaneval_053", ["he053_near_int.py", "he053_good.py", "he053_near_int.py", "he053_good.py"]),
+        ("humaneval_047", ["he047_sorts_in_place.py", "he047_good.py", "he047_thread_sort.py", "he047_good.py"])]
 
 
 @pytest.mark.parametrize("user", USERS)
@@ -256,3 +260,69 @@ def test_fork_servers_fast_path_keeps_verdicts_honest(grade_project, user, task,
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
     got = json.loads(done.stdout)
     assert [v for v, _ in got] == [expected(HERE / f)[0] for f in files], got
+
+
+MUTATORS = ["he047_sorts_in_place.py", "he047_thread_sort.py"]
+
+
+def _samples_grade(user: str, proj: Path, db: Path, files: list[str]) -> list[dict]:
+    """`loop grade --samples` (the fork servers) of these HumanEval/47 files as `user`: each candidate's
+    failed checks, from runs.db, in file order."""
+    samples = proj / f"samples-{user}-{db.stem}.jsonl"
+    samples.write_text("".join(json.dumps({"task_id": "HumanEval/47", "solution": (HERE / f).read_text()}) + "\n"
+                               for f in files))
+    os.chmod(samples, 0o644)
+    done = run_loop(user, proj, "grade", "--samples", str(samples), "--k", "2", "--trials", "50", "--db", str(db),
+                    "--json", timeout=600)
+    assert no_traceback(done) and done.returncode in (0, 1), done.stderr[-2000:]
+    rows = sqlite_utils.Database(db)
+    out = []
+    for cand in rows.query("select id, verdict from candidates order by id"):
+        checks = list(rows.query('select "check", minimal, detail from checks where candidate_id = ? and passed = 0',
+                                 [cand["id"]]))
+        out.append({"verdict": cand["verdict"], "checks": checks})
+    return out
+
+
+@pytest.mark.parametrize("user", USERS)
+@pytest.mark.slow
+def test_a_candidate_changing_its_argument_fails_arguments_agree_on_the_fork_servers(grade_project, user):
+    """HumanEval/47 (median; the reference sorts a copy): sorting the caller's list in place, or from a
+    thread after the call returned, fails relation:arguments_agree through `loop grade --samples` (fork
+    servers), the in-place one with a counterexample shrunk to two items; a correct candidate and the
+    reference itself pass in the same batch."""
+    db = grade_project / f"runs-{user}-mutators.db"
+    got = _samples_grade(user, grade_project, db, [*MUTATORS, "he047_good.py"])
+    assert [g["verdict"] for g in got] == ["stable_fail", "stable_fail", "stable_pass"], got
+    for g in got[:2]:
+        assert {c["check"] for c in g["checks"]} == {"relation:arguments_agree"}, g
+    minimal = json.loads(got[0]["checks"][0]["minimal"])
+    assert len(minimal) == 1 and len(minimal[0]) == 2 and minimal[0] != sorted(minimal[0]), minimal
+    assert "argument 1 changed" in got[0]["checks"][0]["detail"]
+
+
+@pytest.mark.parametrize("user", USERS)
+@pytest.mark.slow
+def test_a_task_declaring_mutation_allowed_passes_the_same_candidates(user):
+    """HumanEval/47 with MUTATION_ALLOWED = True in its relations.py: the candidates that change their
+    argument pass, on the in-process path (`loop grade`) and on the fork servers (`--samples`)."""
+    proj = world_dir("loop-adv-mutable-")
+    os.chmod(proj, 0o777)
+    tasks = proj / "harness" / "tasks"
+    tasks.mkdir(parents=True)
+    humaneval.import_humaneval(tasks, [p for p in humaneval.read_problems() if p["task_id"] == "HumanEval/47"])
+    relations = tasks / "humaneval_047" / "relations.py"
+    relations.write_text(relations.read_text() + "MUTATION_ALLOWED = True\n")
+    (proj / "config.toml").write_text(f'[loop]\ndb = "{proj / "runs.db"}"\n')
+    for path in [proj, *proj.rglob("*")]:
+        os.chmod(path, 0o777 if path.is_dir() else 0o644)
+    try:
+        got = _samples_grade(user, proj, proj / f"runs-{user}-samples.db", MUTATORS)
+        assert [g["verdict"] for g in got] == ["stable_pass", "stable_pass"], got
+        for name in MUTATORS:
+            done = run_loop(user, proj, "grade", "humaneval_047", str(HERE / name), "--k", "1", "--trials", "50",
+                            "--db", str(proj / f"runs-{user}-{name}.db"), "--json", timeout=300)
+            g = json.loads(done.stdout.strip().splitlines()[-1])
+            assert done.returncode == 0 and g["verdict"] == "stable_pass", (name, g)
+    finally:
+        shutil.rmtree(proj, ignore_errors=True)

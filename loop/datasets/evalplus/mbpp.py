@@ -90,7 +90,7 @@ def files(problem: Problem, name: str, seeds: list[list]) -> dict[str, str]:
         "generate = _fuzz.generator(SEEDS)",
         "shrink = _fuzz.shrink_args",
         "equivalent = _fuzz.within_atol(ATOL)",
-        "RELATIONS = [_fuzz.agrees_with_reference(equivalent=equivalent), _fuzz.arguments_agree()]",
+        "RELATIONS = [_fuzz.agrees_with_reference(equivalent=equivalent)]",
         "",
     ]
     return {

@@ -233,7 +233,8 @@ def _oracle(problem: dict, seeds: list[list], *, contract: bool, equivalent: boo
     lines += [
         "shrink = _fuzz.shrink_args",
         "",
-        "RELATIONS = [_fuzz.agrees_with_reference(" + ("equivalent=equivalent" if equivalent else "") + ")]",
+        "RELATIONS = [_fuzz.agrees_with_reference(" + ("equivalent=equivalent" if equivalent else "") + "),",
+        "             _fuzz.arguments_agree()]  # dropped where the contract above says MUTATION_ALLOWED = True",
     ]
     return "\n".join(lines) + "\n"
 

@@ -103,6 +103,24 @@ def decode(wire):
         raise CandidateFault(V.CRASH, f"the result channel was corrupted ({type(exc).__name__})") from None
 
 
+def arg_after(oracle: Oracle | None, x, msg: dict):
+    """The arguments' state after a call, as Returned.arg_after holds it, from the reply's "args" (the
+    positions the call left changed, with their encoding then), decoded totally: for an oracle of argument
+    lists, None when every argument is as it went in, else the list of them all; for one argument, its state."""
+    raw = msg.get("args")
+    lists = oracle is not None and oracle.argument_lists
+    n = len(x) if lists and isinstance(x, (list, tuple)) else 1
+    if raw is None:
+        return None if lists else x
+    if not (isinstance(raw, list) and raw and all(isinstance(p, list) and len(p) == 2 and type(p[0]) is int
+                                                  and 0 <= p[0] < n for p in raw)):
+        raise CandidateFault(V.CRASH, "the result channel was corrupted (the arguments' state)")
+    moved = {i: decode(w) for i, w in raw}
+    if not lists:
+        return moved.get(0, x)
+    return [moved.get(i, a) for i, a in enumerate(x)]
+
+
 def outcome(msg: dict) -> tuple[bool, Any]:
     """(returned?, value or "raised: ..."). The reply comes from the sandbox, where the candidate can write
     anything on the result pipe: a malformed one is the candidate's crash, never loop's."""
@@ -124,15 +142,17 @@ def run_attempt(plan: Plan, repeat: int) -> Attempt:
     common = None  # how many values every repeat produces (split trials: the digest covers only those)
     common_output = None
 
-    def call_candidate(args: tuple) -> tuple[bool, Any, Any]:
+    def call_candidate(args: tuple) -> tuple[bool, Any, dict]:
         return receive(cand.call(wire_args(args)))
 
-    def receive(msg: dict) -> tuple[bool, Any, Any]:
+    def receive(msg: dict) -> tuple[bool, Any, dict]:
+        """(returned?, value or why, the reply): the arguments' state is read from the reply by whoever
+        knows the input (arg_after)."""
         if "resource" in msg:
             raise CandidateFault(V.RESOURCE, str(msg["resource"])[:300])
         values.append(msg.get("ok", {"raised": msg.get("raised")}))
         ok, value = outcome(msg)
-        return ok, value, decode(msg.get("after"))
+        return ok, value, msg
 
     try:
         cand = plan.candidate.start(plan.cfg, repeat=repeat, deadline=start + task.limits.wall)
@@ -181,8 +201,9 @@ def run_attempt(plan: Plan, repeat: int) -> Attempt:
             checks += _relations(plan, call_candidate, ref, inputs, prefetched, part)
             if repeat == 0:
                 plan.relation_inputs = inputs
-            if checks_mutation(oracle) and V.NOT_MUTATED not in {c.check for c in checks}:
-                checks += _final_look(cand.call({"final": 1}), plan.quarantined)
+            looks = mutation_check(oracle)
+            if looks is not None and looks not in {c.check for c in checks}:
+                checks += _final_look(cand.call({"final": 1}), looks, plan.quarantined)
     except CandidateFault as fault:
         checks.append(Check(fault.check, "fault", False, fault.detail, quarantined=fault.check in plan.quarantined))
         exit_code = cand.proc.returncode if cand else None
@@ -258,13 +279,15 @@ def _ref_call(plan: Plan, ref: RestartingWorker, x) -> Returned | _Rejected:
     started = time.monotonic()
     reason = "reference_error"
     try:
-        ok, value = outcome(ref.call(_call_args(oracle, x), limit=oracle.reference_limit))
+        msg = ref.call(_call_args(oracle, x), limit=oracle.reference_limit)
+        ok, value = outcome(msg)
+        after = arg_after(oracle, x, msg) if ok else None
     except CandidateFault as fault:
         ok, value = False, str(fault)
         if fault.check == V.TIMEOUT:
             reason = "reference_timeout"
     plan.ref_times[key] = time.monotonic() - started
-    plan.ref_cache[key] = Returned(value, None) if ok else _Rejected(value, reason)
+    plan.ref_cache[key] = Returned(value, after) if ok else _Rejected(value, reason)
     return plan.ref_cache[key]
 
 
@@ -364,12 +387,14 @@ def _ref_caller(plan: Plan, ref: RestartingWorker):
         if key in plan.ref_cache:  # the reference is trusted and deterministic: ask it once per grade
             return plan.ref_cache[key]
         try:
-            ok, value = outcome(ref.call((x,)))
+            msg = ref.call((x,))
+            ok, value = outcome(msg)
+            after = arg_after(oracle, x, msg) if ok else None
         except CandidateFault as fault:
             raise HarnessError(f"the reference failed on {json_repr(x)}: {fault}") from None
         if not ok:
             raise HarnessError(f"the reference {value} on {json_repr(x)}")
-        plan.ref_cache[key] = Returned(value, None)
+        plan.ref_cache[key] = Returned(value, after)
         return plan.ref_cache[key]
 
     return call_ref
@@ -382,10 +407,10 @@ def _relations(plan: Plan, call_candidate, ref: RestartingWorker, inputs: list, 
     def call(x) -> Returned:
         inputs.append(x)
         hit = prefetched.pop(json_repr(x), None)
-        ok, value, after = hit if hit is not None else call_candidate(_call_args(oracle, x))
+        ok, value, msg = hit if hit is not None else call_candidate(_call_args(oracle, x))
         if not ok:
             raise CandidateRaised(str(value))
-        return Returned(value, None if oracle.argument_lists else after)
+        return Returned(value, arg_after(oracle, x, msg))
 
     try:
         failures = run_relations(oracle, call, _ref_caller(plan, ref), seed=plan.seed, trials=plan.trials, part=part)
@@ -402,21 +427,25 @@ def relation_check(f: RelationFailure, quarantined) -> Check:
                  seed=f.seed, trial=f.trial, actual=f.reason, quarantined=name in quarantined)
 
 
-def checks_mutation(oracle: Oracle) -> bool:
-    return any(f"relation:{r.name}" == V.NOT_MUTATED for r in oracle.relations)
+def mutation_check(oracle: Oracle) -> str | None:
+    """The check name of the oracle's first relation on the arguments' state (input_not_mutated,
+    arguments_agree), or None: no final look at the arguments is needed."""
+    return next((f"relation:{r.name}" for r in oracle.relations if r.reads_arguments), None)
 
 
-def _final_look(msg: dict, quarantined) -> list[Check]:
+def _final_look(msg: dict, name: str, quarantined) -> list[Check]:
     """The worker's last look at every argument it was called with, once the attempt is over: a change
-    made after the call returned (from a thread, say) fails input_not_mutated like one made during it."""
+    made after the call returned (from a thread, say) fails the oracle's argument check like one made during it."""
     changed = msg.get("changed")
-    if not (isinstance(changed, list) and all(isinstance(c, list) and len(c) == 2 for c in changed)):
+    if not (isinstance(changed, list) and all(isinstance(c, list) and len(c) in (2, 3) for c in changed)):
         raise CandidateFault(V.CRASH, "the result channel was corrupted (final look)")
     if not changed:
         return []
-    before, after = (str(x)[:160] for x in changed[0])
-    return [Check(V.NOT_MUTATED, "relation", False, f"argument changed after the call returned: from {before} to {after}",
-                  quarantined=V.NOT_MUTATED in quarantined)]
+    before, after = (str(x)[:160] for x in changed[0][:2])
+    which = changed[0][2] if len(changed[0]) == 3 and type(changed[0][2]) is int else 0
+    return [Check(name, "relation", False,
+                  f"argument {which + 1} changed after the call returned: from {before} to {after}",
+                  quarantined=name in quarantined)]
 
 
 def sanitizer_gate(plan: Plan) -> Check:

@@ -12,7 +12,7 @@ from dataclasses import replace
 from loop import verdicts as V
 from loop.errors import CandidateFault, HarnessError, SandboxUnavailable
 from loop.grading.model import Attempt, Check
-from loop.kinds.function.attempt import Plan, RestartingWorker, _call_args, _ref_caller, decode, outcome
+from loop.kinds.function.attempt import Plan, RestartingWorker, _call_args, _ref_caller, arg_after, outcome
 from loop.oracles.engine import CandidateRaised, Returned, recheck
 from loop.oracles.oracle import Oracle
 
@@ -85,7 +85,7 @@ def recheck_in_fresh_processes(plan: Plan, check: Check, repeat: int) -> bool:
         ok, value = outcome(msg)
         if not ok:
             raise CandidateRaised(str(value))
-        return Returned(value, None if oracle.argument_lists else decode(msg.get("after")))
+        return Returned(value, arg_after(oracle, x, msg))
 
     try:
         return fails_again(oracle, check, call, _ref_caller(plan, ref))

@@ -161,9 +161,11 @@ def _child(job, w, log, err, path):
             fn, error = W.load(path, job["entry"], job["source"])  # exec, not importlib: no lazy imports
             if error is None:
                 n = job.get("common", len(job["tests"]))
-                results = [W.call(fn, args, after=False) for args in job["tests"][:n]]
+                seen = []  # every call's arguments: a change after the call returned shows in its reply
+                results = [W.call(fn, args, seen) for args in job["tests"][:n]]
                 marks = _marks()  # where the part every repeat runs ended, in the output files
-                results += [W.call(fn, args, after=False) for args in job["tests"][n:]]
+                results += [W.call(fn, args, seen) for args in job["tests"][n:]]
+                W.fold_late(seen)
                 send({"results": results, "marks": marks})
         if error is not None:
             send({"build_error": error})
@@ -219,7 +221,7 @@ def _stream_child(job, w, log, err, path, start):
     send({"ready": 1})
     for args in job["tests"][start:]:
         began = time.perf_counter()
-        reply = W.call(fn, args, after=False)
+        reply = W.call(fn, args)
         reply["secs"] = time.perf_counter() - began
         send(reply)
     os._exit(0)

@@ -83,56 +83,93 @@ def load(path, entry, source=None):
         return None, "".join(traceback.format_exception(exc))[-4000:]
 
 
-def call(fn, wire, seen=None, after=True):
-    """One plain call: the reply fields. `seen` keeps each first argument with its encoding when the call
-    returned, for the final look at the caller's data (a thread may change it after the call returned).
-    Without `after` the first argument is not sent back (the fork servers' callers never read it back)."""
+def call(fn, wire, seen=None):
+    """One plain call: the reply fields. An argument the call left changed comes back as "args": [[position,
+    its encoding now], ...] (absent when none changed: the cost of a call that keeps its arguments is one
+    encoding of each, compared here). `seen` keeps each call's arguments with their encoding when the call
+    returned, for the final look (a thread may change them after the call returned)."""
     reply = {}
     try:
         args = dec(wire)
         value = fn(*args)
         reply["ok"] = enc(value)
-        if after:
-            reply["after"] = enc(args[0]) if args else None
-        if after and seen is not None and args and len(seen) < 4096:
-            seen.append((reply["after"], args[0]))
+        now = [enc(a) for a in args]
+        if now != wire:
+            reply["args"] = [[i, e] for i, (e, w) in enumerate(zip(now, wire)) if e != w]
+        if seen is not None and len(seen) < 4096:
+            seen.append((now, args, reply))
     except BaseException as exc:  # the candidate's failure, reported, never fatal to the worker
-        reply.update(_classify(exc))
+        reply = _classify(exc)
     return reply
+
+
+def _settle():
+    """Give the candidate's threads (as /proc counts them) a moment to end before a final look."""
+    deadline = time.monotonic() + 0.1
+    try:
+        while len(_tasks()) > 1 and time.monotonic() < deadline:
+            time.sleep(0.005)
+    except OSError:
+        pass
+
+
+def _changed_since(then, args):
+    """[[position, encoding now], ...] of the arguments whose encoding is no longer `then`."""
+    out = []
+    for i, (e, a) in enumerate(zip(then, args)):
+        try:
+            now = enc(a)
+        except BaseException as exc:
+            now = "<" + type(exc).__name__ + ">"
+        if now != e:
+            out.append([i, now])
+    return out
 
 
 def final_look(seen):
     """After the last call: give the candidate's threads a moment, then report arguments changed since
-    their call returned (a change during the call shows in that call's `after`)."""
-    import _thread
-    import time
-    deadline = time.monotonic() + 0.1
-    while _thread._count() and time.monotonic() < deadline:
-        time.sleep(0.005)
+    their call returned (a change during the call shows in that call's "args")."""
+    _settle()
     changed = []
-    for then, arg in seen:
-        try:
-            now = enc(arg)
-        except BaseException as exc:
-            now = "<" + type(exc).__name__ + ">"
-        if now != then:
-            changed.append([json.dumps(then)[:300], json.dumps(now)[:300]])
+    for then, args, _ in seen:
+        for i, now in _changed_since(then, args):
+            changed.append([json.dumps(then[i])[:300], json.dumps(now)[:300], i])
             if len(changed) >= 3:
-                break
+                return {"changed": changed}
     return {"changed": changed}
+
+
+def call_all(fn, wires):
+    """Every call of a batch, then fold_late."""
+    seen = []
+    replies = [call(fn, wire, seen) for wire in wires]
+    fold_late(seen)
+    return replies
+
+
+def fold_late(seen):
+    """The final look of a fork-server job, folded into its replies: an argument changed after its call
+    returned (from a thread, say) shows in that call's "args" as its state at the end of the job."""
+    _settle()
+    for then, args, reply in seen:
+        late = _changed_since(then, args)
+        if late:
+            moved = {i: e for i, e in reply.get("args", [])}
+            moved.update(late)
+            reply["args"] = [[i, moved[i]] for i in sorted(moved)]
 
 
 def serve(fn, rd, wr):
     """Answer {"id", "args"} requests with the candidate's plain values; {"final": 1} with final_look;
-    {"batch": [args, ...]} with a reply per call, the first argument not sent back (a fork server's fuzzed
-    batch in one round trip instead of one per input)."""
+    {"batch": [args, ...]} with a reply per call (a fork server's fuzzed batch in one round trip instead
+    of one per input; see call_all)."""
     send, seen = sender(wr), []
     for line in lines(rd):
         req = json.loads(line)
         if req["args"] == {"final": 1}:
             reply = final_look(seen)
         elif isinstance(req["args"], dict) and "batch" in req["args"]:
-            reply = {"batch": [call(fn, wire, after=False) for wire in req["args"]["batch"]]}
+            reply = {"batch": call_all(fn, req["args"]["batch"])}
         else:
             reply = call(fn, req["args"], seen)
         reply["id"] = req["id"]
@@ -170,7 +207,7 @@ class Proxy:
         replies = self.request({"batch": wires}).get("batch")
         if not (isinstance(replies, list) and len(replies) == len(wires) and set(map(type, replies)) <= {dict}):
             raise Lost("not a batch reply")
-        return [{k: m[k] for k in ("ok", "raised", "resource") if k in m} for m in replies]
+        return [{k: m[k] for k in ("ok", "args", "raised", "resource") if k in m} for m in replies]
 
     def __call__(self, *args):
         msg = self.request([enc(a) for a in args])
@@ -251,17 +288,17 @@ def answer(proxy, wire, entry):
     if isinstance(wire, dict) and "check" in wire:
         try:
             run_check(wire["check"], proxy, entry)
-            return {"ok": None, "after": None}
+            return {"ok": None}
         except Lost:
             raise
         except BaseException as exc:
             return _classify(exc)
     msg = proxy.request(wire)
-    return {k: msg[k] for k in ("ok", "after", "raised", "resource", "changed") if k in msg}
+    return {k: msg[k] for k in ("ok", "args", "raised", "resource", "changed") if k in msg}
 
 
 def answer_all(proxy, tests, entry):
-    """answer() each test in order, each run of plain calls as one batch (no first argument sent back)."""
+    """answer() each test in order, each run of plain calls as one batch."""
     out, plain = [], []
     for wire in tests + [None]:
         if plain and (wire is None or isinstance(wire, dict)):

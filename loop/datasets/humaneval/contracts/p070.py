@@ -2,6 +2,10 @@
 
 from loop.oracles import gen
 
+# The canonical solution empties the caller's list (lst.remove) and the docstring says nothing either way: a solution
+# may change its argument (no arguments_agree check).
+MUTATION_ALLOWED = True
+
 
 def contract(lst):
     """None when the docstring allows these arguments, else a short reason."""

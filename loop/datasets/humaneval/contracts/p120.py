@@ -3,6 +3,10 @@ the k largest elements, ascending."""
 
 from loop.oracles import gen
 
+# The canonical solution sorts the caller's list (arr.sort()) and the docstring says nothing either way: a solution
+# may change its argument (no arguments_agree check).
+MUTATION_ALLOWED = True
+
 
 def contract(arr, k):
     if not isinstance(arr, list) or not all(type(v) is int for v in arr):

@@ -8,6 +8,10 @@ import string
 
 from loop.oracles import gen
 
+# The canonical solution sorts the caller's list (lst.sort()) and the docstring says nothing either way: a solution
+# may change its argument (no arguments_agree check).
+MUTATION_ALLOWED = True
+
 
 def _codepoint(lst):
     return sorted((s for s in lst if len(s) % 2 == 0), key=lambda s: (len(s), s))
