@@ -83,7 +83,8 @@ def _tilted_int(rng, lo: int | None, hi: int | None) -> int | None:
     if tilt != "boundary" or rng.random() >= 0.6:
         return None
     rng.honoured = True
-    v = rng.choice(BOUNDARIES) * rng.choice((1, 1, -1))
+    focus = getattr(rng, "base", 2 ** 31)
+    v = (focus + rng.choice((-1, 0, 1)) if rng.random() < 0.7 else rng.choice(BOUNDARIES)) * rng.choice((1, 1, -1))
     if lo is not None and v < lo:
         return lo
     if hi is not None and v > hi:

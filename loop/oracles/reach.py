@@ -18,14 +18,17 @@ from typing import Any
 
 CORNERS = ("empty", "single", "equal", "empty_elems", "extreme")
 BLOCK = 20                  # the schedule repeats every BLOCK trials ...
-SCHEDULE = {2: "corner", 12: "corner", 7: "boundary", 5: "wide", 15: "wide", 9: "coincide", 19: "coincide"}
+SCHEDULE = {2: "corner", 12: "corner", 7: "boundary", 5: "wide", 15: "wide", 9: "coincide", 17: "coincide",
+            19: "coincide"}
+AGGREGATES = ("order", "sum", "length")  # what a coincidence trial keeps equal, in turn
 TAIL_EVERY = 64             # ... and trial 63, 127, 191, ... is a long one (3 in a 200-trial budget)
 TAIL_LENGTHS = (1000, 3000)  # 10-30x the usual length at MAX_SIZE (about 3 * 40 = 120)
 TILT_TRIES = 4              # tilted proposals per trial before it falls back to an ordinary one
 
-# Integers where fixed-width arithmetic breaks: 2**31, 2**32, 2**53 (doubles), 2**63, 2**64, powers of ten.
-BOUNDARIES = tuple(sorted({b + d for b in (2 ** 31, 2 ** 32, 2 ** 53, 2 ** 63, 2 ** 64, *(10 ** k for k in range(1, 19)))
-                           for d in (-1, 0, 1)}))
+# Integers where fixed-width arithmetic breaks: 2**31, 2**32, 2**53 (doubles), 2**63, 2**64, powers of ten;
+# each boundary trial focuses on one of BASES in turn (so each comes up in a grade), its neighbours included.
+BASES = (2 ** 31, 2 ** 32, 2 ** 53, 2 ** 63, 10 ** 9, 2 ** 64, 10 ** 18, 2 ** 15, 2 ** 16, 10 ** 6)
+BOUNDARIES = tuple(sorted({b + d for b in (*BASES, *(10 ** k for k in range(1, 19))) for d in (-1, 0, 1)}))
 META = ".*+?^$\\|()[]{}%'\""     # regex and format metacharacters, quotes
 SPACES = " \t\n\r\x0b\x0c\xa0"
 UNICODE = "éßÅñ中ΣσςİıKſ\u0301😀"
@@ -37,9 +40,10 @@ class Tilted(random.Random):
     block that applied it (otherwise the engine transforms the generated input structurally)."""
 
     def __init__(self, seed: str, tilt: str | None = None, corner: str | None = None, wide: str = "",
-                 tail: int = 0) -> None:
+                 tail: int = 0, aggregate: str = "", base: int = 2 ** 31) -> None:
         super().__init__(seed)
-        self.tilt, self.corner, self.wide, self.tail = tilt, corner, wide, tail
+        self.base = base
+        self.tilt, self.corner, self.wide, self.tail, self.aggregate = tilt, corner, wide, tail, aggregate
         self.honoured = False
         self.lengths = 0  # length() calls so far: the first is the outermost one
 
@@ -57,7 +61,9 @@ def tilted_rng(seed: int, trial: int, attempt: int, tilt: str) -> Tilted:
     corner = CORNERS[(trial // 10 + attempt) % len(CORNERS)] if tilt == "corner" else None
     wide = WIDE_CLASSES[(trial // 10 + attempt) % len(WIDE_CLASSES)] if tilt == "wide" else ""
     tail = pick.randint(*TAIL_LENGTHS) if tilt == "tail" else 0
-    return Tilted(key, tilt, corner, wide, tail)
+    aggregate = AGGREGATES[(trial // 3 + attempt) % len(AGGREGATES)] if tilt == "coincide" else ""
+    base = BASES[(trial // BLOCK + attempt) % len(BASES)]
+    return Tilted(key, tilt, corner, wide, tail, aggregate, base)
 
 
 def propose(generate: Callable[[random.Random, int], Any], admits: Callable[[Any], str | None], *,
@@ -184,12 +190,13 @@ def variant(v: Any, rng: random.Random) -> Any:
     (of the items, of the characters' code points, of the digits, of the set bits) with other items, the
     same length with other contents, the same absolute value. v itself where none applies."""
     kind = _kind(v)
+    aggregate = getattr(rng, "aggregate", "")  # a coincidence trial's kind, else one at random
+    r = {"order": 0.1, "sum": 0.5, "length": 0.9}[aggregate] if aggregate else rng.random()
     if kind == "int":
         if abs(v) >= 2 ** 31:  # a huge int reshuffled may turn an easy factorization into a hard one
             return -v
         digits = list(str(abs(v)))
         bits = list(bin(abs(v))[2:])
-        r = rng.random()
         if r < 0.35 and len(set(digits)) > 1:
             rng.shuffle(digits)
             return int("".join(digits).lstrip("0") or "0") * (-1 if v < 0 else 1)
@@ -199,22 +206,21 @@ def variant(v: Any, rng: random.Random) -> Any:
         return -v
     if kind not in ("str", "ints", "list") or len(v) < 1:
         return v
-    r = rng.random()
-    if r < 0.35 and len(v) > 1:  # the same multiset, another order
+    if r < 0.3 and len(v) > 1:  # the same multiset, another order
         out = list(v)
         for _ in range(3):
             rng.shuffle(out)
             if out != list(v):
                 break
         return "".join(out) if kind == "str" else out
-    if r < 0.75 and kind == "ints" and len(v) > 1:  # the same sum, other items
+    if r < 0.8 and kind == "ints" and len(v) > 1:  # the same sum, other items
         out = list(v)
         i, j = rng.sample(range(len(out)), 2)
         d = rng.choice((1, 1, 2, 3, max(1, abs(out[i]) // 2)))
         out[i] += d
         out[j] -= d
         return out
-    if r < 0.75 and kind == "str":  # the same code point sum (of the string and of its set of characters)
+    if r < 0.8 and kind == "str":  # the same code point sum (of the string and of its set of characters)
         return _shift_chars(v, rng)
     # the same length, other contents drawn from v's own items
     pool = list(v)
@@ -232,9 +238,9 @@ def _shift_chars(s: str, rng: random.Random) -> str:
     chars = sorted(set(s))
     if len(chars) < 2:
         return s
-    for _ in range(6):
+    for _ in range(12):
         a, b = rng.sample(chars, 2)
-        d = rng.randint(1, 3)
+        d = rng.randint(1, 3 if rng.random() < 0.5 else 12)
         na, nb = ord(a) + d, ord(b) - d
         if nb < 0 or na > 0x10FFFF:
             continue
@@ -247,6 +253,10 @@ def _shift_chars(s: str, rng: random.Random) -> str:
 
 def coincide(x: Any, rng: random.Random) -> Any:
     """x with one part made a variant of another part of the same kind (items of one list), or of itself."""
+    return _changed(_coincide_once, x, rng)
+
+
+def _coincide_once(x: Any, rng: random.Random) -> Any:
     if isinstance(x, list) and len(x) >= 2:
         kinds = [_kind(u) for u in x]
         pairs = [(i, j) for i in range(len(x)) for j in range(len(x)) if i != j and kinds[i] == kinds[j] != "other"]
@@ -256,7 +266,20 @@ def coincide(x: Any, rng: random.Random) -> Any:
     return variant(x, rng)
 
 
+def _changed(fn: Callable[[Any, random.Random], Any], x: Any, rng: random.Random) -> Any:
+    """fn(x, rng), drawn again (up to 6 times) while it gives x back unchanged."""
+    for _ in range(6):
+        y = fn(x, rng)
+        if y != x:
+            return y
+    return x
+
+
 def _coincide_args(x: Any, rng: random.Random) -> Any:
+    return _changed(_coincide_args_once, x, rng)
+
+
+def _coincide_args_once(x: Any, rng: random.Random) -> Any:
     """An argument list: one argument made a variant of another argument (same_chars(s, variant of s)), the
     items of one argument made variants of each other (a tie in a sort key), or one argument varied."""
     if not isinstance(x, list) or not x:
@@ -264,12 +287,12 @@ def _coincide_args(x: Any, rng: random.Random) -> Any:
     kinds = [_kind(u) for u in x]
     pairs = [(i, j) for i in range(len(x)) for j in range(len(x)) if i != j and kinds[i] == kinds[j] != "other"]
     r = rng.random()
-    if pairs and r < 0.45:
+    if pairs and r < 0.75:
         i, j = rng.choice(pairs)
         return x[:j] + [variant(x[i], rng)] + x[j + 1:]
     sites = [i for i, k in enumerate(kinds) if k != "int"]  # a lone int varied is just another int
     if not sites:
         return x
     i = rng.choice(sites)
-    inner = coincide(x[i], rng) if r < 0.85 else variant(x[i], rng)
+    inner = coincide(x[i], rng) if r < 0.9 else variant(x[i], rng)
     return x[:i] + [inner] + x[i + 1:]
