@@ -165,7 +165,9 @@ def text(rng: random.Random, size: int, alphabet: str = LOWER, lo: int = 0, hi: 
     wide = getattr(rng, "wide", "")
     if wide:
         rng.honoured = True
-        return "".join(rng.choice(wide) if rng.random() < 0.33 else rng.choice(alphabet) for _ in range(n))
+        pool = alphabet + wide  # a third of the draws from wide, whatever the two lengths
+        weights = [2 * len(wide)] * len(alphabet) + [len(alphabet)] * len(wide)
+        return "".join(rng.choices(pool, weights, k=n))
     if n and rng.random() < 0.15:
         return rng.choice(alphabet) * n
     return "".join(rng.choice(alphabet) for _ in range(n))

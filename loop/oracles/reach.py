@@ -21,8 +21,8 @@ BLOCK = 20                  # the schedule repeats every BLOCK trials ...
 SCHEDULE = {2: "corner", 12: "corner", 7: "boundary", 5: "wide", 15: "wide", 9: "coincide", 17: "coincide",
             19: "coincide"}
 AGGREGATES = ("order", "sum", "length")  # what a coincidence trial keeps equal, in turn
-TAIL_EVERY = 64             # ... and trial 63, 127, 191, ... is a long one (3 in a 200-trial budget)
-TAIL_LENGTHS = (1000, 3000)  # 10-30x the usual length at MAX_SIZE (about 3 * 40 = 120)
+TAIL_EVERY = 100            # ... and trial 99, 199, ... is a long one (2 in a 200-trial budget)
+TAIL_LENGTHS = (1200, 2400)  # 10-20x the usual length at MAX_SIZE (about 3 * 40 = 120)
 TILT_TRIES = 4              # tilted proposals per trial before it falls back to an ordinary one
 
 # Integers where fixed-width arithmetic breaks: 2**31, 2**32, 2**53 (doubles), 2**63, 2**64, powers of ten;
@@ -32,7 +32,7 @@ BOUNDARIES = tuple(sorted({b + d for b in (*BASES, *(10 ** k for k in range(1, 1
 META = ".*+?^$\\|()[]{}%'\""     # regex and format metacharacters, quotes
 SPACES = " \t\n\r\x0b\x0c\xa0"
 UNICODE = "éßÅñ中ΣσςİıKſ\u0301😀"
-WIDE_CLASSES = (META, string.punctuation, SPACES, UNICODE, META + SPACES + UNICODE)
+WIDE_CLASSES = (META, string.punctuation, SPACES + META, UNICODE + META, META + SPACES + UNICODE)  # metacharacters in all
 
 
 class Tilted(random.Random):
@@ -181,7 +181,7 @@ def _kind(v: Any) -> str:
     if isinstance(v, str):
         return "str"
     if isinstance(v, list):
-        return "ints" if v and all(_is_int(u) for u in v) else "list"
+        return "ints" if v and all(_is_int(u) for u in v[:64]) and _is_int(v[-1]) else "list"
     return "int" if _is_int(v) else "other"
 
 
@@ -257,13 +257,21 @@ def coincide(x: Any, rng: random.Random) -> Any:
 
 
 def _coincide_once(x: Any, rng: random.Random) -> Any:
-    if isinstance(x, list) and len(x) >= 2:
-        kinds = [_kind(u) for u in x]
-        pairs = [(i, j) for i in range(len(x)) for j in range(len(x)) if i != j and kinds[i] == kinds[j] != "other"]
-        if pairs and rng.random() < 0.7:
-            i, j = rng.choice(pairs[:400])
+    if isinstance(x, list) and len(x) >= 2 and rng.random() < 0.7:
+        pair = _pair(x, rng)
+        if pair is not None:
+            i, j = pair
             return x[:j] + [variant(x[i], rng)] + x[j + 1:]
     return variant(x, rng)
+
+
+def _pair(x: list, rng: random.Random) -> tuple[int, int] | None:
+    """Two positions of x holding values of one kind (at most 8 draws: x may be long)."""
+    for _ in range(8):
+        i, j = rng.randrange(len(x)), rng.randrange(len(x))
+        if i != j and _kind(x[i]) == _kind(x[j]) != "other":
+            return i, j
+    return None
 
 
 def _changed(fn: Callable[[Any, random.Random], Any], x: Any, rng: random.Random) -> Any:
@@ -284,7 +292,7 @@ def _coincide_args_once(x: Any, rng: random.Random) -> Any:
     items of one argument made variants of each other (a tie in a sort key), or one argument varied."""
     if not isinstance(x, list) or not x:
         return x
-    kinds = [_kind(u) for u in x]
+    kinds = [_kind(u) for u in x]  # an argument list is short
     pairs = [(i, j) for i in range(len(x)) for j in range(len(x)) if i != j and kinds[i] == kinds[j] != "other"]
     r = rng.random()
     if pairs and r < 0.75:
