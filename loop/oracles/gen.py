@@ -52,9 +52,9 @@ def _tilted_length(rng, size: int, lo: int, hi: int | None) -> int | None:
         return None
     rng.lengths += 1
     first = rng.lengths == 1
-    if tilt == "tail":
+    if tilt == "tail":  # one long outer length; the ones inside it short, so the whole stays 10-20x
         if not first:
-            return None
+            return _clamp(rng.randint(0, 3), lo, hi)
         rng.honoured = True
         return _clamp(rng.tail, lo, hi)
     kind = rng.corner

@@ -23,7 +23,7 @@ SCHEDULE = {2: "corner", 12: "corner", 7: "boundary", 5: "wide", 15: "wide", 9: 
 AGGREGATES = ("order", "sum", "length")  # what a coincidence trial keeps equal, in turn
 TAIL_EVERY = 100            # ... and trial 99, 199, ... is a long one (2 in a 200-trial budget)
 TAIL_LENGTHS = (1200, 2400)  # 10-20x the usual length at MAX_SIZE (about 3 * 40 = 120)
-TILT_TRIES = 4              # tilted proposals per trial before it falls back to an ordinary one
+TILT_TRIES = 2              # tilted proposals per trial before it falls back to an ordinary one
 
 # Integers where fixed-width arithmetic breaks: 2**31, 2**32, 2**53 (doubles), 2**63, 2**64, powers of ten;
 # each boundary trial focuses on one of BASES in turn (so each comes up in a grade), its neighbours included.
