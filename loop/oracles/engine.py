@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Protocol
 
+from loop.oracles import reach
+
 SIZE_RAMP_TRIALS = 100      # trial index at which the input size reaches max_size
 DEFAULT_MAX_SIZE = 40
 MAX_SHRINK_ATTEMPTS = 2000  # evaluations per relation; deterministic, binds before the time budget normally
@@ -343,6 +345,12 @@ def _generate(oracle: Oracle, seed: int, trial: int, max_size: int | None) -> tu
     size = trial_size(trial, _max_size(oracle, max_size))
     admits = oracle.admits
     rejected = 0
+    if admits is not None and reach.tilt_of(trial) is not None:  # corners, boundaries, ...: reach.py
+        tilted = reach.propose(oracle.generate, admits, seed=seed, trial=trial, size=size,
+                               args=getattr(oracle, "argument_lists", False))
+        validate = oracle.validate_input
+        if tilted is not None and (validate is None or validate is admits or validate(tilted[0]) is None):
+            return tilted
     while True:
         x = oracle.generate(rng, size)
         if admits is None or admits(x) is None:

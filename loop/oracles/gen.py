@@ -4,12 +4,17 @@ Every function takes the trial's random.Random and its size (1 at the first tria
 fuzz.MAX_SIZE), and mixes three kinds of value: small typical ones, the boundaries of the allowed domain,
 and large ones whose magnitude or length grows with size (beyond 2**31 for integers, past 100 characters
 for strings). Same rng state, same value.
+
+Handed a `loop.oracles.reach.Tilted` random (the engine's corner, boundary, wide-alphabet and long-tail
+trials), each block bends its draw that way within its declared range, and says so (`rng.honoured`).
 """
 
 from __future__ import annotations
 
 import random
 import string
+
+from loop.oracles.reach import BOUNDARIES
 
 DIGITS = string.digits
 LOWER = string.ascii_lowercase
@@ -20,6 +25,9 @@ VOWELS = "aeiouAEIOU"
 
 def length(rng: random.Random, size: int, lo: int = 0, hi: int | None = None) -> int:
     """A length in [lo, hi]: mostly up to 3*size, sometimes lo itself, sometimes long (up to 8*size)."""
+    tilted = _tilted_length(rng, size, lo, hi)
+    if tilted is not None:
+        return tilted
     top = 3 * size if rng.random() < 0.85 else 8 * size
     if hi is not None:
         top = min(top, hi)
@@ -32,9 +40,64 @@ def length(rng: random.Random, size: int, lo: int = 0, hi: int | None = None) ->
     return rng.randint(lo, top)
 
 
+def _clamp(v: int, lo: int, hi: int | None) -> int:
+    return max(lo, v if hi is None else min(hi, v))
+
+
+def _tilted_length(rng, size: int, lo: int, hi: int | None) -> int | None:
+    """A tilted trial's length: the tail's for the outermost length, a corner's (empty, one, the longest
+    allowed; empty inner ones), or None for an ordinary draw."""
+    tilt = getattr(rng, "tilt", None)
+    if tilt not in ("tail", "corner"):
+        return None
+    rng.lengths += 1
+    first = rng.lengths == 1
+    if tilt == "tail":  # one long outer length; the ones inside it short, so the whole stays 10-20x
+        if not first:
+            return _clamp(rng.randint(0, 3), lo, hi)
+        rng.honoured = True
+        return _clamp(rng.tail, lo, hi)
+    kind = rng.corner
+    if kind == "empty" or (kind == "empty_elems" and not first):
+        rng.honoured = True
+        return lo
+    if kind == "single" and first:
+        rng.honoured = True
+        return _clamp(1, lo, hi)
+    if kind == "extreme" and first and hi is not None and hi - lo <= 8 * size:
+        rng.honoured = True
+        return hi
+    return None
+
+
+def _tilted_int(rng, lo: int | None, hi: int | None) -> int | None:
+    """A boundary trial's integer (2**31, 2**53, 10**k, ... and their neighbours, either sign, or the end of
+    the declared range nearest it) or a corner's extreme (an end of the range), or None."""
+    tilt = getattr(rng, "tilt", None)
+    if tilt == "corner" and getattr(rng, "corner", None) == "extreme" and rng.random() < 0.7:
+        ends = [v for v in (lo, hi) if v is not None]
+        rng.honoured = True
+        if ends and rng.random() < 0.6:
+            return rng.choice(ends) + rng.choice((0, 0, 1, -1))
+        tilt = "boundary"
+    if tilt != "boundary" or rng.random() >= 0.6:
+        return None
+    rng.honoured = True
+    focus = getattr(rng, "base", 2 ** 31)
+    v = (focus + rng.choice((-1, 0, 1)) if rng.random() < 0.7 else rng.choice(BOUNDARIES)) * rng.choice((1, 1, -1))
+    if lo is not None and v < lo:
+        return lo
+    if hi is not None and v > hi:
+        return hi
+    return v
+
+
 def integer(rng: random.Random, size: int, lo: int | None = None, hi: int | None = None) -> int:
     """An int in [lo, hi] (either end open when None): small values, the ends, powers of two and their
     neighbours, and values up to about 2**(2*size) in magnitude."""
+    tilted = _tilted_int(rng, lo, hi)
+    if tilted is not None:
+        return _into(rng, tilted, lo, hi)
     bits = max(3, 2 * size)
     r = rng.random()
     if r < 0.45:
@@ -68,6 +131,10 @@ def _into(rng, v, lo, hi):
 
 def real(rng: random.Random, size: int, lo: float | None = None, hi: float | None = None) -> float:
     """A float in [lo, hi]: small, integral, tiny, huge (up to 10**size), with the ends now and then."""
+    if getattr(rng, "tilt", None) in ("corner", "boundary") and rng.random() < 0.5:
+        rng.honoured = True
+        ends = [float(v) for v in (lo, hi) if v is not None]
+        return float(_into(rng, rng.choice(ends + [0.0, -0.0, 1e-300, 2.0 ** 53, 1e15, -1e15, 0.1]), lo, hi))
     r = rng.random()
     if r < 0.4:
         v = round(rng.uniform(-10, 10), rng.randint(0, 3))
@@ -88,8 +155,19 @@ def real(rng: random.Random, size: int, lo: float | None = None, hi: float | Non
 
 
 def text(rng: random.Random, size: int, alphabet: str = LOWER, lo: int = 0, hi: int | None = None) -> str:
-    """A string over alphabet; runs of one character now and then (repeats and ties)."""
+    """A string over alphabet; runs of one character now and then (repeats and ties). In a wide trial the
+    alphabet takes in the trial's class of odd characters (metacharacters, punctuation, whitespace kinds,
+    non-ASCII), a third of the characters drawn from it."""
     n = length(rng, size, lo, hi)
+    if n and getattr(rng, "tilt", None) == "corner" and rng.corner == "equal":
+        rng.honoured = True
+        return rng.choice(alphabet) * n
+    wide = getattr(rng, "wide", "")
+    if wide:
+        rng.honoured = True
+        pool = alphabet + wide  # a third of the draws from wide, whatever the two lengths
+        weights = [2 * len(wide)] * len(alphabet) + [len(alphabet)] * len(wide)
+        return "".join(rng.choices(pool, weights, k=n))
     if n and rng.random() < 0.15:
         return rng.choice(alphabet) * n
     return "".join(rng.choice(alphabet) for _ in range(n))
@@ -98,7 +176,9 @@ def text(rng: random.Random, size: int, alphabet: str = LOWER, lo: int = 0, hi: 
 def words(rng: random.Random, size: int, alphabet: str = LOWER, sep: str = " ", lo: int = 0,
           hi: int | None = None, word_max: int = 8) -> str:
     """Words over alphabet joined by sep (single separators, no leading or trailing one)."""
-    n = length(rng, size, lo, hi if hi is not None else max(lo, size))
+    if hi is None and getattr(rng, "tilt", None) != "tail":  # a long tail's words are not capped at size
+        hi = max(lo, size)
+    n = length(rng, size, lo, hi)
     return sep.join(text(rng, 1, alphabet, 1, rng.randint(1, word_max)) for _ in range(n))
 
 
@@ -106,6 +186,9 @@ def int_list(rng: random.Random, size: int, lo: int | None = None, hi: int | Non
              min_len: int = 0, max_len: int | None = None, unique: bool = False) -> list[int]:
     """A list of ints in [lo, hi]; duplicates and sorted/reversed runs now and then (unless unique)."""
     n = length(rng, size, min_len, max_len)
+    if n and not unique and getattr(rng, "tilt", None) == "corner" and rng.corner == "equal":
+        rng.honoured = True
+        return [integer(rng, size, lo, hi)] * n
     pool_small = rng.random() < 0.3
     out: list[int] = []
     seen: set[int] = set()

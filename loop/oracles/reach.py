@@ -1,0 +1,306 @@
+"""Trials that reach past the typical input: corners, representation boundaries, the whole alphabet, a rare
+long tail and coincidences, each a fixed share of a grade's trial budget, always inside the input contract.
+
+The engine picks a trial's tilt from its index alone (`tilt_of`), so every seed gets the same share of
+each. Generators written with `loop.oracles.gen` honour a tilt through the `Tilted` random they are handed
+(gen's building blocks read its fields); where a generator did not use them (it drew with the rng
+directly, or it mutates known inputs), a structural transform of its input does the same job by type.
+Only oracles with an input contract (`admits`) get tilted trials: a proposal the contract rejects is
+drawn again a few times, then the trial falls back to an ordinary one. Deterministic per (seed, trial).
+"""
+
+from __future__ import annotations
+
+import random
+import string
+from collections.abc import Callable
+from typing import Any
+
+CORNERS = ("empty", "single", "equal", "empty_elems", "extreme")
+BLOCK = 20                  # the schedule repeats every BLOCK trials ...
+SCHEDULE = {2: "corner", 12: "corner", 7: "boundary", 5: "wide", 15: "wide", 9: "coincide", 17: "coincide",
+            19: "coincide"}
+AGGREGATES = ("order", "sum", "length")  # what a coincidence trial keeps equal, in turn
+TAIL_EVERY = 100            # ... and trial 99, 199, ... is a long one (2 in a 200-trial budget)
+TAIL_LENGTHS = (1200, 2400)  # 10-20x the usual length at MAX_SIZE (about 3 * 40 = 120)
+TILT_TRIES = 2              # tilted proposals per trial before it falls back to an ordinary one
+
+# Integers where fixed-width arithmetic breaks: 2**31, 2**32, 2**53 (doubles), 2**63, 2**64, powers of ten;
+# each boundary trial focuses on one of BASES in turn (so each comes up in a grade), its neighbours included.
+BASES = (2 ** 31, 2 ** 32, 2 ** 53, 2 ** 63, 10 ** 9, 2 ** 64, 10 ** 18, 2 ** 15, 2 ** 16, 10 ** 6)
+BOUNDARIES = tuple(sorted({b + d for b in (*BASES, *(10 ** k for k in range(1, 19))) for d in (-1, 0, 1)}))
+META = ".*+?^$\\|()[]{}%'\""     # regex and format metacharacters, quotes
+SPACES = " \t\n\r\x0b\x0c\xa0"
+UNICODE = "éßÅñ中ΣσςİıKſ\u0301😀"
+WIDE_CLASSES = (META, string.punctuation, SPACES + META, UNICODE + META, META + SPACES + UNICODE)  # metacharacters in all
+
+
+class Tilted(random.Random):
+    """A random.Random carrying one trial's tilt, read by gen's building blocks. `honoured` is set by any
+    block that applied it (otherwise the engine transforms the generated input structurally)."""
+
+    def __init__(self, seed: str, tilt: str | None = None, corner: str | None = None, wide: str = "",
+                 tail: int = 0, aggregate: str = "", base: int = 2 ** 31) -> None:
+        super().__init__(seed)
+        self.base = base
+        self.tilt, self.corner, self.wide, self.tail, self.aggregate = tilt, corner, wide, tail, aggregate
+        self.honoured = False
+        self.lengths = 0  # length() calls so far: the first is the outermost one
+
+
+def tilt_of(trial: int) -> str | None:
+    """The tilt of a trial index: None for an ordinary trial."""
+    if trial % TAIL_EVERY == TAIL_EVERY - 1:
+        return "tail"
+    return SCHEDULE.get(trial % BLOCK)
+
+
+def tilted_rng(seed: int, trial: int, attempt: int, tilt: str) -> Tilted:
+    key = f"reach:{seed}:{trial}:{attempt}"
+    pick = random.Random(key)
+    corner = CORNERS[(trial // 10 + attempt) % len(CORNERS)] if tilt == "corner" else None
+    wide = WIDE_CLASSES[(trial // 10 + attempt) % len(WIDE_CLASSES)] if tilt == "wide" else ""
+    tail = pick.randint(*TAIL_LENGTHS) if tilt == "tail" else 0
+    aggregate = AGGREGATES[(trial // 3 + attempt) % len(AGGREGATES)] if tilt == "coincide" else ""
+    base = BASES[(trial // BLOCK + attempt) % len(BASES)]
+    return Tilted(key, tilt, corner, wide, tail, aggregate, base)
+
+
+def propose(generate: Callable[[random.Random, int], Any], admits: Callable[[Any], str | None], *,
+            seed: int, trial: int, size: int, args: bool) -> tuple[Any, int] | None:
+    """(an input of this trial's tilt the contract admits, proposals rejected), or None: an ordinary trial."""
+    tilt = tilt_of(trial)
+    if tilt is None:
+        return None
+    rejected = 0
+    for attempt in range(TILT_TRIES):
+        rng = tilted_rng(seed, trial, attempt, tilt)
+        try:
+            x = generate(rng, size)
+            if not rng.honoured or tilt == "coincide" or (tilt == "corner" and rng.random() < 0.3):
+                x = transform(x, rng, args)
+            ok = admits(x) is None
+        except Exception:  # noqa: BLE001 - a generator or contract surprised by a corner: draw again
+            ok = False
+        if ok:
+            return x, rejected
+        rejected += 1
+    return None
+
+
+# --------------------------------------------------------------------------- structural transforms
+
+
+def transform(x: Any, rng: Tilted, args: bool) -> Any:
+    """x changed by type to carry rng's tilt: one argument of an argument list, or x itself."""
+    if rng.tilt == "coincide":
+        return _coincide_args(x, rng) if args else coincide(x, rng)
+    # No structural boundary: an int a generator left small may be a count the reference loops over
+    # (fizz_buzz(n)); boundaries come from gen.integer, where the generator declared the int's range.
+    fn = {"corner": _corner, "wide": _widen, "tail": _lengthen}.get(rng.tilt)
+    if fn is None:
+        return x
+    if not args or not isinstance(x, list):
+        return fn(x, rng)
+    sites = [i for i, v in enumerate(x) if _fits(v, rng.tilt)]
+    if not sites:
+        return x
+    i = rng.choice(sites)
+    return x[:i] + [fn(x[i], rng)] + x[i + 1:]
+
+
+def _fits(v: Any, tilt: str) -> bool:
+    if tilt in ("corner", "tail"):
+        return isinstance(v, (list, str)) or (tilt == "corner" and isinstance(v, int) and not isinstance(v, bool))
+    return tilt == "wide" and _has(v, lambda u: isinstance(u, str))
+
+
+def _has(v: Any, pred: Callable[[Any], bool], depth: int = 0) -> bool:
+    if pred(v):
+        return True
+    return depth < 4 and isinstance(v, list) and any(_has(u, pred, depth + 1) for u in v[:50])
+
+
+def _empty_like(v: Any) -> Any:
+    return "" if isinstance(v, str) else [] if isinstance(v, list) else v
+
+
+def _corner(v: Any, rng: Tilted) -> Any:
+    kind = rng.corner
+    if isinstance(v, int) and not isinstance(v, bool):
+        return rng.choice((0, 1, -1, -v))  # never larger: see transform
+    if not isinstance(v, (list, str)):
+        return v
+    if kind == "empty" or not v:
+        return v[:0]
+    if kind == "single":
+        return v[rng.randrange(len(v))] if isinstance(v, str) else [rng.choice(v)]
+    if kind == "equal":
+        return v[0] * len(v) if isinstance(v, str) else [v[0]] * len(v)
+    if kind == "empty_elems" and isinstance(v, list):
+        return [_empty_like(u) for u in v]
+    if kind == "extreme" and isinstance(v, list) and all(isinstance(u, int) and not isinstance(u, bool) for u in v):
+        return [rng.choice((max(v), min(v))) for _ in v]
+    return v
+
+
+def _widen(v: Any, rng: Tilted, depth: int = 0) -> Any:
+    """Strings with a few characters of the trial's wide class written over or put in."""
+    if isinstance(v, str):
+        extra = rng.wide or META
+        out = list(v)
+        for _ in range(rng.randint(1, 3)):
+            c = rng.choice(extra)
+            if out and rng.random() < 0.5:
+                out[rng.randrange(len(out))] = c
+            else:
+                out.insert(rng.randint(0, len(out)), c)
+        return "".join(out)
+    if isinstance(v, list) and depth < 4:
+        return [_widen(u, rng, depth + 1) if rng.random() < 0.5 else u for u in v]
+    return v
+
+
+def _lengthen(v: Any, rng: Tilted) -> Any:
+    """v grown to the trial's tail length with items (characters) drawn from itself."""
+    if not isinstance(v, (list, str)) or not v:
+        return v
+    pool = list(v)
+    grown = pool + [rng.choice(pool) for _ in range(max(0, rng.tail - len(pool)))]
+    return "".join(grown) if isinstance(v, str) else grown
+
+
+# --------------------------------------------------------------------------- coincidences
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _kind(v: Any) -> str:
+    if isinstance(v, str):
+        return "str"
+    if isinstance(v, list):
+        return "ints" if v and all(_is_int(u) for u in v[:64]) and _is_int(v[-1]) else "list"
+    return "int" if _is_int(v) else "other"
+
+
+def variant(v: Any, rng: random.Random) -> Any:
+    """Another value agreeing with v on an aggregate: the same multiset in another order, the same sum
+    (of the items, of the characters' code points, of the digits, of the set bits) with other items, the
+    same length with other contents, the same absolute value. v itself where none applies."""
+    kind = _kind(v)
+    aggregate = getattr(rng, "aggregate", "")  # a coincidence trial's kind, else one at random
+    r = {"order": 0.1, "sum": 0.5, "length": 0.9}[aggregate] if aggregate else rng.random()
+    if kind == "int":
+        if abs(v) >= 2 ** 31:  # a huge int reshuffled may turn an easy factorization into a hard one
+            return -v
+        digits = list(str(abs(v)))
+        bits = list(bin(abs(v))[2:])
+        if r < 0.35 and len(set(digits)) > 1:
+            rng.shuffle(digits)
+            return int("".join(digits).lstrip("0") or "0") * (-1 if v < 0 else 1)
+        if r < 0.7 and len(set(bits)) > 1:
+            rng.shuffle(bits)
+            return int("".join(bits), 2) * (-1 if v < 0 else 1)
+        return -v
+    if kind not in ("str", "ints", "list") or len(v) < 1:
+        return v
+    if r < 0.3 and len(v) > 1:  # the same multiset, another order
+        out = list(v)
+        for _ in range(3):
+            rng.shuffle(out)
+            if out != list(v):
+                break
+        return "".join(out) if kind == "str" else out
+    if r < 0.8 and kind == "ints" and len(v) > 1:  # the same sum, other items
+        out = list(v)
+        i, j = rng.sample(range(len(out)), 2)
+        d = rng.choice((1, 1, 2, 3, max(1, abs(out[i]) // 2)))
+        out[i] += d
+        out[j] -= d
+        return out
+    if r < 0.8 and kind == "str":  # the same code point sum (of the string and of its set of characters)
+        return _shift_chars(v, rng)
+    # the same length, other contents drawn from v's own items
+    pool = list(v)
+    out = [rng.choice(pool) for _ in pool]
+    return "".join(out) if kind == "str" else out
+
+
+def _same_class(a: str, b: str) -> bool:
+    return (a.islower(), a.isupper(), a.isdigit(), a.isspace(), a.isalpha(), a.isascii(), a.isprintable()) == \
+        (b.islower(), b.isupper(), b.isdigit(), b.isspace(), b.isalpha(), b.isascii(), b.isprintable())
+
+
+def _shift_chars(s: str, rng: random.Random) -> str:
+    """Every a made chr(a+d) and every b chr(b-d), new characters of the same class and not in s."""
+    chars = sorted(set(s))
+    if len(chars) < 2:
+        return s
+    for _ in range(12):
+        a, b = rng.sample(chars, 2)
+        d = rng.randint(1, 3 if rng.random() < 0.5 else 12)
+        na, nb = ord(a) + d, ord(b) - d
+        if nb < 0 or na > 0x10FFFF:
+            continue
+        ca, cb = chr(na), chr(nb)
+        if ca in chars or cb in chars or ca == cb or not (_same_class(a, ca) and _same_class(b, cb)):
+            continue
+        return s.translate({ord(a): ca, ord(b): cb})
+    return s
+
+
+def coincide(x: Any, rng: random.Random) -> Any:
+    """x with one part made a variant of another part of the same kind (items of one list), or of itself."""
+    return _changed(_coincide_once, x, rng)
+
+
+def _coincide_once(x: Any, rng: random.Random) -> Any:
+    if isinstance(x, list) and len(x) >= 2 and rng.random() < 0.7:
+        pair = _pair(x, rng)
+        if pair is not None:
+            i, j = pair
+            return x[:j] + [variant(x[i], rng)] + x[j + 1:]
+    return variant(x, rng)
+
+
+def _pair(x: list, rng: random.Random) -> tuple[int, int] | None:
+    """Two positions of x holding values of one kind (at most 8 draws: x may be long)."""
+    for _ in range(8):
+        i, j = rng.randrange(len(x)), rng.randrange(len(x))
+        if i != j and _kind(x[i]) == _kind(x[j]) != "other":
+            return i, j
+    return None
+
+
+def _changed(fn: Callable[[Any, random.Random], Any], x: Any, rng: random.Random) -> Any:
+    """fn(x, rng), drawn again (up to 6 times) while it gives x back unchanged."""
+    for _ in range(6):
+        y = fn(x, rng)
+        if y != x:
+            return y
+    return x
+
+
+def _coincide_args(x: Any, rng: random.Random) -> Any:
+    return _changed(_coincide_args_once, x, rng)
+
+
+def _coincide_args_once(x: Any, rng: random.Random) -> Any:
+    """An argument list: one argument made a variant of another argument (same_chars(s, variant of s)), the
+    items of one argument made variants of each other (a tie in a sort key), or one argument varied."""
+    if not isinstance(x, list) or not x:
+        return x
+    kinds = [_kind(u) for u in x]  # an argument list is short
+    pairs = [(i, j) for i in range(len(x)) for j in range(len(x)) if i != j and kinds[i] == kinds[j] != "other"]
+    r = rng.random()
+    if pairs and r < 0.75:
+        i, j = rng.choice(pairs)
+        return x[:j] + [variant(x[i], rng)] + x[j + 1:]
+    sites = [i for i, k in enumerate(kinds) if k != "int"]  # a lone int varied is just another int
+    if not sites:
+        return x
+    i = rng.choice(sites)
+    inner = coincide(x[i], rng) if r < 0.9 else variant(x[i], rng)
+    return x[:i] + [inner] + x[i + 1:]

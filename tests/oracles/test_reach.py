@@ -1,0 +1,209 @@
+"""Trials that reach past the typical input (loop.oracles.reach): corners, representation boundaries, the
+whole alphabet, a long tail and coincidences, each a share of every grade's budget and always inside the
+contract; and wrong candidates that only these trials catch, under seeds 1, 2 and 3."""
+
+from __future__ import annotations
+
+import random
+import types
+from pathlib import Path
+
+import pytest
+
+from loop import tasks
+from loop import verdicts as V
+from loop.datasets.humaneval import tasks as humaneval
+from loop.executors.fork import grade_batch
+from loop.oracles import gen, reach
+from loop.oracles.engine import NO_INPUT, trials_made
+from loop.sandbox import SandboxConfig
+
+SEEDS = (1, 2, 3)
+PROBLEMS = {p["task_id"]: p for p in humaneval.read_problems()}
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("reach")
+    (root / "harness" / "tasks").mkdir(parents=True)
+    (root / "config.toml").write_text(f'[loop]\ndb = "{root / "runs.db"}"\n')
+    wanted = [PROBLEMS[f"HumanEval/{i}"] for i in (29, 53, 54, 145)]
+    humaneval.import_humaneval(tasks.tasks_root(root), wanted)
+    return root
+
+
+def _inputs(project: Path, number: int, seed: int) -> tuple[list, types.ModuleType]:
+    task = tasks.load(project, f"humaneval_{number:03d}")
+    return [x for x, _ in trials_made(task.oracle, seed, 200) if x is not NO_INPUT], task.oracle.module
+
+
+# --------------------------------------------------------------------------- the schedule and its pieces
+
+
+def test_every_tilt_has_its_share_of_a_grade():
+    tilts = [reach.tilt_of(t) for t in range(200)]
+    assert tilts.count("corner") == 20 and tilts.count("wide") == 20 and tilts.count("coincide") == 28
+    assert tilts.count("boundary") == 10 and tilts.count("tail") == 2
+    assert tilts.count(None) == 120  # the rest stay ordinary trials
+    # each corner kind and each aggregate comes up in turn, and every base of a boundary
+    assert {reach.tilted_rng(1, t, 0, "corner").corner for t in range(200) if tilts[t] == "corner"} == set(reach.CORNERS)
+    assert {reach.tilted_rng(1, t, 0, "coincide").aggregate for t in range(200) if tilts[t] == "coincide"} == \
+        set(reach.AGGREGATES)
+    assert {reach.tilted_rng(1, t, 0, "boundary").base for t in range(200)} == set(reach.BASES)
+
+
+def test_gen_blocks_honour_a_tilt_and_stay_in_their_declared_range():
+    def rng(tilt, **kw):
+        return reach.Tilted("k", tilt, **kw)
+
+    r = rng("tail", tail=2000)
+    assert len(gen.int_list(r, 5, 0, 9)) == 2000 and r.honoured
+    assert len(gen.int_list(rng("tail", tail=2000), 5, max_len=50)) == 50  # a declared max_len holds
+    assert len(gen.words(rng("tail", tail=1500), 5).split(" ")) == 1500
+    assert gen.text(rng("corner", corner="empty"), 9) == ""
+    assert len(gen.int_list(rng("corner", corner="single"), 9)) == 1
+    same = gen.int_list(rng("corner", corner="equal"), 9, min_len=3)
+    assert len(set(same)) == 1 and len(same) >= 3
+    r = rng("corner", corner="empty_elems")
+    strings = [gen.text(r, 9) for _ in range(gen.length(r, 9, 3))]  # the outer length first, as generators do
+    assert len(strings) >= 3 and set(strings) == {""}
+    ints = [gen.integer(reach.Tilted(f"b{i}", "boundary", base=2 ** 53), 5) for i in range(200)]
+    assert {2 ** 53 - 1, 2 ** 53, 2 ** 53 + 1} & {abs(v) for v in ints}
+    assert all(-5 <= gen.integer(reach.Tilted(f"c{i}", "boundary"), 5, -5, 7) <= 7 for i in range(200))
+    ends = {gen.integer(reach.Tilted(f"e{i}", "corner", corner="extreme"), 5, -5, 7) for i in range(200)}
+    assert {-5, 7} <= ends and all(-5 <= v <= 7 for v in ends)
+    wide = "".join(gen.text(reach.Tilted(f"w{i}", "wide", wide=reach.META), 20, gen.LOWER, 5) for i in range(20))
+    assert {".", "*", "\\"} <= set(wide)
+    # an ordinary random is untouched: the same draws as before this module existed
+    assert gen.text(random.Random(3), 9) == gen.text(random.Random(3), 9)
+
+
+def test_variants_keep_their_aggregate_and_change_the_value():
+    rng = random.Random(5)
+    for _ in range(300):
+        xs = [rng.randint(-50, 50) for _ in range(rng.randint(2, 9))]
+        for aggregate, same in (("order", sorted), ("sum", sum), ("length", len)):
+            v = reach.variant(xs, reach.Tilted(f"{xs}{aggregate}", "coincide", aggregate=aggregate))
+            assert same(v) == same(xs) and len(v) == len(xs)
+    s = "hello world"
+    shifted = reach.variant(s, reach.Tilted("s", "coincide", aggregate="sum"))
+    assert shifted != s and sum(map(ord, shifted)) == sum(map(ord, s))
+    assert sum(map(ord, set(shifted))) == sum(map(ord, set(s))) and set(shifted) != set(s)
+    assert all(c.islower() or c == " " for c in shifted)  # characters keep their class
+    assert reach.variant(1234, reach.Tilted("i", "coincide", aggregate="order")) in \
+        {int("".join(p)) for p in __import__("itertools").permutations("1234")}
+    # an argument list: one argument made a variant of another of its kind
+    pairs = [reach.transform(["abcxyz", "q"], reach.Tilted(f"p{i}", "coincide", aggregate="sum"), True)
+             for i in range(30)]
+    assert any(b != "abcxyz" and sum(map(ord, b)) == sum(map(ord, "abcxyz")) and len(b) == 6 for _, b in pairs)
+
+
+def test_tilted_trials_are_deterministic_inside_the_contract_and_reach_far(project):
+    for seed in SEEDS:
+        xs, mod = _inputs(project, 29, seed)
+        assert xs == _inputs(project, 29, seed)[0]
+        assert len(xs) == 200 and all(mod.contract(*x) is None for x in xs)
+        text = ["".join(strings) + prefix for strings, prefix in xs]
+        for ch in ".*\\\t\n":
+            assert any(ch in t for t in text), (seed, ch)
+        assert any(not t.isascii() for t in text)
+        assert any(strings == [] for strings, _ in xs)
+        assert any(len(strings) > 1 and all(s == "" for s in strings) for strings, _ in xs)
+        assert max(len(strings) for strings, _ in xs) > 1000  # well past 8 * MAX_SIZE = 320
+        assert sum(len(strings) > 1000 for strings, _ in xs) <= 4  # ... and rare
+        ints, mod = _inputs(project, 53, seed)
+        values = {abs(v) for x in ints for v in x}
+        for b in (2 ** 31, 2 ** 32, 2 ** 53, 2 ** 63):
+            assert values & {b - 1, b, b + 1}, (seed, b)
+        lists, mod = _inputs(project, 145, seed)
+        lists = [x[0] for x in lists]
+        assert any(len(x) == 1 for x in lists) and any(len(x) > 2 and len(set(x)) == 1 for x in lists)
+        pairs, mod = _inputs(project, 54, seed)
+        assert all(mod.contract(*x) is None for x in pairs)
+        assert any(a != b and sorted(a) == sorted(b) for a, b in pairs)  # the same multiset, another order
+
+
+def test_without_an_input_contract_nothing_is_tilted():
+    from loop.oracles.oracle import Oracle
+    from loop.oracles.engine import generated_inputs
+
+    oracle = Oracle(generate=lambda rng, size: gen.text(rng, size))
+    plain = [gen.text(random.Random(f"1:{t}"), max(1, min(40, (t + 1) * 40 // 100))) for t in range(200)]
+    assert generated_inputs(oracle, seed=1) == plain
+
+
+# --------------------------------------------------------------------------- wrong candidates only these catch
+
+_DEEP = """\
+def filter_by_prefix(strings, prefix):
+    if not strings:
+        return []
+    rest = filter_by_prefix(strings[1:], prefix)
+    return ([strings[0]] if strings[0].startswith(prefix) else []) + rest
+"""  # recursion one call per string: fine until about 1000 strings
+_REGEX = """\
+import re
+
+
+def filter_by_prefix(strings, prefix):
+    return [s for s in strings if re.match(prefix, s)]
+"""  # the prefix read as a pattern: '.', '*', '\\\\', '(' mean something else
+_INT32 = """\
+def add(x, y):
+    return ((x + y + 2 ** 31) % 2 ** 32) - 2 ** 31
+"""
+_REARRANGED = {
+    "task_id": "Local/9", "entry_point": "rearranged",
+    "prompt": "def rearranged(a, b):\n    \"\"\"Is b a rearrangement of a (the same ints, each as often)?\"\"\"\n",
+    "canonical_solution": "    return sorted(a) == sorted(b)\n",
+    "test": "def check(candidate):\n    assert candidate([1, 2], [2, 1]) is True\n"
+            "    assert candidate([1, 2], [1, 3]) is False\n",
+}
+_REARRANGED_CONTRACT = """\
+from loop.oracles import gen
+
+OWN_SHARE = 1.0  # no mutations of the tests' small lists: those coincide on their own now and then
+
+
+def contract(a, b):
+    if not all(type(v) is list and all(type(x) is int for x in v) for v in (a, b)):
+        return "a and b must be lists of int"
+    return None
+
+
+def generate(rng, size):
+    a = gen.int_list(rng, size, -50, 50)
+    if rng.random() < 0.3:
+        return [a, rng.sample(a, len(a))]  # a rearrangement: the answer True
+    return [a, gen.int_list(rng, size, -50, 50)]
+"""
+_BY_SUM = "def rearranged(a, b):\n    return len(a) == len(b) and sum(a) == sum(b)\n"  # an aggregate
+
+
+def _rearranged_task(tmp_path: Path, monkeypatch):
+    mod = types.ModuleType("contract")
+    exec(_REARRANGED_CONTRACT, mod.__dict__)
+    monkeypatch.setattr(humaneval, "_contract", lambda task_id: (_REARRANGED_CONTRACT, mod))
+    (tmp_path / "harness" / "tasks").mkdir(parents=True)
+    humaneval.import_humaneval(tasks.tasks_root(tmp_path), [_REARRANGED])
+    return tasks.load(tmp_path, "humaneval_009")
+
+
+@pytest.mark.sandbox
+def test_wrong_candidates_only_reach_catches(project, tmp_path, monkeypatch):
+    """Long inputs (recursion), metacharacters, int32 arithmetic and an aggregate compared instead of the
+    multiset: each a stable_fail under seeds 1, 2 and 3 at the defaults (k=5, 200 trials), the right
+    solutions stable_pass."""
+    prefix, add = tasks.load(project, "humaneval_029"), tasks.load(project, "humaneval_053")
+    same = _rearranged_task(tmp_path, monkeypatch)
+    items = [(prefix, _DEEP), (prefix, _REGEX), (add, _INT32), (same, _BY_SUM),
+             (prefix, prefix.reference), (add, add.reference), (same, same.reference)]
+    for seed in SEEDS:
+        grades = grade_batch(items, SandboxConfig(), servers=2, k=5, trials=200, seed=seed)
+        verdicts = [g.verdict for g in grades]
+        assert verdicts == [V.STABLE_FAIL] * 4 + [V.STABLE_PASS] * 3, (seed, verdicts)
+        deep = [c for c in grades[0].checks if c.check == "relation:agrees_with_reference"]
+        assert deep and len(deep[0].input[0]) > 900, "caught on a long input"
+        by_sum = [c for c in grades[3].checks if c.check == "relation:agrees_with_reference"][0]
+        a, b = by_sum.minimal
+        assert sorted(a) != sorted(b) and sum(a) == sum(b) and len(a) == len(b)
