@@ -107,3 +107,58 @@ def test_own_share_keeps_mutations_of_large_test_inputs_out(tmp_path, i, top):
         ns = [x[0] for x, _ in trials_made(oracle, seed, 200) if x is not NO_INPUT]
         assert len(ns) >= 150 and max(ns) <= top, (seed, max(ns))
     assert "share=" not in (tasks.tasks_root(root) / names[1] / "relations.py").read_text()
+
+
+# Inputs the docstrings allow that the contracts used to reject (EvalPlus's contracts admit them too), with the
+# answer worked out by hand from the docstring. See docs/humaneval.md, "Where loop's contracts differ from
+# EvalPlus's".
+WIDENED = [
+    (0, ([1.0, 2.0, 3.0], -1.0), False),          # no two numbers are closer than a negative threshold
+    (0, ([], -0.5), False),
+    (11, ("", ""), ""),                           # the XOR of two empty bit strings
+    (31, (-7,), False),                           # primes are > 1: -7 is not one
+    (31, (-1,), False),
+    (36, (-5,), 0),                               # no integers in 0..n-1
+    (36, (0,), 0),
+    (75, (0,), False),                            # 0 is no product of primes
+    (75, (-30,), False),                          # nor is -30 (primes are positive)
+    (84, (0,), "0"),                              # "0 <= N <= 10000": digit sum 0, written in binary
+    (144, ("05/10", "2/1"), True),                # 5/10 * 2/1 = 1
+    (144, ("1/03", "6/01"), True),                # 1/3 * 6/1 = 2
+    (144, ("07/10", "10/02"), False),             # the docstring's 7/10 * 10/2 = 7/2
+    (150, (-7, 34, 12), 12),                      # -7 is not prime: y
+    (150, (-2, 1, 2), 2),
+]
+
+
+@pytest.mark.parametrize("i, args, want", WIDENED, ids=[f"p{i:03d}-{a!r}" for i, a, _ in WIDENED])
+def test_widened_inputs_are_admitted_and_graded(tmp_path, i, args, want):
+    """Each input is inside the problem's contract, the (corrected) reference gives the docstring's answer on
+    it, and the imported task's validate_input (what the fuzzer filters with) admits it too."""
+    from loop import tasks
+
+    mod = _module(i)
+    problem = PROBLEMS[i]
+    assert mod.contract(*_copy(list(args))) is None
+    body = getattr(mod, "CANONICAL", None)
+    ref = _function(problem["prompt"] + (body if body is not None else problem["canonical_solution"]), problem["entry_point"])
+    got, _ = _timed(ref, args)
+    assert got == want, f"reference on {args!r}: {got!r}, the docstring says {want!r}"
+    root = tmp_path / "proj"
+    names = humaneval.import_humaneval(tasks.tasks_root(root), [problem])
+    oracle = tasks.load(root, names[0]).oracle
+    assert oracle.validate_input(list(args)) is None
+
+
+@pytest.mark.parametrize("i, args", [
+    (2, (2.0,)),                  # a whole number: "largest integer smaller than" and "leftover < 1" disagree
+    (1, ("(()",)),                # "Separate groups are balanced"
+    (43, ([0, 0, 1],)),           # two zeros: two distinct elements or one value?
+    (76, (4, -2)),                # n**int with n <= 0: negative exponents and 0**0 are open
+    (84, (-1,)),                  # outside "0 <= N <= 10000"
+    (99, (".5",)),                # not a numeral as the examples write them
+    (124, ("03-11 -2000",)),      # int() reads "11 " as a day
+])
+def test_narrowings_the_docstring_leaves_open_stay(i, args):
+    """Inputs EvalPlus's contracts admit but loop's keep out, each for a reason in the contract's first line."""
+    assert _module(i).contract(*_copy(list(args))) is not None

@@ -1,4 +1,4 @@
-"""HumanEval/0 has_close_elements: numbers is a list (may be empty) of finite reals (int or float, |x| <= 1e15), threshold a finite real >= 0, and no pair's distance lies within rounding error of the threshold unless another pair is clearly closer."""
+"""HumanEval/0 has_close_elements: numbers is a list (may be empty) of finite reals (int or float, |x| <= 1e15), threshold a finite real (a negative one: no pair is closer, False), and no pair's distance lies within rounding error of the threshold unless another pair is clearly closer."""
 
 import math
 from fractions import Fraction
@@ -22,8 +22,8 @@ def _exact_tie(a, b, threshold):
 
 def _ambiguous(numbers, threshold):
     """Does rounding decide the answer (a distance equal to the threshold up to float error)?"""
-    if threshold == 0:
-        return False  # no distance is below 0
+    if threshold <= 0:
+        return False  # no distance is below 0 (or below a negative threshold)
     s = sorted(numbers)
     near = False
     for a, b in zip(s, s[1:]):
@@ -41,8 +41,6 @@ def contract(numbers, threshold):
         return "numbers must be a list of finite reals"
     if not _real(threshold):
         return "threshold must be a finite real"
-    if threshold < 0:
-        return "threshold must not be negative"
     if _ambiguous(numbers, threshold):
         return "a distance equals the threshold up to rounding"
     return None
@@ -72,6 +70,8 @@ def generate(rng, size):
     else:
         t = abs(gen.real(rng, size, -_BOUND, _BOUND))
     t = min(abs(float(t)), _BOUND)
+    if rng.random() < 0.05:
+        return [numbers, -t]  # negative: no two numbers are closer than it
     for _ in range(60):
         if not _ambiguous(numbers, t):
             break

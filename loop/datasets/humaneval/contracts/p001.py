@@ -1,4 +1,4 @@
-"""HumanEval/1 separate_paren_groups: paren_string holds only '(', ')' and spaces; without the spaces it is a non-empty balanced sequence of one or more groups (spaces anywhere)."""
+"""HumanEval/1 separate_paren_groups: paren_string holds only '(', ')' and spaces; without the spaces it is a non-empty balanced sequence of one or more groups (spaces anywhere; "Separate groups are balanced")."""
 
 from loop.oracles import gen
 

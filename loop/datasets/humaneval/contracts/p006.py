@@ -1,4 +1,4 @@
-"""HumanEval/6 parse_nested_parens: paren_string is one or more groups joined by single spaces (no leading or trailing space); each group is a non-empty balanced string of '(' and ')' forming one outermost pair."""
+"""HumanEval/6 parse_nested_parens: paren_string is one or more groups joined by single spaces (no leading or trailing space); each group is a non-empty balanced string of '(' and ')' forming one outermost pair (an unbalanced group has no depth)."""
 
 from loop.oracles import gen
 

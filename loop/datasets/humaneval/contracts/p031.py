@@ -1,4 +1,4 @@
-"""HumanEval/31 is_prime: n is an int >= 0 (whether a negative number is prime is a matter of taste)."""
+"""HumanEval/31 is_prime: n is any int (primes are the integers > 1 with no other positive divisor: 0, 1 and negatives are not)."""
 
 from loop.oracles import gen
 
@@ -25,13 +25,13 @@ _TRICKY = (0, 1, 4, 9, 25, 49, 121, 561, 1105, 1729, 2047, 1009 * 1013, 65537 * 
 def contract(n):
     if type(n) is not int:
         return "n must be an int"
-    if n < 0:
-        return "n must not be negative"
     return None
 
 
 def generate(rng, size):
     r = rng.random()
+    if r < 0.05:
+        return [-rng.choice(_PRIMES[: 6 + size // 3] + _TRICKY[: 8 + size // 3])]  # a negative prime is no prime
     if r < 0.4:
         return [rng.randint(0, 120)]
     if r < 0.6:

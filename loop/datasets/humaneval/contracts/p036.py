@@ -1,4 +1,4 @@
-"""HumanEval/36 fizz_buzz: n is an int >= 0 (the integers counted are 0..n-1; negative n is a matter of taste)."""
+"""HumanEval/36 fizz_buzz: n is any int (the integers counted are 0..n-1, as the examples read "integers less than n": none for n <= 0)."""
 
 from loop.oracles import gen
 
@@ -6,8 +6,6 @@ from loop.oracles import gen
 def contract(n):
     if type(n) is not int:
         return "n must be an int"
-    if n < 0:
-        return "n must not be negative"
     return None
 
 
@@ -16,6 +14,8 @@ OWN_SHARE = 1.0  # mutations of the tests' n=100000 reach n=200000, a str() per 
 
 def generate(rng, size):
     r = rng.random()
+    if r < 0.05:
+        return [-rng.randint(1, 200)]  # no integers in 0..n-1
     if r < 0.4:
         return [rng.randint(0, 200)]
     if r < 0.6:

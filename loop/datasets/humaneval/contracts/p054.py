@@ -1,4 +1,4 @@
-"""HumanEval/54 same_chars: s0 and s1 are words: non-empty str of lowercase ASCII letters."""
+"""HumanEval/54 same_chars: s0 and s1 are words: non-empty str of lowercase ASCII letters ("two words"; whether 'a' and 'A' are the same character is a matter of taste)."""
 
 from loop.oracles import gen
 

@@ -1,4 +1,4 @@
-"""HumanEval/64 vowels_count: s is a word: a non-empty str of ASCII letters (either case)."""
+"""HumanEval/64 vowels_count: s is a word: a non-empty str of ASCII letters (either case; "the end of the given word" is unclear once s holds punctuation or spaces)."""
 
 from loop.oracles import gen
 

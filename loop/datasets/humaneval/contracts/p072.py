@@ -1,5 +1,5 @@
 """HumanEval/72 will_it_fly: q is a non-empty list of non-negative int (the object's weights), w a
-non-negative int (the maximum possible weight)."""
+non-negative int (the maximum possible weight): weights are not negative, and an object has parts."""
 
 from loop.oracles import gen
 

@@ -1,19 +1,22 @@
-"""HumanEval/75 is_multiply_prime: a is an int, 1 <= a <= 1001 (the docstring says a < 100; the tests go up
-to 1001 = 7 * 11 * 13). "multiplication of 3 prime numbers" counts repeats (8 = 2 * 2 * 2 is True)."""
+"""HumanEval/75 is_multiply_prime: a is an int, a <= 1001 (the docstring says a < 100; the tests go up to
+1001 = 7 * 11 * 13; 0 and negatives are no product of primes: False). "multiplication of 3 prime numbers"
+counts repeats (8 = 2 * 2 * 2 is True)."""
 
 
 def contract(a):
     """None when the docstring allows these arguments, else a short reason."""
     if type(a) is not int:
         return "a must be an int"
-    if not 1 <= a <= 1001:
-        return "a must be in 1..1001 (less than 100, widened by the tests)"
+    if a > 1001:
+        return "a must be at most 1001 (less than 100, widened by the tests)"
     return None
 
 
 def generate(rng, size):
     """The positional arguments of one input inside the contract."""
     r = rng.random()
+    if r < 0.05:
+        return [rng.choice((0, -1, -8, -30, -105, -rng.randint(1, 1001)))]  # no product of primes
     if r < 0.5:
         return [rng.randint(1, 99)]
     if r < 0.75:

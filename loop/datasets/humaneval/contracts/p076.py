@@ -1,5 +1,6 @@
 """HumanEval/76 is_simple_power: x and n are positive ints (x is a simple power of n when n**k == x for some
-int k >= 0; 1 is n**0)."""
+int k >= 0; 1 is n**0). For n <= 0 or x <= 0 "n**int" is open: a negative int k makes 4**-1 == 0.25, and
+0**0 is a matter of taste."""
 
 from loop.oracles import gen
 

@@ -1,4 +1,4 @@
-"""HumanEval/80 is_happy: s is a str of lowercase ASCII letters (may be empty)."""
+"""HumanEval/80 is_happy: s is a str of lowercase ASCII letters (may be empty; "every 3 consecutive letters" leaves open whether digits, punctuation and case count)."""
 
 from loop.oracles import gen
 

@@ -1,5 +1,5 @@
 """HumanEval/89 encrypt: s is a str of lowercase ASCII letters (may be empty); each letter shifted 4 places,
-wrapping around."""
+wrapping around ("the alphabet being rotated": what becomes of other characters is not said)."""
 
 from loop.oracles import gen
 

@@ -1,5 +1,5 @@
 """HumanEval/91 is_bored: S is a str of ASCII letters, spaces and the delimiters '.', '?', '!' (may be
-empty); the number of sentences (text between delimiters) whose first space-separated word is "I"."""
+empty; whether "I," or "I2" starts with the word "I" is open, so no other characters); the number of sentences (text between delimiters) whose first space-separated word is "I"."""
 
 from loop.oracles import gen
 

@@ -1,5 +1,5 @@
 """HumanEval/95 check_dict_case: dict is a dict whose keys are non-empty strs of ASCII letters or ints (not
-bool), values any; True exactly when it is non-empty and all keys are lowercase strs or all are uppercase
+bool; a key without letters, '' or '_', is vacuously both lower and upper case: taste), values any; True exactly when it is non-empty and all keys are lowercase strs or all are uppercase
 strs."""
 
 from loop.oracles import gen

@@ -1,5 +1,5 @@
 """HumanEval/99 closest_integer: value is a decimal numeral str, -?D(.D+)? with D an integer part without
-leading zeros, and at most 15 significant digits in all (so a float reads it exactly enough; longer numerals
+leading zeros (as in the examples; '.5' and '14.' are Python's float syntax, not the docstring's), and at most 15 significant digits in all (so a float reads it exactly enough; longer numerals
 would fault every float-based answer, the canonical's included); the nearest int, halves away from zero."""
 
 import re

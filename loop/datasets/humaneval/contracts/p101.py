@@ -1,5 +1,5 @@
 """HumanEval/101 words_string: s is a str of words of ASCII letters separated by commas and spaces (any
-runs, leading or trailing; may be empty); the words in order."""
+runs, leading or trailing; may be empty; whether '-' or '.' split words is open); the words in order."""
 
 from loop.oracles import gen
 

@@ -1,4 +1,5 @@
-"""HumanEval/111 histogram: test is single lowercase ASCII letters joined by single spaces (may be empty);
+"""HumanEval/111 histogram: test is single lowercase ASCII letters joined by single spaces (may be empty;
+"space separated": what a run of spaces separates is open);
 {letter: count} for every letter with the highest count."""
 
 from loop.oracles import gen

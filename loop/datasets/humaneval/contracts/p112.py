@@ -1,4 +1,5 @@
-"""HumanEval/112 reverse_delete: s and c are strs of lowercase ASCII letters (either may be empty); (s
+"""HumanEval/112 reverse_delete: s and c are strs of lowercase ASCII letters (either may be empty; whether a
+palindrome ignores case, spaces and punctuation is a matter of taste); (s
 without the characters of c, whether that is a palindrome)."""
 
 from loop.oracles import gen

@@ -1,4 +1,4 @@
-"""HumanEval/124 valid_date: date is a str of ASCII letters, digits, '-', '/' and '.' (may be empty)."""
+"""HumanEval/124 valid_date: date is a str of ASCII letters, digits, '-', '/' and '.' (may be empty; no spaces, '+' or '_', which int() reads inside 'mm')."""
 
 # date is any str of ASCII letters, digits and '-', '/', '.' (may be empty); True exactly when it is mm-dd-yyyy
 # (2, 2 and 4 digits) with month 1..12 and the day in range for the month (29 for February, whatever the year).

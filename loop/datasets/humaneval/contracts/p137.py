@@ -1,4 +1,4 @@
-"""HumanEval/137 compare_one: a and b are int, float or '-?d+([.,]d+)?' str, of at most 15 significant digits."""
+"""HumanEval/137 compare_one: a and b are int, float or '-?d+([.,]d+)?' str, of at most 15 significant digits ('.5' and '1.' are not "real numbers" as the examples write them)."""
 
 # a and b are each an int, a finite float or a str '-?digits([.,]digits)?' (ASCII digits); all of at most 15
 # significant digits (|int| < 10**15, floats that round-trip through 15 digits, strings of at most 15 digits),

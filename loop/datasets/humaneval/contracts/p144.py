@@ -1,13 +1,13 @@
 """HumanEval/144 simplify: x and n are str '<numerator>/<denominator>' of positive whole numbers."""
 
-# x and n are str '<numerator>/<denominator>' of positive whole numbers (ASCII digits, no sign, no leading zero,
-# no spaces; any size).
+# x and n are str '<numerator>/<denominator>' of positive whole numbers (ASCII digits, no sign, no spaces; any
+# size; leading zeros allowed: '05' is the whole number 5).
 
 import re
 
 from loop.oracles import gen
 
-_FRACTION = re.compile(r"[1-9][0-9]*/[1-9][0-9]*")
+_FRACTION = re.compile(r"0*[1-9][0-9]*/0*[1-9][0-9]*")
 
 
 def contract(x, n):
@@ -32,7 +32,10 @@ def generate(rng, size):
     elif r < 0.4:  # near miss at float precision
         big = 10 ** rng.randint(16, 20)
         a, b, c, d = big + rng.choice((1, -1, 3)), 10, 1, 1
-    return ["%d/%d" % (a, b), "%d/%d" % (c, d)]
+    x, n = "%d/%d" % (a, b), "%d/%d" % (c, d)
+    if rng.random() < 0.05:
+        x = "0" + x if rng.random() < 0.5 else x.replace("/", "/0")  # a leading zero: the same whole number
+    return [x, n]
 
 
 CANONICAL = """\

@@ -1,4 +1,4 @@
-"""HumanEval/149 sorted_list_sum: lst is a list of ASCII-letter words whose alphabetical order is unambiguous."""
+"""HumanEval/149 sorted_list_sum: lst is a list of ASCII-letter words whose alphabetical order is unambiguous ('ai' vs 'AI' is taste; '' is no word)."""
 
 # lst is a list of non-empty str of ASCII letters, duplicates allowed, where "alphabetically" is unambiguous:
 # among the kept (even-length) strings, plain str order and a case-blind stable order agree (so 'AI' before 'ai'

@@ -1,4 +1,4 @@
-"""HumanEval/153 Strongest_Extension: class_name is printable ASCII; extensions a non-empty list of such words."""
+"""HumanEval/153 Strongest_Extension: class_name is printable ASCII; extensions a non-empty list of such words (an extension's name is not empty)."""
 
 # class_name is a str of printable ASCII, extensions a non-empty list of non-empty str of printable ASCII
 # (duplicates allowed); ties go to the first.

@@ -1,4 +1,4 @@
-"""HumanEval/154 cycpattern_check: a and b are non-empty words of lowercase ASCII letters."""
+"""HumanEval/154 cycpattern_check: a and b are non-empty words of lowercase ASCII letters ("2 words"; whether an empty b is in every a is taste)."""
 
 import string
 

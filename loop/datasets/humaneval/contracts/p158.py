@@ -1,4 +1,4 @@
-"""HumanEval/158 find_max: words is a non-empty list of non-empty lowercase ASCII words."""
+"""HumanEval/158 find_max: words is a non-empty list of non-empty lowercase ASCII words ("different words"; lexicographic order across cases is taste)."""
 
 # words is a non-empty list of non-empty lowercase ASCII words (repeats allowed, as in the tests); ties on
 # unique characters go to the lexicographically first.
