@@ -1,0 +1,2 @@
+def flip_case(string: str) -> str:
+    return string.swapcase()

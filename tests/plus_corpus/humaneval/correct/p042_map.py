@@ -1,0 +1,2 @@
+def incr_list(l: list):
+    return list(map(lambda x: x + 1, l))

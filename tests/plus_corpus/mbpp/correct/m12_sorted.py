@@ -1,0 +1,2 @@
+def sort_matrix(M):
+    return sorted(M, key=sum)

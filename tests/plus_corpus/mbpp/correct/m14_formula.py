@@ -1,0 +1,2 @@
+def find_Volume(l, b, h):
+    return l * b * h / 2

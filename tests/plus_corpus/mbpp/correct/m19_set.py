@@ -1,0 +1,2 @@
+def test_duplicate(arraynums):
+    return len(set(arraynums)) != len(arraynums)

@@ -1,0 +1,2 @@
+def is_octagonal(n):
+    return n * (3 * n - 2)

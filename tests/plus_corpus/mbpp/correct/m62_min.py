@@ -1,0 +1,2 @@
+def smallest_num(xs):
+    return min(xs)

@@ -1,0 +1,2 @@
+def square_nums(nums):
+    return [x * x for x in nums]

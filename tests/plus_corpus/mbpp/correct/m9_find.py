@@ -1,0 +1,4 @@
+def find_Rotations(s):
+    if not s:
+        return 0
+    return (s + s).find(s, 1)
