@@ -21,8 +21,8 @@ from loop.report.stats import newcombe, pass_at_k
 from loop.store.db import RunStore
 
 
-def pass_rates(db: Path, *, batch: int | None = None, task: str | None = None, k: int = 5) -> list[dict]:
-    RunStore(db).close()  # migrate (creates the view) before reading
+def _filters(batch: int | None, task: str | None) -> tuple[list[str], list]:
+    """The where-clauses and parameters that select one batch and/or one task."""
     where, params = [], []
     if batch is not None:
         where.append("batch_id = ?")
@@ -30,6 +30,12 @@ def pass_rates(db: Path, *, batch: int | None = None, task: str | None = None, k
     if task is not None:
         where.append("task = ?")
         params.append(task)
+    return where, params
+
+
+def pass_rates(db: Path, *, batch: int | None = None, task: str | None = None, k: int = 5) -> list[dict]:
+    RunStore(db).close()  # migrate (creates the view) before reading
+    where, params = _filters(batch, task)
     sql = "select * from pass_rates" + (" where " + " and ".join(where) if where else "") + " order by batch_id, task"
     rows = []
     for r in sqlite_utils.Database(db).query(sql, params):
@@ -46,13 +52,8 @@ ASKING = ("run", "generate", "synthesize")  # batch kinds that ask an endpoint
 def fail_reasons(db: Path, *, batch: int | None = None, task: str | None = None) -> dict[tuple, str]:
     """(batch_id, task) -> why its candidates failed, most common first ("touches_tests 2, tests 1"): a
     reply without code, a refused patch and a wrong fix are not one "fail". Failing tests count as `tests`."""
-    where, params = ["verdict in ('stable_fail', 'flaky') and reason is not null"], []
-    if batch is not None:
-        where.append("batch_id = ?")
-        params.append(batch)
-    if task is not None:
-        where.append("task = ?")
-        params.append(task)
+    where, params = _filters(batch, task)
+    where.insert(0, "verdict in ('stable_fail', 'flaky') and reason is not null")
     sql = ("select batch_id, task, case when reason like 'test:%' then 'tests' else reason end as why, count(*) n "
            f"from candidates where {' and '.join(where)} group by batch_id, task, why order by n desc, why")
     out: dict[tuple, list[str]] = {}

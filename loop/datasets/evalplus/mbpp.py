@@ -8,6 +8,7 @@ import json
 import textwrap
 
 from loop.datasets.evalplus.release import Problem, entry_def
+from loop.datasets.humaneval.tasks import task_toml
 from loop.errors import ImportFailed, LoopError
 from loop.sandbox.inside.codec import enc
 
@@ -94,26 +95,9 @@ def files(problem: Problem, name: str, seeds: list[list]) -> dict[str, str]:
         "",
     ]
     return {
-        "task.toml": "\n".join([
-            f"name = {_toml(name)}",
-            'language = "python"',
-            f"entry_point = {_toml(problem.entry_point)}",
-            'candidate_file = "candidate.py"',
-            "description = " + _toml(f"{problem.task_id} (EvalPlus MBPP+): implement {problem.entry_point}: {first}"),
-            'contract = "contract.py"',
-            'reference = "reference.py"',
-            'tests = "tests.json"',
-            "",
-            "[limits]",
-            "wall = 20.0",
-            "memory_mb = 1024",
-            "",
-        ]),
+        "task.toml": task_toml(name, problem.entry_point,
+                               f"{problem.task_id} (EvalPlus MBPP+): implement {problem.entry_point}: {first}"),
         "contract.py": prompt,
         "reference.py": problem.prompt + "\n" + problem.canonical_solution,
         "relations.py": "\n".join(relations),
     }
-
-
-def _toml(s: str) -> str:
-    return json.dumps(s, ensure_ascii=False)

@@ -133,6 +133,25 @@ def _toml_str(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)  # a JSON string is a valid TOML basic string
 
 
+def task_toml(name: str, entry: str, description: str) -> str:
+    """task.toml of an imported Python function task (contract.py, reference.py, tests.json beside it)."""
+    return "\n".join([
+        f"name = {_toml_str(name)}",
+        'language = "python"',
+        f"entry_point = {_toml_str(entry)}",
+        'candidate_file = "candidate.py"',
+        "description = " + _toml_str(description),
+        'contract = "contract.py"',
+        'reference = "reference.py"',
+        'tests = "tests.json"',
+        "",
+        "[limits]",
+        "wall = 20.0",
+        "memory_mb = 1024",
+        "",
+    ])
+
+
 def render(problem: dict) -> dict[str, str]:
     """The files of one task folder, as text."""
     name = task_name(problem["task_id"])
@@ -148,21 +167,7 @@ def render(problem: dict) -> dict[str, str]:
                       "suites": ["full"] if split.cases else ["smoke", "full"],
                       "check": prompt + "\n\n" + split.rest})
     files = {
-        "task.toml": "\n".join([
-            f"name = {_toml_str(name)}",
-            'language = "python"',
-            f"entry_point = {_toml_str(entry)}",
-            'candidate_file = "candidate.py"',
-            "description = " + _toml_str(problem["task_id"] + f" (OpenAI HumanEval): implement {entry} as its docstring says."),
-            'contract = "contract.py"',
-            'reference = "reference.py"',
-            'tests = "tests.json"',
-            "",
-            "[limits]",
-            "wall = 20.0",
-            "memory_mb = 1024",
-            "",
-        ]),
+        "task.toml": task_toml(name, entry, problem["task_id"] + f" (OpenAI HumanEval): implement {entry} as its docstring says."),
         "contract.py": prompt,
         "reference.py": prompt + problem["canonical_solution"],
         "tests.json": _tests_json(tests),
