@@ -34,7 +34,6 @@ from loop.sandbox.inside.codec import enc
 
 __all__ = ["Imported", "Problem", "import_evalplus", "read_release", "task_name"]
 
-FILES = humaneval.FILES
 LIMIT = 10.0  # seconds a reference may spend on one input at import; a slower input becomes no test
 
 
@@ -124,17 +123,7 @@ def import_evalplus(path: Path, dest: Path, cfg: SandboxConfig) -> Imported:
                 result.names.append(name)
     dest.mkdir(parents=True, exist_ok=True)
     for name, files in rendered.items():
-        folder = dest / name
-        folder.mkdir(exist_ok=True)
-        for fname in FILES:
-            target = folder / fname
-            if fname not in files:
-                if target.exists():
-                    target.unlink()
-                continue
-            data = files[fname].encode("utf-8")
-            if not target.is_file() or target.read_bytes() != data:
-                target.write_bytes(data)
+        humaneval.write_folder(dest / name, files)
     return result
 
 

@@ -251,17 +251,20 @@ def import_humaneval(dest: Path, problems: list[dict] | None = None) -> list[str
     names = []
     for problem in problems:
         name = task_name(problem["task_id"])
-        folder = dest / name
-        folder.mkdir(exist_ok=True)
-        files = render(problem)
-        for fname in FILES:
-            path = folder / fname
-            if fname not in files:
-                if path.exists():
-                    path.unlink()
-                continue
-            data = files[fname].encode("utf-8")
-            if not path.is_file() or path.read_bytes() != data:
-                path.write_bytes(data)
+        write_folder(dest / name, render(problem))
         names.append(name)
     return names
+
+
+def write_folder(folder: Path, files: dict[str, str]) -> None:
+    """One task folder's FILES as rendered: a file left out is removed, an unchanged one is not rewritten."""
+    folder.mkdir(exist_ok=True)
+    for fname in FILES:
+        path = folder / fname
+        if fname not in files:
+            if path.exists():
+                path.unlink()
+            continue
+        data = files[fname].encode("utf-8")
+        if not path.is_file() or path.read_bytes() != data:
+            path.write_bytes(data)
