@@ -345,9 +345,12 @@ def _generate(oracle: Oracle, seed: int, trial: int, max_size: int | None) -> tu
     size = trial_size(trial, _max_size(oracle, max_size))
     admits = oracle.admits
     rejected = 0
-    if admits is not None and reach.tilt_of(trial) is not None:  # corners, boundaries, ...: reach.py
+    tilt = reach.tilt_of(trial)
+    if admits is not None and tilt is not None:  # corners, boundaries, ...: reach.py
+        previous = _trial(oracle, seed, trial - 1, max_size)[0] if tilt == "coincide" and trial else NO_INPUT
         tilted = reach.propose(oracle.generate, admits, seed=seed, trial=trial, size=size,
-                               args=getattr(oracle, "argument_lists", False))
+                               args=getattr(oracle, "argument_lists", False),
+                               previous=None if previous is NO_INPUT else previous)
         validate = oracle.validate_input
         if tilted is not None and (validate is None or validate is admits or validate(tilted[0]) is None):
             return tilted

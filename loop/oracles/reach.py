@@ -21,8 +21,8 @@ BLOCK = 20                  # the schedule repeats every BLOCK trials ...
 SCHEDULE = {2: "corner", 12: "corner", 7: "boundary", 5: "wide", 15: "wide", 9: "coincide", 17: "coincide",
             19: "coincide"}
 AGGREGATES = ("order", "sum", "length")  # what a coincidence trial keeps equal, in turn
-TAIL_EVERY = 100            # ... and trial 99, 199, ... is a long one (2 in a 200-trial budget)
-TAIL_LENGTHS = (1200, 2400)  # 10-20x the usual length at MAX_SIZE (about 3 * 40 = 120)
+TAIL_EVERY = 200            # ... and trial 199, 399, ... is a long one (1 in a 200-trial budget)
+TAIL_LENGTHS = (1100, 1600)  # about 10x the usual length at MAX_SIZE (about 3 * 40 = 120), past recursion's 1000
 TILT_TRIES = 2              # tilted proposals per trial before it falls back to an ordinary one
 
 # Integers where fixed-width arithmetic breaks: 2**31, 2**32, 2**53 (doubles), 2**63, 2**64, powers of ten;
@@ -57,18 +57,19 @@ def tilt_of(trial: int) -> str | None:
 
 def tilted_rng(seed: int, trial: int, attempt: int, tilt: str) -> Tilted:
     key = f"reach:{seed}:{trial}:{attempt}"
-    pick = random.Random(key)
     corner = CORNERS[(trial // 10 + attempt) % len(CORNERS)] if tilt == "corner" else None
     wide = WIDE_CLASSES[(trial // 10 + attempt) % len(WIDE_CLASSES)] if tilt == "wide" else ""
-    tail = pick.randint(*TAIL_LENGTHS) if tilt == "tail" else 0
+    tail = random.Random(key).randint(*TAIL_LENGTHS) if tilt == "tail" else 0
     aggregate = AGGREGATES[(trial // 3 + attempt) % len(AGGREGATES)] if tilt == "coincide" else ""
     base = BASES[(trial // BLOCK + attempt) % len(BASES)]
     return Tilted(key, tilt, corner, wide, tail, aggregate, base)
 
 
 def propose(generate: Callable[[random.Random, int], Any], admits: Callable[[Any], str | None], *,
-            seed: int, trial: int, size: int, args: bool) -> tuple[Any, int] | None:
-    """(an input of this trial's tilt the contract admits, proposals rejected), or None: an ordinary trial."""
+            seed: int, trial: int, size: int, args: bool, previous: Any = None) -> tuple[Any, int] | None:
+    """(an input of this trial's tilt the contract admits, proposals rejected), or None: an ordinary trial.
+    A coincidence is derived from `previous` (the trial before's input) when there is one: the grade then
+    holds both sides of the pair, and no input is generated only to be changed."""
     tilt = tilt_of(trial)
     if tilt is None:
         return None
@@ -76,7 +77,7 @@ def propose(generate: Callable[[random.Random, int], Any], admits: Callable[[Any
     for attempt in range(TILT_TRIES):
         rng = tilted_rng(seed, trial, attempt, tilt)
         try:
-            x = generate(rng, size)
+            x = previous if tilt == "coincide" and previous is not None else generate(rng, size)
             if not rng.honoured or tilt == "coincide" or (tilt == "corner" and rng.random() < 0.3):
                 x = transform(x, rng, args)
             ok = admits(x) is None
