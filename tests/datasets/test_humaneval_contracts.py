@@ -128,6 +128,12 @@ WIDENED = [
     (144, ("07/10", "10/02"), False),             # the docstring's 7/10 * 10/2 = 7/2
     (150, (-7, 34, 12), 12),                      # -7 is not prime: y
     (150, (-2, 1, 2), 2),
+    (22, ([1.0, 2, -0.0, 3.5, "4"],), [2]),      # the answer is a List[int]: 1.0 is a float
+    (27, ("Café ß Σ",), "cAFÉ SS σ"),             # non-ASCII letters flip as every reading of the docstring does
+    (112, ("abc^", "^x"), ("abc", False)),        # c's characters are only deleted: a regex metacharacter too
+    (112, ("ab]-ba", "]-"), ("abba", True)),
+    (125, ("Hello\tworld!",), ["Hello", "world!"]),  # "split on whitespace": a tab or a newline is one
+    (125, ("a\nb,c",), ["a", "b,c"]),
 ]
 
 
@@ -158,6 +164,9 @@ def test_widened_inputs_are_admitted_and_graded(tmp_path, i, args, want):
     (84, (-1,)),                  # outside "0 <= N <= 10000"
     (99, (".5",)),                # not a numeral as the examples write them
     (124, ("03-11 -2000",)),      # int() reads "11 " as a day
+    (27, ("ǅ",)),                 # a titlecase letter: swapcase and upper-if-lower-else-lower disagree
+    (112, ("a,a", "")),           # what is left of s holds punctuation: does the palindrome ignore it?
+    (125, ("a \tb",)),            # a run of separators: an empty word between them?
 ])
 def test_narrowings_the_docstring_leaves_open_stay(i, args):
     """Inputs EvalPlus's contracts admit but loop's keep out, each for a reason in the contract's first line."""

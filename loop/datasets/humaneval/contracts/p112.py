@@ -1,17 +1,18 @@
-"""HumanEval/112 reverse_delete: s and c are strs of lowercase ASCII letters (either may be empty; whether a
-palindrome ignores case, spaces and punctuation is a matter of taste); (s
-without the characters of c, whether that is a palindrome)."""
+"""HumanEval/112 reverse_delete: s and c are strs (either may be empty), and what is left of s once c's characters are deleted is lowercase ASCII letters (whether a palindrome ignores case, spaces and punctuation is a matter of taste); (s without the characters of c, whether that is a palindrome)."""
+
+import string
 
 from loop.oracles import gen
 
 _LOWER = set(gen.LOWER)
+_ODD = "^]-[\\.*+?(){}|$ ,'\"Az9\t"  # deleted characters may be anything: metacharacters, a range's '-'
 
 
 def contract(s, c):
     if not isinstance(s, str) or not isinstance(c, str):
         return "s and c must be strs"
-    if not set(s) <= _LOWER or not set(c) <= _LOWER:
-        return "s and c must be lowercase ASCII letters"
+    if not set(s) - set(c) <= _LOWER:
+        return "what is left of s must be lowercase ASCII letters"
     return None
 
 
@@ -21,7 +22,9 @@ def generate(rng, size):
     if r < 0.4:  # a palindrome with letters of c sprinkled in
         half = gen.text(rng, size, alphabet)
         s = half + rng.choice(("", rng.choice(alphabet))) + half[::-1]
-        c = gen.text(rng, 1, "vwxyz", 0, 3)
+        c = gen.text(rng, 1, rng.choice(("vwxyz", "vwxyz" + _ODD, string.punctuation)), 0, 3)
         s = "".join(ch + (rng.choice(c) if c and rng.random() < 0.3 else "") for ch in s)
         return [s, c]
+    if r < 0.55:  # c holds characters s never has, some of them special to a regex or a format
+        return [gen.text(rng, size, alphabet), gen.text(rng, 1, alphabet + _ODD, 1, rng.randint(1, 5))]
     return [gen.text(rng, size, alphabet), gen.text(rng, 1, alphabet, 0, rng.randint(0, 4))]

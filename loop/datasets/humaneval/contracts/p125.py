@@ -1,25 +1,41 @@
-"""HumanEval/125 split_words: txt is printable ASCII (' ' the only whitespace) with single, inner separators."""
+"""HumanEval/125 split_words: txt is printable ASCII and ASCII whitespace, with single, inner separators."""
 
-# txt is a str of printable ASCII whose only whitespace is ' '; with a space, words separated by single spaces
-# (no leading/trailing space); else with a comma, parts separated by single commas (none empty); else any such
-# text (may be empty).
+# txt is a str of printable ASCII and the whitespace of string.whitespace (' ', '\t', '\n', '\r', '\x0b', '\x0c');
+# with whitespace, words separated by single whitespace characters (no leading/trailing one); else with a
+# comma, parts separated by single commas (none empty); else any such text (may be empty). Runs of separators
+# are left out: what an empty word between two of them is, is a matter of taste.
 
+import re
 import string
 
 from loop.oracles import gen
 
-_PRINTABLE = set(string.printable) - set(string.whitespace) | {" "}
+_ALLOWED = set(string.printable)
+_WHITESPACE = re.compile(r"[ \t\n\r\x0b\x0c]")
 _WORD = string.ascii_letters + string.digits + "!?.'-;:"
+
+CANONICAL = """\
+    # split_words("Hello\\tworld!"): "return a list of words split on whitespace, if no whitespaces exists in the
+    # text you should split on commas"; a tab is whitespace, and the canonical solution, looking for ' ' only,
+    # counts letters instead.
+    if any(c.isspace() for c in txt):
+        return txt.split()
+    elif "," in txt:
+        return txt.replace(",", " ").split()
+    else:
+        return len([i for i in txt if i.islower() and ord(i) % 2 == 0])
+"""
+FIXES = [(("Hello\tworld!",), ["Hello", "world!"]), (("a\nb,c",), ["a", "b,c"])]
 
 
 def contract(txt):
     if not isinstance(txt, str):
         return "txt must be a str"
-    if not set(txt) <= _PRINTABLE:
-        return "only printable ASCII, and ' ' as the only whitespace"
-    if " " in txt:
-        if any(w == "" for w in txt.split(" ")):
-            return "words are separated by single spaces, none leading or trailing"
+    if not set(txt) <= _ALLOWED:
+        return "only printable ASCII and ASCII whitespace"
+    if _WHITESPACE.search(txt):
+        if any(w == "" for w in _WHITESPACE.split(txt)):
+            return "words are separated by single whitespace characters, none leading or trailing"
     elif "," in txt:
         if any(w == "" for w in txt.split(",")):
             return "parts are separated by single commas, none empty"
@@ -33,10 +49,12 @@ def _word(rng, alphabet, hi=10):
 def generate(rng, size):
     r = rng.random()
     n = gen.length(rng, size, 1)
-    if r < 0.35:  # space separated (words may hold commas)
+    if r < 0.35:  # whitespace separated (words may hold commas); mostly spaces
         alpha = rng.choice((string.ascii_lowercase, string.ascii_letters, _WORD, _WORD + ","))
-        return [" ".join(_word(rng, alpha) for _ in range(max(2, n)))]
-    if r < 0.65:  # comma separated, no space
+        seps = rng.choice((" ", " ", " \t", string.whitespace))
+        words = [_word(rng, alpha) for _ in range(max(2, n))]
+        return ["".join(w + rng.choice(seps) for w in words[:-1]) + words[-1]]
+    if r < 0.65:  # comma separated, no whitespace
         alpha = rng.choice((string.ascii_lowercase, string.ascii_letters, _WORD))
         return [",".join(_word(rng, alpha) for _ in range(max(2, n)))]
     # neither: count letters
