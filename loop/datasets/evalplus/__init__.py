@@ -56,17 +56,17 @@ def _stand_in(name: str, entry: str, folder: Path) -> Task:
 
 
 def _outputs(name: str, entry: str, source: str, inputs: list[list], cfg: SandboxConfig, folder: Path) -> list:
-    """The source's outputs on each input under two hash seeds: (returned?, value or why not); an output
-    that differs between them depends on set order and is no expected value."""
+    """The source's outputs on each input under two hash seeds: (returned?, value or why not, changed an
+    argument?); an output that differs between them depends on set order and is no expected value."""
     task = _stand_in(name, entry, folder)
     first = reference_outputs(task, source, inputs, cfg, repeat=0, limit=LIMIT)
     second = reference_outputs(task, source, inputs, cfg, repeat=1, limit=LIMIT)
     out = []
-    for (ok, value), (ok2, value2) in zip(first, second):
+    for (ok, value, changed), (ok2, value2, changed2) in zip(first, second):
         if ok and not (ok2 and _same(value, value2)):
-            out.append((False, "its output depends on the hash seed"))
+            out.append((False, "its output depends on the hash seed", changed or changed2))
         else:
-            out.append((ok, value))
+            out.append((ok, value, changed or changed2))
     return out
 
 
@@ -136,7 +136,7 @@ def _import_mbpp(problem: Problem, name: str, cfg: SandboxConfig, scratch: Path,
     reference = problem.prompt + "\n" + problem.canonical_solution
     outputs = _theirs(problem, name, reference, [x for _, x in named], cfg, scratch)
     tests, dropped = [], []
-    for (test, args), (ok, value) in zip(named, outputs):
+    for (test, args), (ok, value, _) in zip(named, outputs):
         why = admits(args)
         if why is not None:
             dropped.append(f"{test} ({why})")
@@ -156,7 +156,8 @@ def _import_mbpp(problem: Problem, name: str, cfg: SandboxConfig, scratch: Path,
         result.notes.append(f"{problem.task_id}: not imported: no input made a test")
         return None
     seeds = [args for test, args in named if admits(args) is None]
-    files = mbpp.files(problem, name, seeds)
+    mutates = next((test for (test, _), (_, _, changed) in zip(named, outputs) if changed), None)
+    files = mbpp.files(problem, name, seeds, mutates)
     files["tests.json"] = humaneval._tests_json(tests)
     return files
 
@@ -212,7 +213,7 @@ def _import_humaneval(problem: Problem, name: str, cfg: SandboxConfig, scratch: 
     theirs = _theirs(problem, name, problem.prompt + problem.canonical_solution, inputs, cfg, scratch)
     same = within_atol(problem.atol)
     differ, tests, dropped = [], [], []
-    for (test, args), (ok, value), (their_ok, their_value) in zip(admitted, ours, theirs):
+    for (test, args), (ok, value, _), (their_ok, their_value, _) in zip(admitted, ours, theirs):
         if not ok:
             dropped.append(f"{test} (loop's reference {value if value.startswith('its') else 'failed: ' + value})")
             continue

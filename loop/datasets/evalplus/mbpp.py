@@ -69,7 +69,9 @@ def compiled_contract(problem: Problem):
     return space["contract"]
 
 
-def files(problem: Problem, name: str, seeds: list[list]) -> dict[str, str]:
+def files(problem: Problem, name: str, seeds: list[list], mutates: str | None = None) -> dict[str, str]:
+    """The task folder's files. `mutates`: an input on which the reference changes an argument (then a
+    solution may as well: MUTATION_ALLOWED), else each argument must be left as the reference leaves it."""
     prompt = problem.prompt if problem.prompt.endswith("\n") else problem.prompt + "\n"
     if problem.assertion and problem.assertion.strip() not in prompt:
         prompt += "# " + problem.assertion.strip().replace("\n", "\n# ") + "\n"
@@ -91,7 +93,9 @@ def files(problem: Problem, name: str, seeds: list[list]) -> dict[str, str]:
         "generate = _fuzz.generator(SEEDS)",
         "shrink = _fuzz.shrink_args",
         "equivalent = _fuzz.within_atol(ATOL)",
-        "RELATIONS = [_fuzz.agrees_with_reference(equivalent=equivalent)]",
+        "RELATIONS = [_fuzz.agrees_with_reference(equivalent=equivalent), _fuzz.arguments_agree()]",
+        *([f"MUTATION_ALLOWED = True  # the reference changes an argument (on {mutates}): so may a solution"]
+          if mutates is not None else []),
         "",
     ]
     return {

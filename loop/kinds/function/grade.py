@@ -178,10 +178,11 @@ def demonstrate(task: Task, cfg: SandboxConfig) -> dict | None:
 
 
 def reference_outputs(task: Task, source: str, inputs: list[list], cfg: SandboxConfig, *, repeat: int = 0,
-                      limit: float = 10.0) -> list[tuple[bool, object]]:
-    """(returned?, value or why not) of trusted `source` on each argument list, in the sandbox under `repeat`'s
-    environment, `limit` seconds per input: how an importer computes expected outputs (EvalPlus's inputs).
-    A source that does not build is a TaskError naming the task."""
+                      limit: float = 10.0) -> list[tuple[bool, object, bool]]:
+    """(returned?, value or why not, changed an argument?) of trusted `source` on each argument list, in the
+    sandbox under `repeat`'s environment, `limit` seconds per input: how an importer computes expected outputs
+    (EvalPlus's inputs) and learns whether the reference changes its arguments. A source that does not build is
+    a TaskError naming the task."""
     program = build(task, source, "reference", cfg)
     if program.build_error:
         raise TaskError(f"task '{task.name}': the reference does not build: {program.build_error.strip()[-200:]}")
@@ -190,9 +191,10 @@ def reference_outputs(task: Task, source: str, inputs: list[list], cfg: SandboxC
     try:
         for args in inputs:
             try:
-                out.append(outcome(side.call(tuple(args), limit=limit)))
+                msg = side.call(tuple(args), limit=limit)
+                out.append((*outcome(msg), "args" in msg))
             except CandidateFault as fault:
-                out.append((False, str(fault)))
+                out.append((False, str(fault), False))
     finally:
         side.close()
     return out
