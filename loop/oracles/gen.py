@@ -227,10 +227,13 @@ def pick(rng: random.Random, *choices):
 
 def brackets(rng: random.Random, size: int, pair: str = "()") -> str:
     """A string over one bracket pair: balanced (45%), balanced with one edit (deleted, inserted or flipped
-    bracket, or reversed: 30%), or any string over the pair (25%)."""
+    bracket, or reversed: 30%), or any string over the pair (25%). A long tail's is nested as deep as the tail
+    is long (a random walk that long stays shallow: recursion one level per bracket would pass)."""
     opening, closing = pair
     r = rng.random()
     n = length(rng, size)
+    if getattr(rng, "tilt", None) == "tail":
+        return opening * n + closing * n
     if r >= 0.75:
         return text(rng, size, pair)
     out, depth = [], 0

@@ -60,6 +60,7 @@ def test_gen_blocks_honour_a_tilt_and_stay_in_their_declared_range():
     assert len(gen.int_list(r, 5, 0, 9)) == 2000 and r.honoured
     assert len(gen.int_list(rng("tail", tail=2000), 5, max_len=50)) == 50  # a declared max_len holds
     assert len(gen.words(rng("tail", tail=1500), 5).split(" ")) == 1500
+    assert gen.brackets(rng("tail", tail=1100), 5) == "(" * 1100 + ")" * 1100  # as deep as it is long
     assert gen.text(rng("corner", corner="empty"), 9) == ""
     assert len(gen.int_list(rng("corner", corner="single"), 9)) == 1
     same = gen.int_list(rng("corner", corner="equal"), 9, min_len=3)
