@@ -5,7 +5,8 @@ with its class (a wrong file's first line). The corpora were written from the pr
 - humaneval: tests/humaneval_corpus (the first corpus);
 - plus/humaneval: tests/plus_corpus/humaneval (the second, over HumanEval problems the first does not cover);
 - plus/mbpp: tests/plus_corpus/mbpp (the second corpus's MBPP+ half), graded with `--mbpp FILE`: EvalPlus's
-  MbppPlus release file, imported here as `loop tasks import evalplus FILE` imports it; without it, no row.
+  MbppPlus release file, imported here as `loop tasks import evalplus FILE` imports it; files whose problem
+  the file lacks are left out and counted (without --mbpp, the whole half).
 
     .venv/bin/python bench/bench_corpus.py [--seeds 1 2 3] [--mbpp MbppPlus.jsonl]
 """
@@ -59,16 +60,18 @@ def miss_class(path: Path) -> str:
     return m[1] if m else first.lstrip("# ")[:40]
 
 
-def jobs(corpus: str, by_name: dict[str, tasks.Task]) -> list[tuple[str, Path, tasks.Task]] | None:
+def jobs(corpus: str, by_name: dict[str, tasks.Task]) -> tuple[list[tuple[str, Path, tasks.Task]], set[str]]:
+    """(kind, file, task) of each of the corpus's files whose task is loaded; the task names that are not."""
     folder, task_id = CORPORA[corpus]
-    out = []
+    out, absent = [], set()
     for kind in ("correct", "wrong"):
         for path in sorted((folder / kind).glob("[pm]*.py")):
             name = release.task_name(task_id.format(int(re.match(r"[pm](\d+)", path.name)[1])))
-            if name not in by_name:
-                return None
-            out.append((kind, path, by_name[name]))
-    return out
+            if name in by_name:
+                out.append((kind, path, by_name[name]))
+            else:
+                absent.add(name)
+    return out, absent
 
 
 def main() -> None:
@@ -85,9 +88,12 @@ def main() -> None:
             by_name.update({name: tasks.load(Path(tmp), name) for name in imported.names})
             print(f"{args.mbpp}: {len(imported.names)} MBPP+ tasks imported, {time.perf_counter() - started:.0f} s")
         print("| corpus | seed | false fails | wrong caught | missed (class) | seconds |\n|---|---|---|---|---|---|")
+        left_out = []
         for corpus in CORPORA:
-            graded = jobs(corpus, by_name)
-            if graded is None:
+            graded, absent = jobs(corpus, by_name)
+            if absent:
+                left_out.append(f"{corpus}: {len(absent)} problem(s) not imported ({', '.join(sorted(absent)[:4])} ...)")
+            if not graded:
                 continue
             correct = sum(kind == "correct" for kind, _, _ in graded)
             wrong = len(graded) - correct
@@ -100,6 +106,8 @@ def main() -> None:
                 print(f"| {corpus} | {seed} | {len(false)}/{correct} {' '.join(false)} | {wrong - len(missed)}/{wrong} "
                       f"({(wrong - len(missed)) / wrong:.0%}) | {', '.join(f'{p.stem} ({miss_class(p)})' for p in missed)} "
                       f"| {time.perf_counter() - started:.0f} |", flush=True)
+        for line in left_out:
+            print(line)
 
 
 if __name__ == "__main__":
