@@ -198,6 +198,13 @@ def mutants(task: tasks.Task, per_task: int, classes: bool = True) -> list[tuple
     return out
 
 
+def unreached(task: tasks.Task) -> None:
+    """Grade task without argument state: its oracle as if MUTATION_ALLOWED (relations are checked in this
+    process, so the loaded oracle is the one that counts). Reach trials go with reach.tilt_of."""
+    if task.oracle is not None:
+        task.__dict__["oracle"] = replace(task.oracle, mutation_allowed=True)
+
+
 def kill_rates(args, cfg: SandboxConfig, contracts: bool = True, reaching: bool = True) -> dict:
     """Import HumanEval (with or without the input contracts), mutate each reference, grade (a) and (b);
     without `reaching`, no reach trials and no argument-state check."""
@@ -214,8 +221,8 @@ def kill_rates(args, cfg: SandboxConfig, contracts: bool = True, reaching: bool 
         items = []
         for task in tasks_:
             task = replace(task, limits=replace(task.limits, wall=args.wall))
-            if not reaching and task.oracle is not None:  # relations are checked here: drop arguments_agree
-                task.__dict__["oracle"] = replace(task.oracle, mutation_allowed=True)
+            if not reaching:
+                unreached(task)
             items += [(task, op, src) for op, src in mutants(task, args.per_task)]
         a = grade_batch([(t, s) for t, _, s in items], cfg, servers=args.jobs)
         killed_a = [g.verdict != V.STABLE_PASS for g in a]
