@@ -98,9 +98,9 @@ def transform(x: Any, rng: Tilted, args: bool) -> Any:
     """x changed by type to carry rng's tilt: one argument of an argument list, or x itself."""
     if rng.tilt == "coincide":
         return _coincide_args(x, rng) if args else coincide(x, rng)
-    # No structural boundary: an int a generator left small may be a count the reference loops over
-    # (fizz_buzz(n)); boundaries come from gen.integer, where the generator declared the int's range.
-    fn = {"corner": _corner, "wide": _widen, "tail": _lengthen}.get(rng.tilt)
+    # A boundary goes only into a list of ints (its items are values); a lone int a generator left small
+    # may be a count the reference loops over (fizz_buzz(n)): those come from gen.integer's declared range.
+    fn = {"corner": _corner, "wide": _widen, "tail": _lengthen, "boundary": _boundary}.get(rng.tilt)
     if fn is None:
         return x
     if not args or not isinstance(x, list):
@@ -113,6 +113,8 @@ def transform(x: Any, rng: Tilted, args: bool) -> Any:
 
 
 def _fits(v: Any, tilt: str) -> bool:
+    if tilt == "boundary":
+        return _kind(v) == "ints"
     if tilt in ("corner", "tail"):
         return isinstance(v, (list, str)) or (tilt == "corner" and isinstance(v, int) and not isinstance(v, bool))
     return tilt == "wide" and _has(v, lambda u: isinstance(u, str))
@@ -162,6 +164,21 @@ def _widen(v: Any, rng: Tilted, depth: int = 0) -> Any:
     if isinstance(v, list) and depth < 4:
         return [_widen(u, rng, depth + 1) if rng.random() < 0.5 else u for u in v]
     return v
+
+
+def _boundary(v: Any, rng: Tilted) -> Any:
+    """A list of ints moved to the trial's representation boundary: every item shifted by it (order and
+    differences kept: a sentinel or an accumulator of fixed width is passed), or one or two items set to it
+    (either sign, a neighbour included); anything else as it is."""
+    if _kind(v) != "ints":
+        return v
+    if rng.random() < 0.5:
+        shift = rng.choice((-1, 1)) * rng.base
+        return [u + shift for u in v]
+    out = list(v)
+    for _ in range(rng.randint(1, 2)):
+        out[rng.randrange(len(out))] = rng.choice((-1, 1)) * (rng.base + rng.choice((-1, 0, 1)))
+    return out
 
 
 def _lengthen(v: Any, rng: Tilted) -> Any:

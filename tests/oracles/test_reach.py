@@ -99,6 +99,17 @@ def test_variants_keep_their_aggregate_and_change_the_value():
     assert any(b != "abcxyz" and sum(map(ord, b)) == sum(map(ord, "abcxyz")) and len(b) == 6 for _, b in pairs)
 
 
+def test_a_boundary_goes_into_lists_of_ints_never_into_a_lone_int():
+    """A mutated list of ints is moved to the boundary (shifted whole, or an item or two set to it); a lone
+    int argument, maybe a count the reference loops over, keeps its value."""
+    b = 2 ** 31
+    moved = [reach.transform([7, [10, 9, 10]], reach.Tilted(f"b{i}", "boundary", base=b), True) for i in range(40)]
+    assert all(n == 7 for n, _ in moved)
+    assert any(xs in ([10 + b, 9 + b, 10 + b], [10 - b, 9 - b, 10 - b]) for _, xs in moved)  # order kept
+    assert any(sum(abs(v) >= b - 1 for v in xs) in (1, 2) for _, xs in moved)
+    assert reach.transform([7, "abc"], reach.Tilted("s", "boundary", base=b), True) == [7, "abc"]
+
+
 def test_tilted_trials_are_deterministic_inside_the_contract_and_reach_far(project):
     for seed in SEEDS:
         xs, mod = _inputs(project, 29, seed)
