@@ -43,6 +43,7 @@ bench: venv
 	$(BIN)/python bench/bench_loop.py
 	$(BIN)/python bench/bench_mutants.py
 	$(BIN)/python bench/bench_humaneval.py
+	$(BIN)/python bench/bench_reach.py
 	$(BIN)/python bench/bench_report.py
 	$(BIN)/python bench/bench_cluster.py
 	$(BIN)/python bench/bench_repo.py
