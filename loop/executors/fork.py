@@ -327,6 +327,8 @@ class ForkPool:
             self._answer(item, grade_without_attempts(task, item.source, opts, self.cfg, V.BUILD,
                                                       str(replies[0]["build_error"])))
             return
+        if item.relations:
+            self._timeouts_everywhere(item, replies)
         duration = time.monotonic() - item.started
         attempts, trials = zip(*(attempt_of(item, r, reply, duration) for r, reply in enumerate(replies)))
         if item.relations:
@@ -336,6 +338,23 @@ class ForkPool:
         if item.relations:
             grade.inputs = dict(item.table.inputs)
         self._answer(item, grade)
+
+    def _timeouts_everywhere(self, item: Item, replies: list) -> None:
+        """Split trials: a repeat whose share timed out runs that job once more in the next repeat's lane
+        (another environment, a fresh fork); if it times out there too, the inputs are slow whatever the
+        environment and every repeat gets the timeout, as repeat 0's double timeout does. Else the grade
+        keeps the one timeout (flaky). Without this, an input slow for the candidate, which only one share
+        holds, could never fail more than one repeat."""
+        k = item.opts.k
+        slow = [r for r in range(k) if timed_out(replies[r])]
+        if item.opts.part(0) is None or not slow or len(slow) == k:
+            return
+        r = slow[0]
+        j = next(j for j in range(r + 1, r + k) if not timed_out(replies[j % k])) % k
+        again = self._wait(self._lane(j), item.jobs[r])
+        if timed_out(again):
+            item.notes.append(f"repeat {r}'s inputs timed out in repeat {j}'s environment too: every repeat fails")
+            replies[:] = [again if not timed_out(reply) else reply for reply in replies]
 
     def _relations(self, item: Item, attempts: list[Attempt], trials: list) -> None:
         """The relations over the repeats' values, decided here as run_attempt decides them; any other

@@ -206,6 +206,26 @@ def _rearranged_task(tmp_path: Path, monkeypatch):
     return tasks.load(tmp_path, "humaneval_009")
 
 
+_SLOW_ON_LONG = """\
+def filter_by_prefix(strings, prefix):
+    if len(strings) > 1000:  # only the long tail holds such an input: one repeat's share
+        while True:
+            pass
+    return [s for s in strings if s.startswith(prefix)]
+"""
+
+
+@pytest.mark.sandbox
+def test_an_input_slow_for_the_candidate_fails_every_repeat(project):
+    """The long tail is in one repeat's share; its timeout, confirmed in another repeat's environment, fails
+    every repeat (stable_fail, not flaky)."""
+    prefix = tasks.load(project, "humaneval_029")
+    grade = grade_batch([(prefix, _SLOW_ON_LONG)], SandboxConfig(), servers=2, k=5, trials=200, seed=1)[0]
+    assert grade.verdict == V.STABLE_FAIL, (grade.verdict, grade.notes)
+    assert all(any(c.check == V.TIMEOUT and not c.passed for c in a.checks) for a in grade.attempts)
+    assert any("every repeat fails" in n for n in grade.notes)
+
+
 @pytest.mark.sandbox
 def test_wrong_candidates_only_reach_catches(project, tmp_path, monkeypatch):
     """Long inputs (recursion), metacharacters, int32 arithmetic and an aggregate compared instead of the
