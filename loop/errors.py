@@ -3,6 +3,7 @@
 Only `loop.cli` turns them into a one-line message and an exit status (2 for all of these).
 """
 
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -80,15 +81,18 @@ class HarnessError(Exception):
     """The harness itself failed (a trusted program misbehaved): the attempt is infra_unknown."""
 
 
-def read_text(path: Path, what: str, error: type[LoopError]) -> str:
-    """A user-given file's UTF-8 text, or `error` in one line naming it (missing, a folder, unreadable, not UTF-8)."""
+def read_text(path: Path, what: str, error: type[LoopError], unpack: Callable[[bytes], bytes] | None = None) -> str:
+    """A user-given file's UTF-8 text (its bytes through `unpack` first, e.g. gzip.decompress), or `error` in one
+    line naming it (missing, a folder, unreadable or not unpacked, not UTF-8)."""
     try:
-        return Path(path).read_text(encoding="utf-8")
+        if unpack is None:
+            return Path(path).read_text(encoding="utf-8")
+        return unpack(Path(path).read_bytes()).decode("utf-8")
     except FileNotFoundError:
         raise error(f"{path}: {what} file not found") from None
     except IsADirectoryError:
         raise error(f"{path}: {what} file is a directory") from None
     except UnicodeDecodeError:
         raise error(f"{path}: {what} file is not UTF-8") from None
-    except OSError as exc:
-        raise error(f"{path}: {what} file cannot be read ({exc.strerror})") from None
+    except (OSError, EOFError) as exc:  # EOFError, BadGzipFile (an OSError): a truncated or foreign archive
+        raise error(f"{path}: {what} file cannot be read ({getattr(exc, 'strerror', None) or exc})") from None

@@ -15,7 +15,7 @@ from typing import Any
 
 from loop import jsonl
 from loop.datasets.humaneval import tasks as humaneval
-from loop.errors import ImportFailed
+from loop.errors import ImportFailed, read_text
 
 MBPP_PREFIX = "mbpp_"
 KEYS = ("task_id", "prompt", "entry_point", "canonical_solution", "base_input", "plus_input", "atol", "contract")
@@ -65,19 +65,7 @@ def task_name(task_id: str) -> str | None:
 def read_release(path: Path) -> list[Problem]:
     """Every line of a HumanEvalPlus / MbppPlus release file (.jsonl or .jsonl.gz), checked: a missing or
     mistyped key, an unreadable line, or a mix of the two datasets is an ImportFailed naming file, line and key."""
-    try:
-        raw = path.read_bytes()
-        if path.suffix == ".gz":
-            raw = gzip.decompress(raw)
-        text = raw.decode("utf-8")
-    except FileNotFoundError:
-        raise ImportFailed(f"{path}: EvalPlus file not found") from None
-    except IsADirectoryError:
-        raise ImportFailed(f"{path}: EvalPlus file is a directory") from None
-    except UnicodeDecodeError:
-        raise ImportFailed(f"{path}: EvalPlus file is not UTF-8") from None
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
-        raise ImportFailed(f"{path}: EvalPlus file cannot be read ({exc})") from None
+    text = read_text(path, "EvalPlus", ImportFailed, gzip.decompress if path.suffix == ".gz" else None)
     problems, seen = [], {}
     for number, obj in jsonl.objects(text.splitlines(), str(path), ImportFailed):
         problem = _problem(f"{path}:{number}", obj)
