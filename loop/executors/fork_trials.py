@@ -37,6 +37,7 @@ from loop.oracles.engine import (
     Returned,
     by_key,
     json_repr,
+    reference_limits,
     run_relations,
     trials_made,
 )
@@ -195,9 +196,11 @@ class Pending:
             if key not in self.wires:
                 self.wires[key] = wire_args(_call_args(oracle, x))
         self.keys = list(self.wires)
+        limits = reference_limits(oracle, self.made, self.xkeys)
+        self.limits = [limits[key] for key in self.keys]
 
     def job(self) -> dict:
-        return reference_job(self.task, list(self.wires.values()))
+        return reference_job(self.task, list(self.wires.values()), self.limits)
 
     def table(self, reply: dict) -> Table | None:
         """The reference job's reply -> the Table (None when the reference did not run as a whole: the
@@ -231,12 +234,16 @@ class Pending:
                      self.made, secs={k: secs[k] for k in keys}, trial_keys=trial_keys, floor=floor, factor=factor)
 
 
-def reference_job(task: Task, wires: list) -> dict:
-    """A job running the trusted reference on these inputs, each within the oracle's per-input limit."""
+def reference_job(task: Task, wires: list, limits: list[float] | None = None) -> dict:
+    """A job running the trusted reference on these inputs, each within its own time limit (`limits`, one
+    per input: engine.reference_limits), else within the oracle's per-input limit."""
     limit, wall = task.oracle.reference_limit, float(task.limits.wall)
-    return {"source": task.reference, "file": task.candidate_file, "entry": task.entry_point, "tests": wires,
-            "limit": limit, "wall": wall, "timeout": wall + limit * len(wires), "memory_mb": task.limits.memory_mb,
-            "fsize_mb": task.limits.fsize_mb}
+    job = {"source": task.reference, "file": task.candidate_file, "entry": task.entry_point, "tests": wires,
+           "limit": limit, "wall": wall, "timeout": wall + limit * len(wires), "memory_mb": task.limits.memory_mb,
+           "fsize_mb": task.limits.fsize_mb}
+    if limits is not None and any(x != limit for x in limits):
+        job.update(limits=limits, timeout=wall + sum(limits))
+    return job
 
 
 def reference_answer(oracle: Oracle, x, msg) -> "Returned | Rejected":

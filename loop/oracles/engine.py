@@ -34,6 +34,7 @@ class Oracle(Protocol):
     admits: Callable[[Any], str | None] | None
     discard_reference_failures: bool
     max_size: int
+    reference_limit: float
 
 
 # --------------------------------------------------------------------------- call types
@@ -335,6 +336,18 @@ def _trial(oracle: Oracle, seed: int, trial: int, max_size: int | None) -> tuple
 def trials_made(oracle: Oracle, seed: int, trials: int, max_size: int | None = None) -> list[tuple[Any, int]]:
     """Every trial's (input or NO_INPUT, proposals rejected): what a cache keeps to skip generating again."""
     return [_trial(oracle, seed, t, max_size) for t in range(trials)]
+
+
+def reference_limits(oracle: Oracle, made: list[tuple[Any, int]], keys: list[str]) -> dict[str, float]:
+    """Each trial input's time limit for the reference, by key (keys: made's inputs' json_repr, NO_INPUT
+    skipped): a boundary trial's at most reach.BOUNDARY_LIMIT, any other the oracle's (the larger for an
+    input two trials share)."""
+    out: dict[str, float] = {}
+    short = min(oracle.reference_limit, reach.BOUNDARY_LIMIT)
+    trials = (t for t, (x, _) in enumerate(made) if x is not NO_INPUT)
+    for t, key in zip(trials, keys):
+        out[key] = max(out.get(key, 0.0), short if reach.tilt_of(t) == "boundary" else oracle.reference_limit)
+    return out
 
 
 def _generate(oracle: Oracle, seed: int, trial: int, max_size: int | None) -> tuple[Any, int]:

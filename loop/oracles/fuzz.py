@@ -260,6 +260,8 @@ def generator(seeds: list[list], own: Callable[[random.Random, int], list] | Non
         if own is not None and (not seeds or getattr(rng, "tilt", None) in _OWN_TILTS or rng.random() < share):
             return list(own(rng, size))
         x = list(rng.choice(seeds))
+        if hasattr(rng, "mutated"):  # a reach trial (loop.oracles.reach.Tilted): its ints had no declared range
+            rng.mutated = True
         if rng.random() < 0.05 or not x:
             return x
         for _ in range(rng.randint(1, 1 + size // 10)):

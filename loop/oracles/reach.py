@@ -26,11 +26,20 @@ AGGREGATES = ("order", "sum", "length")  # what a coincidence trial keeps equal,
 TAIL_EVERY = 200            # ... and trial 199, 399, ... is a long one (1 in a 200-trial budget)
 TAIL_LENGTHS = (1100, 1600)  # about 10x the usual length at MAX_SIZE (about 3 * 40 = 120), past recursion's 1000
 TILT_TRIES = 2              # tilted proposals per trial before it falls back to an ordinary one
+BOUNDARY_LIMIT = 0.1        # seconds the reference may spend on a boundary trial's input (a lone int there
+                            # may be a count it loops to: discarded fast, not after the whole per-input limit)
 
 # Integers where fixed-width arithmetic breaks: 2**31, 2**32, 2**53 (doubles), 2**63, 2**64, powers of ten;
 # each boundary trial focuses on one of BASES in turn (so each comes up in a grade), its neighbours included.
 BASES = (2 ** 31, 2 ** 32, 2 ** 53, 2 ** 63, 10 ** 9, 2 ** 64, 10 ** 18, 2 ** 15, 2 ** 16, 10 ** 6)
 BOUNDARIES = tuple(sorted({b + d for b in (*BASES, *(10 ** k for k in range(1, 19))) for d in (-1, 0, 1)}))
+# A lone int of a mutated known input (no list of ints beside it) goes to one of these in turn, its sign
+# kept: the edges of fixed widths (INT_MAX, 2**32, 2**53 + 1: the first int a double cannot hold, LLONG_MAX),
+# past recursion's depth, and primes, the worst case for divisor loops (2**31 - 1, 10**9 + 7, 2**32 - 5).
+# The contract and the reference's time limit decide what is legal. A generator written from the contract
+# declares its ints' ranges instead (a count the reference loops to stays small there).
+LONE_INTS = (2 ** 31 - 1, 2 ** 53 + 1, 10 ** 9 + 7, 2 ** 32, 2 ** 63 - 1, 2 ** 32 - 5, 2 ** 31, 10 ** 18 + 9,
+             2 ** 64 + 1, 2 ** 16 + 1)
 META = ".*+?^$\\|()[]{}%'\""     # regex and format metacharacters, quotes
 SPACES = " \t\n\r\x0b\x0c\xa0"
 UNICODE = "éßÅñ中ΣσςİıKſ\u0301😀"
@@ -42,12 +51,13 @@ class Tilted(random.Random):
     block that applied it (otherwise the engine transforms the generated input structurally)."""
 
     def __init__(self, seed: str, tilt: str | None = None, corner: str | None = None, wide: str = "",
-                 tail: int = 0, aggregate: str = "", base: int = 2 ** 31) -> None:
+                 tail: int = 0, aggregate: str = "", base: int = 2 ** 31, lone: int = 2 ** 31 - 1) -> None:
         super().__init__(seed)
-        self.base = base
+        self.base, self.lone = base, lone
         self.tilt, self.corner, self.wide, self.tail, self.aggregate = tilt, corner, wide, tail, aggregate
         self.honoured = False
         self.lengths = 0  # length() calls so far: the first is the outermost one
+        self.mutated = False  # set by a generator that mutated a known input (no range declared for its ints)
 
 
 def tilt_of(trial: int) -> str | None:
@@ -64,7 +74,8 @@ def tilted_rng(seed: int, trial: int, attempt: int, tilt: str) -> Tilted:
     tail = random.Random(key).randint(*TAIL_LENGTHS) if tilt == "tail" else 0
     aggregate = AGGREGATES[(trial // 3 + attempt) % len(AGGREGATES)] if tilt == "coincide" else ""
     base = BASES[(trial // BLOCK + attempt) % len(BASES)]
-    return Tilted(key, tilt, corner, wide, tail, aggregate, base)
+    lone = LONE_INTS[(trial // BLOCK + attempt) % len(LONE_INTS)]
+    return Tilted(key, tilt, corner, wide, tail, aggregate, base, lone)
 
 
 def propose(generate: Callable[[random.Random, int], Any], admits: Callable[[Any], str | None], *,
@@ -98,14 +109,15 @@ def transform(x: Any, rng: Tilted, args: bool) -> Any:
     """x changed by type to carry rng's tilt: one argument of an argument list, or x itself."""
     if rng.tilt == "coincide":
         return _coincide_args(x, rng) if args else coincide(x, rng)
-    # A boundary goes only into a list of ints (its items are values); a lone int a generator left small
-    # may be a count the reference loops over (fizz_buzz(n)): those come from gen.integer's declared range.
+    # A boundary goes into a list of ints (its items are values), else into a lone int (see LONE_INTS).
     fn = {"corner": _corner, "wide": _widen, "tail": _lengthen, "boundary": _boundary}.get(rng.tilt)
     if fn is None:
         return x
     if not args or not isinstance(x, list):
         return fn(x, rng)
     sites = [i for i, v in enumerate(x) if _fits(v, rng.tilt)]
+    if not sites and rng.tilt == "boundary" and rng.mutated:
+        sites = [i for i, v in enumerate(x) if _is_int(v)]
     if not sites:
         return x
     i = rng.choice(sites)
@@ -169,7 +181,9 @@ def _widen(v: Any, rng: Tilted, depth: int = 0) -> Any:
 def _boundary(v: Any, rng: Tilted) -> Any:
     """A list of ints moved to the trial's representation boundary: every item shifted by it (order and
     differences kept: a sentinel or an accumulator of fixed width is passed), or one or two items set to it
-    (either sign, a neighbour included); anything else as it is."""
+    (either sign, a neighbour included); a lone int made the trial's LONE_INTS value; anything else as is."""
+    if _is_int(v) and rng.mutated:
+        return -rng.lone if v < 0 else rng.lone
     if _kind(v) != "ints":
         return v
     if rng.random() < 0.5:
@@ -242,10 +256,22 @@ def variant(v: Any, rng: random.Random) -> Any:
         return out
     if r < 0.8 and kind == "str":  # the same code point sum (of the string and of its set of characters)
         return _shift_chars(v, rng)
-    # the same length, other contents drawn from v's own items
+    # the same length, other contents drawn from v's own items: half the time a block repeated (equal to its
+    # own rotation by the block, a period other than 1 and the length)
     pool = list(v)
-    out = [rng.choice(pool) for _ in pool]
+    out = (rng.random() < 0.5 and _periodic(pool, rng)) or [rng.choice(pool) for _ in pool]
     return "".join(out) if kind == "str" else out
+
+
+def _periodic(pool: list, rng: random.Random) -> list | None:
+    """A block of p items drawn from pool, repeated to pool's length, p a proper divisor of it; None for a
+    prime length or one below 4."""
+    n = len(pool)
+    periods = [p for p in range(2, n // 2 + 1) if n % p == 0]
+    if not periods:
+        return None
+    p = rng.choice(periods)
+    return [rng.choice(pool) for _ in range(p)] * (n // p)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -97,13 +97,16 @@ def test_release_lines_are_read_with_mbpp_shapes(tmp_path):
     assert mbpp_2.base_input[0] == [(3, 4, 5, 6), (5, 7, 4, 10)]  # tuples, as evalplus rebuilds them
     assert mbpp_3.base_input[0] == [1]
     assert mbpp_3.inputs[5] == ("plus_000", [7919])
+    rows = json.loads(json.dumps(MBPP))
+    rows[1].pop("assertion")  # early MbppPlus releases have none: optional
+    assert evalplus.read_release(_write(tmp_path / "Early.jsonl", rows))[1].assertion is None
     assert [evalplus.task_name(t) for t in ("HumanEval/7", "Mbpp/2", "Mbpp/x", "MBPP/2")] == [
         "humaneval_007", "mbpp_002", None, None]
 
 
 @pytest.mark.parametrize("edit, message", [
     (lambda r: r.pop("plus_input"), "MbppPlus.jsonl:2: missing key 'plus_input'"),
-    (lambda r: r.pop("assertion"), "MbppPlus.jsonl:2: missing key 'assertion' (MBPP+)"),
+    (lambda r: r.update(assertion=3), "MbppPlus.jsonl:2: key 'assertion' must be a string, got int"),
     (lambda r: r.update(atol="0.1"), "MbppPlus.jsonl:2: key 'atol' must be a number >= 0, got '0.1'"),
     (lambda r: r.update(task_id=3), "MbppPlus.jsonl:2: key 'task_id' must look like"),
     (lambda r: r.update(base_input=[3]), "MbppPlus.jsonl:2: key 'base_input' must be a list of argument lists"),

@@ -99,15 +99,39 @@ def test_variants_keep_their_aggregate_and_change_the_value():
     assert any(b != "abcxyz" and sum(map(ord, b)) == sum(map(ord, "abcxyz")) and len(b) == 6 for _, b in pairs)
 
 
-def test_a_boundary_goes_into_lists_of_ints_never_into_a_lone_int():
-    """A mutated list of ints is moved to the boundary (shifted whole, or an item or two set to it); a lone
-    int argument, maybe a count the reference loops over, keeps its value."""
+def test_a_same_length_variant_is_often_periodic():
+    """Half the same-length variants of a composite-length string repeat a block (a period other than 1 and
+    the length: 'abab' is its own rotation by 2); a prime length never gets one, it could not keep it."""
+    def period(t: str) -> int:
+        return next(p for p in range(1, len(t) + 1) if len(t) % p == 0 and t == t[p:] + t[:p])
+
+    for s in ("abcdefghijkl", "xyzxyzxyq", "ab cd"):
+        vs = [reach.variant(s, reach.Tilted(f"{s}{i}", "coincide", aggregate="length")) for i in range(60)]
+        assert all(len(v) == len(s) and set(v) <= set(s) for v in vs)
+        inner = sum(1 < period(v) < len(v) for v in vs)
+        assert (inner == 0) if len(s) == 5 else (15 <= inner <= 45), (s, inner)
+
+
+def test_a_boundary_goes_into_lists_of_ints_first_then_into_a_lone_int():
+    """A mutated list of ints is moved to the boundary (shifted whole, or an item or two set to it), the lone
+    int beside it kept; a lone int alone, of a mutated known input (no declared range), takes each of
+    LONE_INTS in turn over a grade, its sign kept; one a contract's generator drew keeps its value."""
     b = 2 ** 31
     moved = [reach.transform([7, [10, 9, 10]], reach.Tilted(f"b{i}", "boundary", base=b), True) for i in range(40)]
     assert all(n == 7 for n, _ in moved)
     assert any(xs in ([10 + b, 9 + b, 10 + b], [10 - b, 9 - b, 10 - b]) for _, xs in moved)  # order kept
     assert any(sum(abs(v) >= b - 1 for v in xs) in (1, 2) for _, xs in moved)
     assert reach.transform([7, "abc"], reach.Tilted("s", "boundary", base=b), True) == [7, "abc"]
+
+    def mutated(trial: int) -> reach.Tilted:
+        rng = reach.tilted_rng(1, trial, 0, "boundary")
+        rng.mutated = True
+        return rng
+
+    assert reach.transform([7, "abc"], mutated(7), True) == [reach.LONE_INTS[0], "abc"]
+    lone = [reach.transform([5, "x"], mutated(t), True)[0] for t in range(200) if reach.tilt_of(t) == "boundary"]
+    assert lone == list(reach.LONE_INTS)  # every value once in a 200-trial grade, INT_MAX (a prime) first
+    assert reach.transform([-5], mutated(7), True) == [-(2 ** 31 - 1)]
 
 
 def test_tilted_trials_are_deterministic_inside_the_contract_and_reach_far(project):
@@ -244,3 +268,76 @@ def test_wrong_candidates_only_reach_catches(project, tmp_path, monkeypatch):
         by_sum = [c for c in grades[3].checks if c.check == "relation:agrees_with_reference"][0]
         a, b = by_sum.minimal
         assert sorted(a) != sorted(b) and sum(a) == sum(b) and len(a) == len(b)
+
+
+# --------------------------------------------------------------------------- lone ints of mutated inputs
+
+_CONTRACT_N = '\n    assert isinstance(n, int), "invalid inputs" # $_CONTRACT_$\n    assert n > 0, "invalid inputs" # $_CONTRACT_$\n'
+_MBPP_ROWS = [  # in MbppPlus's release format; Mbpp/3's and Mbpp/59's reference and contract as released
+    {"task_id": "Mbpp/3", "prompt": "'''\nWrite a python function to identify non-prime numbers.\n'''",
+     "entry_point": "is_not_prime", "canonical_solution": (
+         "\nimport math\ndef is_not_prime(n):\n    if n == 1:\n        return True\n"
+         "    for i in range(2, int(math.sqrt(n))+1):\n        if n % i == 0:\n            return True\n"
+         "    return False\n"),
+     "base_input": [[1], [2], [10], [35], [37]], "plus_input": [[7919], [10007], [524287], [7920]], "atol": 0,
+     "contract": _CONTRACT_N},
+    {"task_id": "Mbpp/59", "prompt": "'''\nWrite a function to find the nth octagonal number.\n'''",
+     "entry_point": "is_octagonal", "canonical_solution": "\ndef is_octagonal(n): \n\treturn 3 * n * n - 2 * n \n",
+     "base_input": [[5], [10], [15]], "plus_input": [[100], [99], [22]], "atol": 0, "contract": _CONTRACT_N},
+    {"task_id": "Mbpp/900", "prompt": "'''\nWrite a function to count to n, slowly past a million.\n'''",
+     "entry_point": "count_to", "canonical_solution": (
+         "\nimport time\ndef count_to(n):\n    if n > 10 ** 6:\n        time.sleep(0.3)\n    return n\n"),
+     "base_input": [[5], [10]], "plus_input": [[100], [7]], "atol": 0, "contract": _CONTRACT_N},
+]
+_LINEAR = ("def is_not_prime(n):\n    if n < 2:\n        return True\n    for d in range(2, n):\n"
+           "        if n % d == 0:\n            return True\n    return False\n")
+_SQRT = ("def is_not_prime(n):\n    d = 2\n    while d * d <= n:\n        if n % d == 0:\n            return True\n"
+         "        d += 1\n    return n < 2\n")
+_FLOAT_POWER = "def is_octagonal(n):\n    return int(3 * n ** 2.0 - 2 * n)\n"
+_RECURSIVE = ("def is_octagonal(n):\n    if n == 1:\n        return 1\n    return is_octagonal(n - 1) + 6 * n - 5\n")
+_FORMULA = "def is_octagonal(n):\n    return n * (3 * n - 2)\n"
+
+
+@pytest.fixture(scope="module")
+def mbpp(tmp_path_factory) -> dict[str, tasks.Task]:
+    import json
+
+    from loop.datasets import evalplus
+
+    root = tmp_path_factory.mktemp("mbpp")
+    release = root / "MbppPlus.jsonl"
+    release.write_text("".join(json.dumps(row) + "\n" for row in _MBPP_ROWS))
+    imported = evalplus.import_evalplus(release, tasks.tasks_root(root), SandboxConfig())
+    return {name: tasks.load(root, name) for name in imported.names}
+
+
+@pytest.mark.sandbox
+def test_a_lone_int_of_a_mutated_input_reaches_its_boundaries(mbpp):
+    """MBPP+'s lone ints are mutated from small known inputs; boundary trials take them to INT_MAX, 2**53 + 1,
+    large primes, ...: trial division up to n times out, a float power loses exactness and recursion one
+    level per n runs out of stack, under seeds 1, 2 and 3; the right solutions pass."""
+    prime, octagonal = mbpp["mbpp_003"], mbpp["mbpp_059"]
+    items = [(prime, _LINEAR), (octagonal, _FLOAT_POWER), (octagonal, _RECURSIVE),
+             (prime, _SQRT), (octagonal, _FORMULA), (prime, prime.reference)]
+    for seed in SEEDS:
+        verdicts = [g.verdict for g in grade_batch(items, SandboxConfig(), servers=2, k=5, trials=200, seed=seed)]
+        assert verdicts == [V.STABLE_FAIL] * 3 + [V.STABLE_PASS] * 3, (seed, verdicts)
+
+
+@pytest.mark.sandbox
+def test_the_reference_gets_a_short_limit_on_a_boundary_input_on_both_paths(mbpp):
+    """A reference slow past a million (a count it loops to, say): each boundary trial's lone int is
+    discarded after reach.BOUNDARY_LIMIT (0.1 s), not the oracle's 1 s, on the fork servers and in-process;
+    the same inputs are discarded on both, and the reference stays stable_pass."""
+    from loop.grading.model import Options
+    from loop.kinds import grade
+
+    task = mbpp["mbpp_900"]
+    assert task.oracle.reference_limit == 1.0 > 0.3 > reach.BOUNDARY_LIMIT
+    fast = grade_batch([(task, task.reference)], SandboxConfig(), servers=1, k=1, trials=200, seed=1)[0]
+    slow = grade(task, task.reference, SandboxConfig(), Options(k=1, trials=200, seed=1))
+    for g in (fast, slow):
+        assert g.verdict == V.STABLE_PASS, g.notes
+        # at most one per boundary trial (a proposal the contract rejects falls back to an ordinary trial)
+        assert 5 <= g.inputs["reference_timeout"] <= len(reach.LONE_INTS), g.inputs
+    assert fast.inputs == slow.inputs

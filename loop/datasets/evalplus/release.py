@@ -110,8 +110,6 @@ def _problem(where: str, obj: dict) -> Problem:
             inputs[key] = [_mbpp_arguments(number, x) for x in value] if dataset == "mbpp" else value
         except (TypeError, ValueError, IndexError, AttributeError) as exc:
             raise ImportFailed(f"{where}: key '{key}': an input does not have Mbpp/{number}'s shape ({exc})") from None
-    if dataset == "mbpp" and "assertion" not in obj:
-        raise ImportFailed(f"{where}: missing key 'assertion' (MBPP+)")
     if dataset == "mbpp":  # its contract becomes loop's: both must parse before anything runs
         entry_def(obj["canonical_solution"], obj["entry_point"], f"{where}: key 'canonical_solution'")
         try:

@@ -29,6 +29,7 @@ from loop.oracles.engine import (
     derived_inputs,
     in_part,
     json_repr,
+    reference_limits,
     run_relations,
     trials_made,
 )
@@ -59,6 +60,7 @@ class Plan:
     relation_inputs: list = field(default_factory=list)  # repeat 0's, sampled by the sanitizer gate
     ref_cache: dict = field(default_factory=dict)
     ref_times: dict = field(default_factory=dict)  # json_repr(x) -> the reference's measured seconds
+    ref_limits: dict = field(default_factory=dict)  # json_repr(x) -> its time limit (engine.reference_limits)
     inputs: dict | None = None  # what happened to the generated inputs (repeat 0; the same for every repeat)
 
 
@@ -183,6 +185,8 @@ def run_attempt(plan: Plan, repeat: int) -> Attempt:
                 cand = plan.candidate.start(plan.cfg, repeat=repeat, deadline=start + task.limits.wall)
             prefetched = {}
             made = trials_made(oracle, plan.seed, plan.trials)
+            if not plan.ref_limits:
+                plan.ref_limits = reference_limits(oracle, made, [json_repr(x) for x, _ in made if x is not NO_INPUT])
             trial_inputs = [x for t, (x, _) in enumerate(made) if x is not NO_INPUT and in_part(t, part)]
             if repeat == 0:  # generated = kept + every discard, by reason (each repeat adds its share of kept)
                 rejected = sum(n for _, n in made)
@@ -271,7 +275,7 @@ class _Rejected:
 
 
 def _ref_call(plan: Plan, ref: RestartingWorker, x) -> Returned | _Rejected:
-    """Ask the reference once per grade, timed, with the oracle's per-input limit (discarding oracles)."""
+    """Ask the reference once per grade, timed, with the input's time limit (discarding oracles)."""
     key = json_repr(x)
     if key in plan.ref_cache:
         return plan.ref_cache[key]
@@ -279,7 +283,7 @@ def _ref_call(plan: Plan, ref: RestartingWorker, x) -> Returned | _Rejected:
     started = time.monotonic()
     reason = "reference_error"
     try:
-        msg = ref.call(_call_args(oracle, x), limit=oracle.reference_limit)
+        msg = ref.call(_call_args(oracle, x), limit=plan.ref_limits.get(key, oracle.reference_limit))
         ok, value = outcome(msg)
         after = arg_after(oracle, x, msg) if ok else None
     except CandidateFault as fault:

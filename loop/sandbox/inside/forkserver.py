@@ -260,9 +260,10 @@ def _kill(pid):
 
 
 def _run_reference(job):
-    """A reference job: every input answered within job["limit"] seconds (the child's load within the
-    task's wall clock), as a restarting worker in the parent would: an input that runs out of time or
-    takes the child down is answered {"timeout"} or {"crash"}, and a fresh child goes on after it."""
+    """A reference job: every input answered within its job["limits"] entry (else job["limit"]) seconds (the
+    child's load within the task's wall clock), as a restarting worker in the parent would: an input that
+    runs out of time or takes the child down is answered {"timeout"} or {"crash"}, and a fresh child goes
+    on after it."""
     results = []
     n = len(job["tests"])
     while len(results) < n:
@@ -299,7 +300,8 @@ def _run_reference(job):
                     ready = True
                 else:
                     results.append(msg)
-                deadline = time.monotonic() + job["limit"]
+                limits = job.get("limits")  # one per input, else job["limit"] for each
+                deadline = time.monotonic() + (limits[len(results)] if limits and len(results) < n else job["limit"])
         finally:
             os.close(r)
             _kill(pid)
