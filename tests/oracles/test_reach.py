@@ -250,6 +250,21 @@ def test_an_input_slow_for_the_candidate_fails_every_repeat(project):
     assert any("every repeat fails" in n for n in grade.notes)
 
 
+
+@pytest.mark.sandbox
+def test_the_slow_path_confirms_a_split_trial_timeout_too(project):
+    """The same input graded in-process (the path of tasks the fork servers do not take): stable_fail, every
+    repeat with the timeout, as on the fork servers."""
+    from loop.grading.model import Options
+    from loop.kinds import grade as grade_in_process
+
+    prefix = tasks.load(project, "humaneval_029")
+    grade = grade_in_process(prefix, _SLOW_ON_LONG, SandboxConfig(), Options(k=5, trials=200, seed=1))
+    assert grade.verdict == V.STABLE_FAIL, (grade.verdict, grade.notes)
+    assert all(any(c.check == V.TIMEOUT and not c.passed for c in a.checks) for a in grade.attempts)
+    assert any("every repeat fails" in n for n in grade.notes)
+
+
 @pytest.mark.sandbox
 def test_wrong_candidates_only_reach_catches(project, tmp_path, monkeypatch):
     """Long inputs (recursion), metacharacters, int32 arithmetic and an aggregate compared instead of the

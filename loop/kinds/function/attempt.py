@@ -131,10 +131,13 @@ def outcome(msg: dict) -> tuple[bool, Any]:
     return False, "raised: " + str(msg.get("raised", msg.get("resource", "?")))[:500]
 
 
-def run_attempt(plan: Plan, repeat: int) -> Attempt:
+def run_attempt(plan: Plan, repeat: int, lane: int | None = None) -> Attempt:
+    """Repeat `repeat`'s attempt (its share of split trials) in its own environment, or once more in repeat
+    `lane`'s (a timeout confirmed elsewhere: grade.py); a rerun counts no inputs."""
     task = plan.task
     start = time.monotonic()
-    env = clean_env(repeat)
+    rerun, lane = lane is not None, repeat if lane is None else lane
+    env = clean_env(lane)
     checks: list[Check] = []
     values: list = []
     cand: Worker | None = None
@@ -157,11 +160,11 @@ def run_attempt(plan: Plan, repeat: int) -> Attempt:
         return ok, value, msg
 
     try:
-        cand = plan.candidate.start(plan.cfg, repeat=repeat, deadline=start + task.limits.wall)
+        cand = plan.candidate.start(plan.cfg, repeat=lane, deadline=start + task.limits.wall)
         for g in task.goldens:
             ok, value, _ = call_candidate(g.args)
             checks.append(golden_check(task, g, ok, value, plan.quarantined))
-        base = RestartingWorker(plan.baseline, plan.cfg, repeat) if plan.baseline else None
+        base = RestartingWorker(plan.baseline, plan.cfg, lane) if plan.baseline else None
         if base:
             sides.append(base)
         for t in plan.tests:
@@ -182,19 +185,19 @@ def run_attempt(plan: Plan, repeat: int) -> Attempt:
             if part is not None:  # the named checks' output alone (the digest's), then a fresh process
                 cand.close()
                 common_output = bytes(cand.out.data), bytes(cand.err.data)
-                cand = plan.candidate.start(plan.cfg, repeat=repeat, deadline=start + task.limits.wall)
+                cand = plan.candidate.start(plan.cfg, repeat=lane, deadline=start + task.limits.wall)
             prefetched = {}
             made = trials_made(oracle, plan.seed, plan.trials)
             if not plan.ref_limits:
                 plan.ref_limits = reference_limits(oracle, made, [json_repr(x) for x, _ in made if x is not NO_INPUT])
             trial_inputs = [x for t, (x, _) in enumerate(made) if x is not NO_INPUT and in_part(t, part)]
-            if repeat == 0:  # generated = kept + every discard, by reason (each repeat adds its share of kept)
+            if repeat == 0 and not rerun:  # generated = kept + every discard, by reason (each repeat adds its share of kept)
                 rejected = sum(n for _, n in made)
                 plan.inputs = {"generated": sum(x is not NO_INPUT for x, _ in made) + rejected, "kept": 0,
                                "contract": rejected, "reference_error": 0, "reference_timeout": 0}
             if oracle.discard_reference_failures:
-                trial_inputs = accepted_inputs(plan, ref, trial_inputs, cand, counted=repeat == 0 or part is not None)
-            elif repeat == 0 or part is not None:
+                trial_inputs = accepted_inputs(plan, ref, trial_inputs, cand, counted=not rerun and (repeat == 0 or part is not None))
+            elif not rerun and (repeat == 0 or part is not None):
                 plan.inputs["kept"] += len(trial_inputs)
             _prefetch(oracle, cand, receive, trial_inputs, prefetched)
             if not oracle.argument_lists:

@@ -70,7 +70,8 @@ def _grade_built(task: Task, source: str, cfg: SandboxConfig, opts: Options, qua
     plan = Plan(task, cfg, candidate, baseline, reference, None, task.selected(opts.suite),
                 opts.seed, opts.trials, set(quarantined), k=opts.k if opts.part(0) else 0)
     attempts = [run_attempt(plan, repeat) for repeat in range(opts.k)]
-    notes = confirm(attempts, plan.k, functools.partial(recheck_in_fresh_processes, plan))
+    notes = _timeouts_everywhere(plan, attempts)
+    notes += confirm(attempts, plan.k, functools.partial(recheck_in_fresh_processes, plan))
     triage.settle(attempts)
     if sanitizing is not None:
         try:
@@ -85,6 +86,29 @@ def _grade_built(task: Task, source: str, cfg: SandboxConfig, opts: Options, qua
     graded.inputs = plan.inputs
     graded.notes += notes
     return graded
+
+
+def _timed_out(a: Attempt) -> Check | None:
+    return next((c for c in a.checks if c.check == V.TIMEOUT and not c.passed), None)
+
+
+def _timeouts_everywhere(plan: Plan, attempts: list[Attempt]) -> list[str]:
+    """Split trials, as on the fork servers (executors/fork.py): a repeat whose share timed out runs once
+    more in the next repeat's environment; a timeout there too fails every repeat (the inputs are slow
+    whatever the environment), else the grade keeps the one timeout (flaky)."""
+    k = plan.k
+    slow = [a.repeat for a in attempts if _timed_out(a)]
+    if k < 2 or not slow or len(slow) == k:
+        return []
+    r = slow[0]
+    j = next(j % k for j in range(r + 1, r + k) if not _timed_out(attempts[j % k]))
+    timeout = _timed_out(run_attempt(plan, r, lane=j))
+    if timeout is None:
+        return []
+    for a in attempts:
+        if not _timed_out(a):
+            a.checks.append(replace(timeout))
+    return [f"repeat {r}'s inputs timed out in repeat {j}'s environment too: every repeat fails"]
 
 
 def _sanitizer_build(task: Task, source: str, cfg: SandboxConfig, built: list) -> tuple[str | None, object]:
