@@ -136,7 +136,8 @@ def run_attempt(plan: Plan, repeat: int, lane: int | None = None) -> Attempt:
     `lane`'s (a timeout confirmed elsewhere: grade.py); a rerun counts no inputs."""
     task = plan.task
     start = time.monotonic()
-    rerun, lane = lane is not None, repeat if lane is None else lane
+    rerun = lane is not None
+    lane = repeat if lane is None else lane
     env = clean_env(lane)
     checks: list[Check] = []
     values: list = []
@@ -191,13 +192,14 @@ def run_attempt(plan: Plan, repeat: int, lane: int | None = None) -> Attempt:
             if not plan.ref_limits:
                 plan.ref_limits = reference_limits(oracle, made, [json_repr(x) for x, _ in made if x is not NO_INPUT])
             trial_inputs = [x for t, (x, _) in enumerate(made) if x is not NO_INPUT and in_part(t, part)]
-            if repeat == 0 and not rerun:  # generated = kept + every discard, by reason (each repeat adds its share of kept)
+            counted = not rerun and (repeat == 0 or part is not None)  # each repeat adds its share of kept
+            if repeat == 0 and not rerun:  # generated = kept + every discard, by reason
                 rejected = sum(n for _, n in made)
                 plan.inputs = {"generated": sum(x is not NO_INPUT for x, _ in made) + rejected, "kept": 0,
                                "contract": rejected, "reference_error": 0, "reference_timeout": 0}
             if oracle.discard_reference_failures:
-                trial_inputs = accepted_inputs(plan, ref, trial_inputs, cand, counted=not rerun and (repeat == 0 or part is not None))
-            elif not rerun and (repeat == 0 or part is not None):
+                trial_inputs = accepted_inputs(plan, ref, trial_inputs, cand, counted=counted)
+            elif counted:
                 plan.inputs["kept"] += len(trial_inputs)
             _prefetch(oracle, cand, receive, trial_inputs, prefetched)
             if not oracle.argument_lists:
