@@ -88,7 +88,7 @@ def main() -> None:
             by_name.update({name: tasks.load(Path(tmp), name) for name in imported.names})
             print(f"{args.mbpp}: {len(imported.names)} MBPP+ tasks imported, {time.perf_counter() - started:.0f} s")
         print("| corpus | seed | false fails | wrong caught | missed (class) | seconds |\n|---|---|---|---|---|---|")
-        left_out = []
+        left_out, second = [], {}  # seed -> [false fails, correct, caught, wrong] over the plus/ corpora
         for corpus in CORPORA:
             graded, absent = jobs(corpus, by_name)
             if absent:
@@ -106,6 +106,13 @@ def main() -> None:
                 print(f"| {corpus} | {seed} | {len(false)}/{correct} {' '.join(false)} | {wrong - len(missed)}/{wrong} "
                       f"({(wrong - len(missed)) / wrong:.0%}) | {', '.join(f'{p.stem} ({miss_class(p)})' for p in missed)} "
                       f"| {time.perf_counter() - started:.0f} |", flush=True)
+                if corpus.startswith("plus/"):
+                    tally = second.setdefault(seed, [0, 0, 0, 0])
+                    for i, n in enumerate((len(false), correct, wrong - len(missed), wrong)):
+                        tally[i] += n
+        for seed, (false, correct, caught, wrong) in second.items():
+            print(f"second corpus (plus/*), seed {seed}: {false}/{correct} false fails, {caught}/{wrong} wrong caught "
+                  f"({caught / wrong:.1%})")
         for line in left_out:
             print(line)
 
