@@ -33,7 +33,7 @@ from loop.kinds.repo import tripwire as repo_tripwire
 from loop.kinds.repo.env import Env, EnvSpec
 from loop.kinds.repo.results import PARSERS, Outcome
 from loop.kinds.repo.spec import RepoSpec, RepoTask
-from loop.kinds.repo.testrun import run_tests
+from loop.kinds.repo.testrun import Tripwires, fresh_tripwires, host_files, run_tests
 from loop.kinds.task import Task, Test, check_keys
 from loop.prompts.render import load_template
 from loop.sandbox import Limits, SandboxConfig, clean_env, make_scratch, scratch
@@ -160,9 +160,14 @@ class RepoKind:
             except HarnessError as exc:
                 return grade_without_attempts(task, source, opts, cfg, V.INFRA_UNKNOWN, str(exc), V.INFRA_UNKNOWN)
             ids = _ids(task, cfg, env)
+            allowed = tripwire_points(task, cfg, env)
+            if isinstance(allowed, str):
+                return grade_without_attempts(task, source, opts, cfg, V.INFRA_UNKNOWN, allowed, V.INFRA_UNKNOWN)
+            wires = fresh_tripwires(allowed) if allowed is not None else None
             # Each repeat compiles the patch from the warm cache again: a build cache a repeat wrote holds what
             # the candidate's code wrote into it while it ran, which would then decide its later repeats.
-            runs = [_attempt(task, cfg, env, patched, ids, repeat, opts.seed, quarantined) for repeat in range(opts.k)]
+            runs = [_attempt(task, cfg, env, patched, ids, repeat, opts.seed, quarantined, wires)
+                    for repeat in range(opts.k)]
             attempts = [a for a, _ in runs]
             for attempt in attempts:
                 if attempt.status != V.INFRA_UNKNOWN:
@@ -177,6 +182,9 @@ class RepoKind:
             if repo_tripwire.framework(spec.command) is None:
                 grade.notes.append(f"no tripwire tests for this test command ({spec.command[0]}): its report "
                                    "is not corroborated")
+            elif not any(allowed.values()):
+                grade.notes.append("no place in the hidden tests where a tripwire test runs as written (checked on "
+                                   "the base tree): the report is not corroborated")
             return grade
         finally:
             shutil.rmtree(work, ignore_errors=True)
@@ -368,6 +376,46 @@ def baseline(task: Task, cfg: SandboxConfig, env: Env | None, repeat: int) -> di
     return _BASELINES[key]
 
 
+_TRIPWIRE_POINTS: dict[tuple, dict[str, list[repo_tripwire.Point]] | str] = {}
+
+
+def tripwire_points(task: Task, cfg: SandboxConfig, env: Env | None) -> dict[str, list[repo_tripwire.Point]] | str | None:
+    """Where tripwires may go in the task's host file: the points of its structure at which a probe's must-pass
+    tripwire passed on the base tree, once per process and task, with the base tree's own outcomes unchanged.
+    A probe that changes an outcome is retried with the end of the file alone; if that changes one too, the
+    reason (loop's fault, never a candidate's). None: this runner gets no tripwires."""
+    spec: RepoSpec = task.spec
+    kind = repo_tripwire.framework(spec.command)
+    if kind is None:
+        return None
+    key = (spec.digest, spec.command, spec.parser, cfg, str(env and env.path))
+    if key in _TRIPWIRE_POINTS:
+        return _TRIPWIRE_POINTS[key]
+    tree = _base_tree(spec)
+    host = repo_tripwire.host(kind, tree, host_files(spec, tree), spec.fail_to_pass)
+    if host is None:
+        return _TRIPWIRE_POINTS.setdefault(key, {})
+    points = repo_tripwire.points_of(kind, (tree / host).read_text(encoding="utf-8", errors="replace"))
+    plain = baseline(task, cfg, env, 0)
+    unstable: set[str] | None = None
+    for tried in (points, points[-1:]):
+        probe = repo_tripwire.plan(spec.command, tree, [host], spec.fail_to_pass, allowed={host: tried}, probe=True)
+        if probe is None:
+            return _TRIPWIRE_POINTS.setdefault(key, {host: []})
+        res = run_tests(task, cfg, env, tree, 0, _run_ids(spec), lambda _spec, _work: probe)
+        safe, changed = repo_tripwire.settle(probe, tried, res.raw, plain, unstable or set())
+        if changed and unstable is None:  # a test that varies between plain runs anyway is not evidence
+            again = run_tests(task, cfg, env, tree, 0, _run_ids(spec)).outcomes or {}
+            unstable = {t for t, o in plain.items() if t not in again or again[t].status != o.status}
+            changed = [t for t in changed if t not in unstable]
+        if not changed:
+            return _TRIPWIRE_POINTS.setdefault(key, {host: safe})
+    why = (f"loop's tripwire tests in {host} change the base tree's outcome of {changed[0]}"
+           + (f" (and {len(changed) - 1} more)" if len(changed) > 1 else "")
+           + ": a fault of loop's instrumentation, not of the candidate; please report it")
+    return _TRIPWIRE_POINTS.setdefault(key, why)
+
+
 def _run_ids(spec: RepoSpec) -> list[str] | None:
     return None if spec.pass_to_pass is None else list(spec.fail_to_pass + spec.pass_to_pass)
 
@@ -400,12 +448,13 @@ def _digest_of(outcomes: dict[str, Outcome]) -> str:
 
 
 def _attempt(task: Task, cfg: SandboxConfig, env: Env | None, patched: Path, ids: list[tuple[str, str]],
-             repeat: int, seed: int, quarantined: frozenset) -> tuple[Attempt, dict[str, Outcome]]:
+             repeat: int, seed: int, quarantined: frozenset,
+             wires: Tripwires | None) -> tuple[Attempt, dict[str, Outcome]]:
     """One repeat on the patched tree, against the base tree's outcomes of the same repeat."""
     spec: RepoSpec = task.spec
     try:
         base = baseline(task, cfg, env, repeat)
-        res = run_tests(task, cfg, env, patched, repeat, _run_ids(spec), tripwires=True)
+        res = run_tests(task, cfg, env, patched, repeat, _run_ids(spec), wires)
     except SandboxUnavailable as exc:
         return Attempt(repeat, V.INFRA_UNKNOWN, str(exc), None, "", 0.0, seed, clean_env(repeat)), {}
     got = res.outcomes or {}

@@ -7,6 +7,7 @@ import functools
 import os
 import re
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -42,14 +43,25 @@ class RunResult:
     stderr: str
     duration: float
     forged: str | None = None  # what in the report contradicts the tripwires
+    wires: repo_tripwire.Plan | None = None  # the tripwires the run had
+    raw: dict[str, Outcome] | None = None  # the outcomes with the tripwires' own
+
+
+Tripwires = Callable[[RepoSpec, Path], "repo_tripwire.Plan | None"]
+
+
+def fresh_tripwires(allowed: dict[str, list[repo_tripwire.Point]]) -> Tripwires:
+    """Fresh tripwires for every run, at the points the base tree showed safe (kind.tripwire_points)."""
+    return lambda spec, work: repo_tripwire.plan(spec.command, work, host_files(spec, work), spec.fail_to_pass,
+                                                 allowed=allowed)
 
 
 def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repeat: int,
-              ids: list[str] | None, tripwires: bool = False) -> RunResult:
+              ids: list[str] | None, tripwires: Tripwires | None = None) -> RunResult:
     """Run the test command once, sandboxed, in a fresh copy of `tree`; parse the report (a file, or the
     command's standard output) in the parent. `ids` None runs every test. Network is off (bubblewrap
     --unshare-all); the environment is read-only, except a private copy of Go's build cache. `tripwires`:
-    plant fresh tripwire tests first and judge the report by them (a candidate's tree)."""
+    what plans the tripwire tests planted first, by which the report is judged (a candidate's tree)."""
     spec: RepoSpec = task.spec
     limits = task.limits
     scratch = make_scratch("loop-run-")
@@ -57,8 +69,7 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
         work = repo_patch.fresh_copy(tree, scratch / "repo")
         if ids is not None:  # an id SWE-bench truncated selects its function; the report says which one it was
             ids = list(dict.fromkeys(selector(t) for t in ids))
-        wires = repo_tripwire.plan(spec.command, work, _host_files(spec, work), spec.fail_to_pass) \
-            if tripwires else None
+        wires = tripwires(spec, work) if tripwires else None
         if wires is not None:
             repo_tripwire.plant(wires, work)
             if ids is not None and repo_tripwire.framework(spec.command) == "pytest":
@@ -104,17 +115,17 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
             text = None if raw is None else raw.decode("utf-8", errors="replace")
         outcomes = None if text is None else parse(spec.parser, text, work)
         outcomes = with_truncated(outcomes, spec.fail_to_pass + (spec.pass_to_pass or ()))
-        forged = None
+        forged, raw = None, outcomes
         if wires is not None:
             forged = repo_tripwire.contradiction(wires, outcomes, spec.fail_to_pass)
             outcomes = repo_tripwire.without(wires, outcomes)
         return RunResult(outcomes, result.returncode, result.fault, result.stderr.decode(errors="replace"),
-                         result.duration, forged)
+                         result.duration, forged, wires, raw)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _host_files(spec: RepoSpec, work: Path):
+def host_files(spec: RepoSpec, work: Path):
     """Files that may hold the tripwires: the hidden tests, then (walked only if none suits) the tree's."""
     yield from spec.hidden_files
     yield from repo_patch.files(work)

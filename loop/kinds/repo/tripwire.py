@@ -39,6 +39,7 @@ class Wire:
     expect: str  # pass | fail
     test_id: str | None  # what {tests} names, for runners given ids
     source: str | None = None  # a copy's original test (its id or name): see contradiction
+    point: int | None = None  # the index of its place among the host's points
 
 
 @dataclass(frozen=True)
@@ -96,16 +97,17 @@ def _case(rng: random.Random, expect: str, aggregates: tuple[str, ...]) -> tuple
     return v, agg, value if expect == V.PASS else value + rng.choice((-3, -2, -1, 1, 2, 3))
 
 
-def _names(existing: list[str], count: int, rng: random.Random, style: str) -> list[str]:
+def _names(existing: list[str], count: int, rng: random.Random, style: str, source: str = "") -> list[str]:
     """`count` new test names made of the words of the file's own test names (a suffix on a neighbour's name was
     a pattern a forger matched: round three), in the file's style: `test_a_b` (pytest), `TestAB` (Go), `a b`
-    (node titles); words of _SUFFIXES where the file has too few."""
+    (node titles); words of _SUFFIXES where the file has too few. Never a name the file already uses for
+    anything (a later definition of the same name would replace the tripwire)."""
     split = {"pytest": lambda n: n.removeprefix("test").strip("_").split("_"),
              "go": lambda n: re.findall(r"[A-Z][a-z0-9]*|[a-z0-9]+", n.removeprefix("Test")),
              "node": lambda n: n.split()}[style]
     words = [w if style == "node" else w.lower() for n in existing for w in split(n) if w.isalnum()] or list(_SUFFIXES)
     lengths = [len(split(n)) for n in existing] or [3]
-    taken, out = set(existing), []
+    taken, out = set(existing) | (set(re.findall(r"[\w$]+", source)) if style != "node" else set()), []
     while len(out) < count:
         k = max(2, min(rng.choice(lengths), 8))
         picked = [rng.choice(words if rng.random() < 0.85 else _SUFFIXES) for _ in range(k)]
@@ -118,21 +120,32 @@ def _names(existing: list[str], count: int, rng: random.Random, style: str) -> l
 
 
 def plan(command: tuple[str, ...], tree: Path, candidates: Iterable[str], f2p: tuple[str, ...],
-         rng: random.Random = _RNG) -> Plan | None:
+         rng: random.Random = _RNG, allowed: dict[str, list[Point]] | None = None, probe: bool = False) -> Plan | None:
     """Tripwires for one run of `command` on `tree`, in the first of `candidates` (hidden test files first)
-    that suits the runner; None when loop cannot write them for this runner or finds no such file."""
+    that suits the runner; None when loop cannot write them for this runner or finds no such file. `allowed`:
+    the points per host file that the base tree showed safe (see settle), else every point of its structure.
+    `probe`: the plan that shows which points are safe (see _layout)."""
     kind = framework(command)
     if kind is None:
         return None
-    host = _host(kind, tree, candidates, f2p)
-    if host is None:
+    where = host(kind, tree, candidates, f2p)
+    if where is None:
         return None
-    source = (tree / host).read_text(encoding="utf-8", errors="replace")
-    p = {"pytest": _pytest, "node": _node, "go": _go}[kind](host, source, f2p, rng)
-    return replace(p, lines=_line_map(source, p.text)) if p.host == host else p
+    source = (tree / where).read_text(encoding="utf-8", errors="replace")
+    points = allowed.get(where) if allowed is not None else points_of(kind, source)
+    if not points:
+        return None
+    p = {"pytest": _pytest, "node": _node, "go": _go}[kind](where, source, f2p, rng, points, probe)
+    return replace(p, lines=_line_map(source, p.text)) if p.host == where else p
 
 
-def _host(kind: str, tree: Path, candidates: list[str], f2p: tuple[str, ...]) -> str | None:
+def points_of(kind: str, source: str) -> list[Point]:
+    """Every place a tripwire may go in a host file of this runner, read from the file's structure."""
+    return {"pytest": pytest_points, "node": node_points}.get(kind, lambda text: line_points(text, kind))(source)
+
+
+def host(kind: str, tree: Path, candidates: Iterable[str], f2p: tuple[str, ...]) -> str | None:
+    """The file that takes the tripwires: the first of `candidates` a runner of this kind collects."""
     files = [t.split("::", 1)[0] for t in f2p if "::" in t] if kind == "pytest" else []
     pattern = {"pytest": re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$"), "go": re.compile(r"_test\.go$"),
                "node": re.compile(r"(^|/)test/.*\.[cm]?js$|[._-]test\.[cm]?js$|(^|/)test(-[^/]*)?\.[cm]?js$")}[kind]
@@ -143,36 +156,55 @@ def _host(kind: str, tree: Path, candidates: list[str], f2p: tuple[str, ...]) ->
     return None
 
 
-def _pytest(host: str, source: str, f2p: tuple[str, ...], rng: random.Random) -> Plan:
+def _pytest(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, points: list[Point],
+            probe: bool = False) -> Plan:
     wanted = {t.split("::")[-1].split("[")[0] for t in f2p if t.split("::")[0] == host}
-    kinds = _kinds(_derived_bodies(source, wanted, rng))
-    names = _names(_TEST_NAME["pytest"].findall(source), len(kinds), rng, "pytest")
-    blocks, wires = [], []
-    for name, (expect, derived) in zip(names, kinds):
+    layout = _layout(_derived_bodies(source, wanted, {p.scope for p in points}, rng), points, rng, probe)
+    names = _names(_TEST_NAME["pytest"].findall(source), len(layout), rng, "pytest", source)
+    unit = _indent_unit(source)
+    placed, wires = [], []
+    for name, (expect, derived, i) in zip(names, layout):
+        point = points[i]
+        scope = point.scope
+        head = f"{point.indent}def {name}({'self' if scope else ''}):\n"
         if derived is not None:
-            blocks.append(f"def {name}():\n{derived[0]}\n\n")
+            body = derived[0]
         else:
             v, agg, want = _case(rng, expect, ("len", "sum", "max", "min"))
             var = rng.choice(("values", "items", "amounts", "data", "xs"))
-            blocks.append(f"def {name}():\n    {var} = {v!r}\n    assert {agg}({var}) == {want}\n\n\n")
-        wires.append(Wire(name, expect, f"{host}::{name}", derived and f"{host}::{derived[1]}"))
-    return Plan(host, _insert(source, blocks, _BOUNDARY["pytest"], rng), tuple(wires))
+            inner = point.indent + unit
+            body = f"{inner}{var} = {v!r}\n{inner}assert {agg}({var}) == {want}\n"
+        placed.append((point, head + body))
+        wires.append(Wire(name, expect, "::".join([host, *scope, name]),
+                          derived and "::".join([host, *scope, derived[1]]), i))
+    return Plan(host, _place(source, placed), tuple(wires))
 
 
-def _derived_bodies(source: str, wanted: set[str], rng: random.Random) -> list[tuple[str, str]]:
+def _indent_unit(source: str) -> str:
+    """The file's own indentation step (its first test's body against its def), four spaces by default."""
+    m = re.search(r"^([ \t]*)def test\w*\([^\n]*:[ \t]*\n(?:[ \t]*(?:#[^\n]*)?\n)*([ \t]+)\S", source, re.M)
+    return m.group(2)[len(m.group(1)):] if m and m.group(2).startswith(m.group(1)) and \
+        len(m.group(2)) > len(m.group(1)) else "    "
+
+
+def _derived_bodies(source: str, wanted: set[str], scopes: set[tuple[str, ...]],
+                    rng: random.Random) -> list[tuple[str, str, tuple[str, ...]]]:
     """Bodies of real tests of the file (those named in `wanted` first), each up to one of its
     `assert <expr> == <literal>`, with that literal changed to one no tree returns: must-fails that call the
     candidate's code as the real tests do, so a forger cannot tell them from them by what they call or compare.
-    Plain, undecorated, argument-less test functions only; one body per test."""
+    Plain, undecorated tests that take no argument (a method: only self), in a scope a tripwire can go to
+    (the module, or the Test class they belong to, where their copy goes); one body per test."""
     try:
         module = ast.parse(source)
     except (SyntaxError, ValueError):
         return []
+    functions = [(fn, ()) for fn in module.body]
+    functions += [(fn, (cls.name,)) for cls in module.body if isinstance(cls, ast.ClassDef) for fn in cls.body]
     found = []
-    for fn in module.body:
+    for fn, scope in functions:
         if not (isinstance(fn, ast.FunctionDef) and fn.name.startswith("test") and not fn.decorator_list
-                and not (fn.args.args or fn.args.posonlyargs or fn.args.kwonlyargs or fn.args.vararg
-                         or fn.args.kwarg)):
+                and scope in scopes and [a.arg for a in fn.args.args] == (["self"] if scope else [])
+                and not (fn.args.posonlyargs or fn.args.kwonlyargs or fn.args.vararg or fn.args.kwarg)):
             continue
         checks = []
         for stmt in fn.body:
@@ -185,25 +217,37 @@ def _derived_bodies(source: str, wanted: set[str], rng: random.Random) -> list[t
                     checks.append((stmt, rng.choice(leaves)))
                     break
         if checks:
-            found.append((fn, *rng.choice(checks)))
+            found.append((fn, scope, *rng.choice(checks)))
     lines = source.encode("utf-8").splitlines(keepends=True)
     out = []
-    for fn, stmt, leaf in _ordered(found, lambda f: f[0].name in wanted, rng):
+    for fn, scope, stmt, leaf in _ordered(found, lambda f: f[0].name in wanted, rng):
         first = sum(len(l) for l in lines[:fn.body[0].lineno - 1])
         at = sum(len(l) for l in lines[:leaf.lineno - 1]) - first
         text = b"".join(lines[fn.body[0].lineno - 1:stmt.end_lineno])
-        changed = text[:at + leaf.col_offset] + repr(_near_miss(leaf.value, rng)).encode() + text[at + leaf.end_col_offset:]
-        out.append((changed.decode("utf-8").rstrip("\n") + "\n", fn.name))
+        token = text[at + leaf.col_offset:at + leaf.end_col_offset].decode("utf-8")
+        new = _edit_literal(token, rng) if isinstance(leaf.value, str) and re.fullmatch(r"'[^'\n]*'|\"[^\"\n]*\"", token) \
+            else repr(_near_miss(leaf.value, rng))
+        changed = text[:at + leaf.col_offset] + new.encode() + text[at + leaf.end_col_offset:]
+        out.append((changed.decode("utf-8").rstrip("\n") + "\n", fn.name, scope))
     return out
 
 
-def _kinds(derived: list[tuple[str, str]]) -> list[tuple[str, tuple[str, str] | None]]:
-    """(expect, body or None for an aggregate test) per tripwire: up to three derived must-fails (copies of real
-    tests, those of fail-to-pass tests first: a forger has to flip those), aggregate ones to make two, and an
-    aggregate must-pass."""
-    out: list[tuple[str, tuple[str, str] | None]] = [(V.FAIL, d) for d in derived[:3]]
-    out += [(V.FAIL, None)] * max(0, 2 - len(out))
-    return out + [(V.PASS, None)]
+def _layout(derived: list[tuple], points: list[Point], rng: random.Random,
+            probe: bool = False) -> list[tuple[str, tuple | None, int]]:
+    """(expect, body or None for an aggregate test, index of its point) per tripwire: up to three derived
+    must-fails (copies of real tests, those of fail-to-pass tests first: a forger has to flip those), each among
+    the tests of its original's scope, aggregate ones to make two, and an aggregate must-pass. A probe instead
+    has every derived copy and a must-pass at every point: one run of it on the base tree shows where tripwires
+    leave an honest run as it was (validate)."""
+    def at(scope) -> int:
+        return rng.choice([i for i, p in enumerate(points) if p.scope == scope] or range(len(points)))
+
+    scoped = [(d, d[2] if len(d) > 2 else ()) for d in derived]
+    if probe:
+        return [(V.FAIL, d, at(scope)) for d, scope in scoped] + [(V.PASS, None, i) for i in range(len(points))]
+    out = [(V.FAIL, d, at(scope)) for d, scope in scoped[:3]]
+    out += [(V.FAIL, None, rng.randrange(len(points)))] * max(0, 2 - len(out))
+    return out + [(V.PASS, None, rng.randrange(len(points)))]
 
 
 def _ordered(found: list, first, rng: random.Random) -> list:
@@ -266,7 +310,8 @@ def _edit_literal(literal: str, rng: random.Random) -> str:
     return literal[0] + _edit(body, rng) + literal[-1]
 
 
-def _node(host: str, source: str, f2p: tuple[str, ...], rng: random.Random) -> Plan:
+def _node(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, points: list[Point],
+          probe: bool = False) -> Plan:
     titles = [m[1] for m in _TEST_NAME["node"].findall(source) if "\\" not in m[1] and "${" not in m[1]]
     esm = bool(re.search(r"^\s*(import|export)\b", source, re.M))
     bindings = _node_bindings(source)
@@ -284,33 +329,37 @@ def _node(host: str, source: str, f2p: tuple[str, ...], rng: random.Random) -> P
         spec = ", ".join(f"{fn} as {fn}_{tag}" for fn in missing)
         prelude.append(f"import {{ {spec} }} from 'node:test';" if esm else
                        f"const {{ {spec.replace(' as ', ': ')} }} = require('node:test');")
-    kinds = _kinds(_derived_js(source, bindings["assert"], {t.split(" > ")[-1] for t in f2p}, rng))
-    names = _names(titles, len(kinds), rng, "node")
+    lines = source.splitlines()
+    where = {}  # a test's title: its scope and whether it is written on one line
+    for p in points:
+        m = _TEST_NAME["node"].search(lines[p.line]) if p.line < len(lines) else None
+        if m:
+            where[m.group(2)] = (p.scope, lines[p.line].rstrip().endswith(");"))
+    derived = [(text, title, where.get(title, ((), False))[0]) for text, title in
+               _derived_js(source, bindings["assert"], {t.split(" > ")[-1] for t in f2p}, rng)]
+    layout = _layout(derived, points, rng, probe)
+    names = _names(titles, len(layout), rng, "node")
     calls = Counter(re.findall(rf"\b{re.escape(bindings['assert'])}\.(equal|strictEqual|deepEqual|deepStrictEqual)\(", source))
     method = calls.most_common(1)[0][0] if calls else "strictEqual"
-    suite = next((t.split(" > ")[:-1] for t in f2p if " > " in t), [])
-    suite = [s for s in suite if f"'{s}'" in source or f'"{s}"' in source] if suite else []
     blocks, wires = [], []
     js = {"len": "v.length", "sum": "v.reduce((a, b) => a + b, 0)", "max": "Math.max(...v)", "min": "Math.min(...v)"}
-    for name, (expect, derived) in zip(names, kinds):
+    for name, (expect, derived, i) in zip(names, layout):
+        point = points[i]
+        inner = point.indent + (point.indent[:len(point.indent) // len(point.scope)] if point.scope else "  ")
         v, agg, want = _case(rng, expect, tuple(js))
-        body = f"  const v = {v!r};\n  {bindings['assert']}.{method}({js[agg]}, {want});\n"
-        if derived is not None:
-            body = f"  {derived[0]}\n"
-        block = f"{bindings['test']}({_js(name)}, () => {{\n{body}}});\n"
-        for name_ in reversed(suite):
-            block = f"{bindings['describe']}({_js(name_)}, () => {{\n" + _indent(block) + "});\n"
-        blocks.append(block + "\n")
-        wires.append(Wire(name, expect, " > ".join([*suite, name]), derived and derived[1]))
+        if derived is not None and where.get(derived[1], ((), False))[1]:  # as its original: on one line
+            block = f"{point.indent}{bindings['test']}({_js(name)}, () => {derived[0].rstrip(';')});\n"
+        else:
+            body = f"{inner}{derived[0]}\n" if derived is not None else \
+                f"{inner}const v = {v!r};\n{inner}{bindings['assert']}.{method}({js[agg]}, {want});\n"
+            block = f"{point.indent}{bindings['test']}({_js(name)}, () => {{\n{body}{point.indent}}});\n"
+        blocks.append((point, block))
+        wires.append(Wire(name, expect, " > ".join([*point.scope, name]), derived and derived[1], i))
     # imports first (hoisted in a module anyway, and a require must come before its use), after a #! line
     # or a 'use strict' directive, which must stay first
-    text = _insert(source, blocks, _BOUNDARY["node"], rng)
+    text = _place(source, blocks)
     lead = re.match(r"(#![^\n]*\n)?(\s*(['\"])use strict\3;?[^\n]*\n)?", text).end()
     return Plan(host, text[:lead] + "".join(p + "\n" for p in prelude) + text[lead:], tuple(wires))
-
-
-def _indent(block: str) -> str:
-    return "".join("  " + line if line.strip() else line for line in block.splitlines(keepends=True))
 
 
 _JS_LITERAL = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|-?\d+(?:\.\d+)?")
@@ -392,27 +441,28 @@ def _node_bindings(source: str) -> dict[str, str]:
     return out
 
 
-def _go(host: str, source: str, f2p: tuple[str, ...], rng: random.Random) -> Plan:
-    kinds = _kinds(_derived_go(source, {t.split("::")[-1].split("/")[0] for t in f2p}, rng))
-    names = _names(_TEST_NAME["go"].findall(source), len(kinds), rng, "go")
+def _go(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, points: list[Point],
+        probe: bool = False) -> Plan:
+    layout = _layout(_derived_go(source, {t.split("::")[-1].split("/")[0] for t in f2p}, rng), points, rng, probe)
+    names = _names(_TEST_NAME["go"].findall(source), len(layout), rng, "go", source)
     report = "Errorf" if source.count("t.Errorf") > source.count("t.Fatalf") else "Fatalf"
     blocks, wires = [], []
     go = {"len": "got := len(v)", "sum": "got := 0\n\tfor _, x := range v {\n\t\tgot += x\n\t}"}
-    for name, (expect, derived) in zip(names, kinds):
+    for name, (expect, derived, i) in zip(names, layout):
         v, agg, want = _case(rng, expect, tuple(go))
         if derived is not None:
-            blocks.append(f"func {name}(t *testing.T) {{\n{derived[0]}}}\n\n")
-            wires.append(Wire(name, expect, None, derived[1]))
+            blocks.append((points[i], f"func {name}(t *testing.T) {{\n{derived[0]}}}\n"))
+            wires.append(Wire(name, expect, None, derived[1], i))
             continue
-        blocks.append(f"func {name}(t *testing.T) {{\n\tv := []int{{{', '.join(map(str, v))}}}\n\t{go[agg]}\n"
-                      f"\tif got != {want} {{\n\t\tt.{report}(\"got %d, want %d\", got, {want})\n\t}}\n}}\n\n")
-        wires.append(Wire(name, expect, None))
+        blocks.append((points[i], f"func {name}(t *testing.T) {{\n\tv := []int{{{', '.join(map(str, v))}}}\n"
+                       f"\t{go[agg]}\n\tif got != {want} {{\n\t\tt.{report}(\"got %d, want %d\", got, {want})\n\t}}\n}}\n"))
+        wires.append(Wire(name, expect, None, None, i))
     if re.search(r'^\s*(import\s+)?"testing"\s*$', source, re.M):  # the file names the package `testing`
-        return Plan(host, _insert(source, blocks, _BOUNDARY["go"], rng), tuple(wires))
+        return Plan(host, _place(source, blocks), tuple(wires))
     package = re.search(r"^package\s+(\w+)", source, re.M)
     new = str(PurePosixPath(host).with_name(f"{PurePosixPath(host).stem}_cases_test.go"))
-    return Plan(new, f"package {package.group(1) if package else 'main'}\n\nimport \"testing\"\n\n" + "".join(blocks),
-                tuple(wires))
+    return Plan(new, f"package {package.group(1) if package else 'main'}\n\nimport \"testing\"\n\n"
+                + "\n".join(block for _, block in blocks), tuple(wires))
 
 
 _GO_FUNC = re.compile(r"^func (?P<name>Test\w*)\(t \*testing\.T\) \{\n(?P<body>(?:.*\n)*?)\}\n", re.M)
@@ -436,26 +486,176 @@ def _derived_go(source: str, wanted: set[str], rng: random.Random) -> list[tuple
     return out
 
 
-# Lines that start a top-level test (or its first decorator): a tripwire goes before one of them, or at the end,
-# so its position in the file tells nothing.
-_BOUNDARY = {"pytest": re.compile(r"^(def test|async def test|class Test|@)"), "go": re.compile(r"^func Test"),
-             "node": re.compile(r"^(describe|suite|test|it)\s*\(")}
+# Where a tripwire may go: read from the file's structure, never from the text of a line ------------------
+@dataclass(frozen=True)
+class Point:
+    line: int  # 0-based index of the line a block goes before; len(lines): the end of the file
+    indent: str  # the indentation of the statements there
+    gap: int  # blank lines the file has before the test there: a block is followed by as many
+    scope: tuple[str, ...] = ()  # the enclosing test class (pytest) or describe titles (node)
+    after: int | None = None  # blank lines after a block, where they differ from `gap` (a class's first method)
 
 
-def _insert(source: str, blocks: list[str], boundary: re.Pattern, rng: random.Random) -> str:
-    """`source` with each block placed before a randomly chosen top-level test (or at the end)."""
+def _gap(lines: list[str], at: int) -> int:
+    n = 0
+    while at - n - 1 >= 0 and not lines[at - n - 1].strip():
+        n += 1
+    return n
+
+
+def _usual_gap(points: list[Point], default: int) -> int:
+    gaps = Counter(p.gap for p in points if p.line)
+    return gaps.most_common(1)[0][0] if gaps else default
+
+
+def _is_test(node: ast.AST, in_class: bool) -> bool:
+    return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test") or \
+        (not in_class and isinstance(node, ast.ClassDef) and node.name.startswith("Test"))
+
+
+def pytest_points(source: str) -> list[Point]:
+    """Before every top-level test and every test method of a top-level Test class (its decorators and the
+    comments just above it included: a multi-line decorator can never end up on a tripwire), from the module's
+    syntax tree; and the end of the file. None of these lines can be inside a statement."""
+    try:
+        module = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    lines = source.splitlines()
+    points = []
+
+    def before(node: ast.AST, scope: tuple[str, ...]) -> None:
+        start = min([d.lineno for d in node.decorator_list] + [node.lineno]) - 1
+        indent = lines[start][:len(lines[start]) - len(lines[start].lstrip())]
+        while start and lines[start - 1].strip().startswith("#") and lines[start - 1].startswith(indent) \
+                and not lines[start - 1][len(indent):].startswith((" ", "\t")):
+            start -= 1
+        points.append(Point(start, indent, _gap(lines, start), scope))
+
+    for node in module.body:
+        if _is_test(node, False):
+            before(node, ())
+        if isinstance(node, ast.ClassDef) and node.name.startswith("Test") and not node.decorator_list:
+            first = len(points)
+            for item in node.body:
+                if _is_test(item, True):
+                    before(item, (node.name,))
+            if len(points) > first:  # right after `class ...:` the file has no blank line, but between methods
+                points[first] = replace(points[first], after=_usual_gap(points[first + 1:], 1))
+    top = [p for p in points if not p.scope]
+    return points + [Point(len(lines), "", _usual_gap(top, 2))]
+
+
+# Lines that start a top-level Go test or node suite/test: a tripwire goes before one of them, or at the end, so its
+# position in the file tells nothing. Lines inside a comment or a string are never one (see _top_level).
+_BOUNDARY = {"go": re.compile(r"^func Test"), "node": re.compile(r"^(describe|suite|test|it)\s*\(")}
+
+
+_NODE_SUITE = re.compile(r"^(\s*)(?:describe|suite)\s*\(\s*(['\"])((?:(?!\2)[^\\\n]){1,200})\2\s*,\s*(?:async\s*)?"
+                         r"(?:\(\s*\)|function\s*\(\s*\))\s*(?:=>)?\s*\{\s*$")
+_NODE_TEST = re.compile(r"^(\s*)(?:test|it)\s*\(\s*(['\"])")
+
+
+def node_points(source: str) -> list[Point]:
+    """Before every test()/it() call at the level of the file's own tests: at the top, or in a describe()
+    callback (its titles are the point's scope: a tripwire there is one more test of that suite, named as
+    node names it); the end of the file where the file has top-level tests."""
+    lines, depths = source.splitlines(), _depths(source, "node")
+    suites: list[tuple[int, str]] = []  # (depth inside the callback, title), innermost last
+    points = []
+    for i, line in enumerate(lines):
+        d = depths[i] if i < len(depths) else None
+        if d is None:
+            continue
+        while suites and d < suites[-1][0]:
+            suites.pop()
+        if (m := _NODE_SUITE.match(line)) and (not suites or d == suites[-1][0]):
+            suites.append((d + 2, m.group(3)))
+        elif _NODE_TEST.match(line) and d == (suites[-1][0] if suites else 0):
+            points.append(Point(i, _NODE_TEST.match(line).group(1), _gap(lines, i), tuple(t for _, t in suites)))
+    if any(not p.scope for p in points) or not points:
+        points.append(Point(len(lines), "", _usual_gap([p for p in points if not p.scope], 1)))
+    return points
+
+
+def line_points(source: str, kind: str) -> list[Point]:
+    lines = source.splitlines()
+    top = _top_level(source, kind)
+    points = [Point(i, "", _gap(lines, i)) for i, line in enumerate(lines) if _BOUNDARY[kind].match(line) and top[i]]
+    return points + [Point(len(lines), "", _usual_gap(points, 1))]
+
+
+def _top_level(source: str, kind: str) -> list[bool]:
+    """Per line: does it start outside every comment, string and bracket?"""
+    return [d == 0 for d in _depths(source, kind)]
+
+
+def _depths(source: str, kind: str) -> list[int | None]:
+    """Per line: the bracket depth it starts at, None inside a comment or string. A small lexer of Go or
+    JavaScript (JS regular-expression literals told apart by the token before them, as the grammar does)."""
+    out, depth, i, n, state, quote, last = [0], 0, 0, len(source), None, "", ";"
+    word = re.compile(r"[\w$]+")
+    while i < n:
+        c = source[i]
+        if c == "\n":
+            if state == "line" or state in ("string", "regex") and quote != "`":
+                state = None  # a line comment ends; an unclosed string or regex is not valid code: recover
+            out.append(depth if state is None else None)
+        elif state == "block":
+            if source.startswith("*/", i):
+                state, i = None, i + 1
+        elif state == "string":
+            if c == "\\" and not (kind == "go" and quote == "`"):
+                i += 1
+            elif c == quote:
+                state, last = None, "x"
+        elif state == "regex":
+            if c == "\\":
+                i += 1
+            elif c in "[]":
+                quote = c
+            elif c == "/" and quote != "[":
+                state, last = None, "x"
+        elif state == "line":
+            pass
+        elif source.startswith("//", i):
+            state = "line"
+        elif source.startswith("/*", i):
+            state, i = "block", i + 1
+        elif c in "'\"`":
+            state, quote = "string", c
+        elif c == "/" and kind == "node" and (last in "(,=:[!&|?{};+-*%<>~^" or last == "return"):
+            state, quote = "regex", ""
+        elif c in "([{":
+            depth, last = depth + 1, c
+        elif c in ")]}":
+            depth, last = max(0, depth - 1), c
+        elif not c.isspace():
+            m = word.match(source, i)
+            if m:
+                last, i = ("return" if m.group() in ("return", "typeof", "case", "in", "of") else "x"), m.end() - 1
+            else:
+                last = c
+        i += 1
+    return out
+
+
+def _place(source: str, placed: list[tuple[Point, str]]) -> str:
+    """`source` with each block at its point, followed (or, at the end, preceded) by the blank lines the file
+    has there, so the spacing around a tripwire is the spacing around the file's own tests."""
     lines = source.splitlines(keepends=True)
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"
-    points = [i for i, line in enumerate(lines)
-              if boundary.match(line) and not (i and lines[i - 1].startswith("@"))] + [len(lines)]
-    at: dict[int, list[str]] = {}
-    for block in blocks:
-        at.setdefault(rng.choice(points), []).append(block)
+    trailing = _gap([line.rstrip("\n") for line in lines], len(lines))
+    at: dict[int, list[tuple[Point, str]]] = {}
+    for point, block in placed:
+        at.setdefault(point.line, []).append((point, block))
     out = []
     for i in range(len(lines) + 1):
-        if i in at:
-            out.append("\n" + "".join(at[i]))
+        for point, block in at.get(i, ()):
+            out.append("\n" * max(point.gap - trailing, 0) + block if i == len(lines)
+                       else block + "\n" * (point.gap if point.after is None else point.after))
+            trailing = 0
         if i < len(lines):
             out.append(lines[i])
     return "".join(out)
@@ -527,3 +727,17 @@ def without(p: Plan, outcomes: dict | None) -> dict | None:
     ids = {w.test_id for w in p.wires}
     return {k: replace(o, message=restore_lines(p, o.message)) for k, o in outcomes.items()
             if k not in ids and k not in names and not any(k.endswith(("::" + n, " > " + n)) for n in names)}
+
+
+def settle(p: Plan, points: list[Point], outcomes: dict | None, plain: dict,
+           unstable: set[str]) -> tuple[list[Point], list[str]]:
+    """What a probe's run on the base tree shows against the plain run there (`plain`): the points whose
+    must-pass tripwire passed (the others are never used), and the tests whose outcome the instrumentation
+    changed (leaving out `unstable` ones, which vary between plain runs anyway)."""
+    if outcomes is None:
+        return [], ["every test (the run wrote no readable report)"]
+    kept = {w.point for w in p.wires if w.expect == V.PASS and _outcome(w, outcomes) == V.PASS}
+    probed = without(p, outcomes)
+    changed = sorted(t for t, o in plain.items()
+                     if t not in unstable and (probed.get(t) is None or probed[t].status != o.status))
+    return [pt for i, pt in enumerate(points) if i in kept], changed
