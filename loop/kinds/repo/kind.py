@@ -376,11 +376,12 @@ def baseline(task: Task, cfg: SandboxConfig, env: Env | None, repeat: int) -> di
     return _BASELINES[key]
 
 
-_TRIPWIRE_POINTS: dict[tuple, dict[str, list[repo_tripwire.Point]] | str] = {}
+_TRIPWIRE_POINTS: dict[tuple, dict[str, set] | str] = {}
 
 
-def tripwire_points(task: Task, cfg: SandboxConfig, env: Env | None) -> dict[str, list[repo_tripwire.Point]] | str | None:
-    """Where tripwires may go in the task's host file: the points of its structure at which a probe's must-pass
+def tripwire_points(task: Task, cfg: SandboxConfig, env: Env | None) -> dict[str, set] | str | None:
+    """Where tripwires may go in the task's host file: the keys of the points of its structure (Point.key) at
+    which a probe's must-pass
     tripwire passed on the base tree, once per process and task, with the base tree's own outcomes unchanged.
     A probe that changes an outcome is retried with the end of the file alone; if that changes one too, the
     reason (loop's fault, never a candidate's). None: this runner gets no tripwires."""
@@ -399,9 +400,10 @@ def tripwire_points(task: Task, cfg: SandboxConfig, env: Env | None) -> dict[str
     plain = baseline(task, cfg, env, 0)
     unstable: set[str] | None = None
     for tried in (points, points[-1:]):
-        probe = repo_tripwire.plan(spec.command, tree, [host], spec.fail_to_pass, allowed={host: tried}, probe=True)
+        probe = repo_tripwire.plan(spec.command, tree, [host], spec.fail_to_pass, allowed={host: {p.key for p in tried}},
+                                   probe=True)
         if probe is None:
-            return _TRIPWIRE_POINTS.setdefault(key, {host: []})
+            return _TRIPWIRE_POINTS.setdefault(key, {host: set()})
         res = run_tests(task, cfg, env, tree, 0, _run_ids(spec), lambda _spec, _work: probe)
         safe, changed = repo_tripwire.settle(probe, tried, res.raw, plain, unstable or set())
         if changed and unstable is None:  # a test that varies between plain runs anyway is not evidence

@@ -120,10 +120,10 @@ def _names(existing: list[str], count: int, rng: random.Random, style: str, sour
 
 
 def plan(command: tuple[str, ...], tree: Path, candidates: Iterable[str], f2p: tuple[str, ...],
-         rng: random.Random = _RNG, allowed: dict[str, list[Point]] | None = None, probe: bool = False) -> Plan | None:
+         rng: random.Random = _RNG, allowed: dict[str, set] | None = None, probe: bool = False) -> Plan | None:
     """Tripwires for one run of `command` on `tree`, in the first of `candidates` (hidden test files first)
     that suits the runner; None when loop cannot write them for this runner or finds no such file. `allowed`:
-    the points per host file that the base tree showed safe (see settle), else every point of its structure.
+    the keys of the points per host file that the base tree showed safe (see settle), else every point.
     `probe`: the plan that shows which points are safe (see _layout)."""
     kind = framework(command)
     if kind is None:
@@ -132,7 +132,9 @@ def plan(command: tuple[str, ...], tree: Path, candidates: Iterable[str], f2p: t
     if where is None:
         return None
     source = (tree / where).read_text(encoding="utf-8", errors="replace")
-    points = allowed.get(where) if allowed is not None else points_of(kind, source)
+    points = points_of(kind, source)
+    if allowed is not None:
+        points = [p for p in points if p.key in allowed.get(where, ())]
     if not points:
         return None
     p = {"pytest": _pytest, "node": _node, "go": _go}[kind](where, source, f2p, rng, points, probe)
@@ -494,6 +496,12 @@ class Point:
     gap: int  # blank lines the file has before the test there: a block is followed by as many
     scope: tuple[str, ...] = ()  # the enclosing test class (pytest) or describe titles (node)
     after: int | None = None  # blank lines after a block, where they differ from `gap` (a class's first method)
+    before: str = ""  # the test it goes before ("" at the end): with `scope`, what names the point in any
+    # version of the file (sealed assertions and tripwires move lines, never tests)
+
+    @property
+    def key(self) -> tuple[tuple[str, ...], str]:
+        return self.scope, self.before
 
 
 def _gap(lines: list[str], at: int) -> int:
@@ -530,7 +538,7 @@ def pytest_points(source: str) -> list[Point]:
         while start and lines[start - 1].strip().startswith("#") and lines[start - 1].startswith(indent) \
                 and not lines[start - 1][len(indent):].startswith((" ", "\t")):
             start -= 1
-        points.append(Point(start, indent, _gap(lines, start), scope))
+        points.append(Point(start, indent, _gap(lines, start), scope, before=node.name))
 
     for node in module.body:
         if _is_test(node, False):
@@ -572,7 +580,9 @@ def node_points(source: str) -> list[Point]:
         if (m := _NODE_SUITE.match(line)) and (not suites or d == suites[-1][0]):
             suites.append((d + 2, m.group(3)))
         elif _NODE_TEST.match(line) and d == (suites[-1][0] if suites else 0):
-            points.append(Point(i, _NODE_TEST.match(line).group(1), _gap(lines, i), tuple(t for _, t in suites)))
+            title = _TEST_NAME["node"].search(line)
+            points.append(Point(i, _NODE_TEST.match(line).group(1), _gap(lines, i), tuple(t for _, t in suites),
+                                before=title.group(2) if title else line.strip()))
     if any(not p.scope for p in points) or not points:
         points.append(Point(len(lines), "", _usual_gap([p for p in points if not p.scope], 1)))
     return points
@@ -581,7 +591,8 @@ def node_points(source: str) -> list[Point]:
 def line_points(source: str, kind: str) -> list[Point]:
     lines = source.splitlines()
     top = _top_level(source, kind)
-    points = [Point(i, "", _gap(lines, i)) for i, line in enumerate(lines) if _BOUNDARY[kind].match(line) and top[i]]
+    points = [Point(i, "", _gap(lines, i), before=line.strip()) for i, line in enumerate(lines)
+              if _BOUNDARY[kind].match(line) and top[i]]
     return points + [Point(len(lines), "", _usual_gap(points, 1))]
 
 
@@ -730,14 +741,14 @@ def without(p: Plan, outcomes: dict | None) -> dict | None:
 
 
 def settle(p: Plan, points: list[Point], outcomes: dict | None, plain: dict,
-           unstable: set[str]) -> tuple[list[Point], list[str]]:
-    """What a probe's run on the base tree shows against the plain run there (`plain`): the points whose
-    must-pass tripwire passed (the others are never used), and the tests whose outcome the instrumentation
+           unstable: set[str]) -> tuple[set, list[str]]:
+    """What a probe's run on the base tree shows against the plain run there (`plain`): the keys of the points
+    whose must-pass tripwire passed (the others are never used), and the tests whose outcome the instrumentation
     changed (leaving out `unstable` ones, which vary between plain runs anyway)."""
     if outcomes is None:
-        return [], ["every test (the run wrote no readable report)"]
+        return set(), ["every test (the run wrote no readable report)"]
     kept = {w.point for w in p.wires if w.expect == V.PASS and _outcome(w, outcomes) == V.PASS}
     probed = without(p, outcomes)
     changed = sorted(t for t, o in plain.items()
                      if t not in unstable and (probed.get(t) is None or probed[t].status != o.status))
-    return [pt for i, pt in enumerate(points) if i in kept], changed
+    return {pt.key for i, pt in enumerate(points) if i in kept}, changed

@@ -1,0 +1,295 @@
+"""Where tripwire tests go: read from the host file's structure (decorators, classes, describe blocks, strings
+and comments), with its own spacing, and checked once on the base tree so that loop's instrumentation never
+changes an honest verdict (SWE-bench rows with multi-line parametrize decorators failed gold patches)."""
+
+from __future__ import annotations
+
+import ast
+import random
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from loop import tasks
+from loop import verdicts as V
+from loop.grading.model import Options
+from loop.kinds.repo import kind as repo_kind
+from loop.kinds.repo import tripwire as T
+from loop.sandbox import SandboxConfig
+
+HOST = "tests/test_x.py"
+# what SWE-bench's Python rows hold: multi-line decorators (parametrize tables), decorated methods of test
+# classes, comments above tests, a helper class, nested functions, a string holding a def, a __main__ guard
+TRICKY = '''"""Tests of f."""
+import pytest
+
+from x import f
+
+TEXT = """
+def test_not_code():
+    pass
+"""
+
+
+# the table below is real data
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (1, 2),
+        (3, 4),
+    ],
+)
+def test_table(a, b):
+    assert f(a) == b
+
+
+def test_plain():
+    def inner():
+        return f(1)
+    assert inner() == 2
+
+
+@pytest.mark.parametrize("a", [1, 3])
+@pytest.mark.filterwarnings(
+    "ignore")
+def test_stacked(a):
+    assert f(a) == a + 1
+
+
+class Helper:
+    def test_not_collected(self):
+        raise AssertionError
+
+
+class TestGroup:
+    """A group."""
+
+    @pytest.mark.parametrize(
+        "a", [5, 7]
+    )
+    def test_method(self, a):
+        assert f(a) == a + 1
+
+    def test_other(self):
+        assert f(9) == 10
+
+
+if __name__ == "__main__":
+    pytest.main()
+'''
+
+
+def _defs(text: str) -> dict[str, str]:
+    """Every test function and class of a module, with its decorators, as its syntax tree prints it."""
+    module = ast.parse(text)
+    out = {}
+    for node in module.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            out[node.name] = ast.dump(node)
+    return out
+
+
+def _plan(source: str, seed: int, tmp_path: Path) -> T.Plan:
+    (tmp_path / "tests").mkdir(exist_ok=True)
+    (tmp_path / HOST).write_text(source)
+    return T.plan(("python3", "-m", "pytest"), tmp_path, [HOST], (f"{HOST}::test_table",), random.Random(seed))
+
+
+def test_pytest_tripwires_never_land_inside_a_decorated_test_or_a_statement(tmp_path):
+    original = ast.parse(TRICKY)
+    for seed in range(60):
+        p = _plan(TRICKY, seed, tmp_path)
+        module = ast.parse(p.text)
+        names = {w.name for w in p.wires}
+        # every original definition is intact: decorators, bodies, class members (tripwires aside)
+        for old in original.body:
+            new = next(n for n in module.body if getattr(n, "name", None) == getattr(old, "name", object()) or
+                       (not hasattr(old, "name") and ast.dump(n) == ast.dump(old)))
+            if isinstance(old, ast.ClassDef):
+                new = ast.ClassDef(**{**new.__dict__, "body": [b for b in new.body if getattr(b, "name", "") not in names]})
+            assert ast.dump(new, include_attributes=False) == ast.dump(old, include_attributes=False), seed
+        # each tripwire is a plain test where its id says: the module, or TestGroup (never Helper)
+        for w in p.wires:
+            scope = w.test_id.split("::")[1:-1]
+            body = module.body if not scope else next(n for n in module.body if getattr(n, "name", "") == scope[0]).body
+            fn = next(n for n in body if getattr(n, "name", "") == w.name)
+            assert not fn.decorator_list and scope in ([], ["TestGroup"])
+        assert TRICKY.count('"""\ndef test_not_code') == p.text.count('"""\ndef test_not_code')
+
+
+def test_the_instrumented_file_collects_every_original_test_and_the_tripwires(tmp_path):
+    (tmp_path / "x.py").write_text("def f(a):\n    return a + 1\n")
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path)}
+    collect = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", HOST]
+    (tmp_path / "tests").mkdir()
+    (tmp_path / HOST).write_text(TRICKY)
+    plain = subprocess.run(collect, cwd=tmp_path, env=env, capture_output=True, text=True).stdout.split("\n\n")[0]
+    assert "tests/test_x.py::TestGroup::test_method[5]" in plain.splitlines()
+    for seed in range(4):
+        p = _plan(TRICKY, seed, tmp_path)
+        (tmp_path / HOST).write_text(p.text)
+        got = subprocess.run(collect, cwd=tmp_path, env=env, capture_output=True, text=True).stdout.split("\n\n")[0]
+        assert sorted(got.splitlines()) == sorted(plain.splitlines() + [w.test_id for w in p.wires]), p.text
+        (tmp_path / HOST).write_text(TRICKY)
+
+
+def _gaps(text: str, indent: str) -> list[int]:
+    """Blank lines before each `def test` at this indentation (decorators and comments belong to the def)."""
+    lines, out = text.splitlines(), []
+    for i, line in enumerate(lines):
+        if re.match(rf"^{indent}(@|def test|# )", line) and i and not re.match(rf"^{indent}(@|# )|^{indent}\s", lines[i - 1]):
+            n = 0
+            while lines[i - 1 - n].strip() == "":
+                n += 1
+            out.append(n)
+    return out
+
+
+def test_a_tripwire_has_the_spacing_of_the_files_own_tests(tmp_path):
+    """Round three told the first tripwire of a group by its three blank lines where the file has two."""
+    for seed in range(30):
+        p = _plan(TRICKY, seed, tmp_path)
+        assert set(_gaps(p.text, "")) <= set(_gaps(TRICKY, "")) | {0}, p.text
+        assert set(_gaps(p.text, "    ")) <= set(_gaps(TRICKY, "    ")) | {0}, p.text
+        assert "\n\n\n\n" not in p.text
+
+
+def test_node_tripwires_are_tests_of_the_real_suite_among_its_tests():
+    """A tripwire alone in a describe of its own was told from the real tests (red team, round four)."""
+    spec = tasks.load_folder(ROOT / "harness" / "tasks" / "repo_strkit_js").spec
+    source = (spec.hidden / spec.hidden_files[0]).read_text()
+    suites = source.count("describe(")
+    points = T.node_points(source)
+    assert points and all(p.scope == ("truncate unicode",) and p.indent == "  " for p in points)
+    for seed in range(20):
+        p = T._node(spec.hidden_files[0], source, spec.fail_to_pass, random.Random(seed), points)
+        assert p.text.count("describe(") == suites
+        assert all(w.test_id == f"truncate unicode > {w.name}" for w in p.wires)
+        for w in p.wires:  # each sits at the suite's own indentation, between two of its tests or before its end
+            line = next(x for x in p.text.splitlines() if T._js(w.name) in x)
+            assert line.startswith("  test(")
+
+
+@pytest.mark.parametrize("kind,source,expected", [
+    ("go", 'package p\n\nvar s = `\nfunc TestInString(t *testing.T) {\n`\n\n/*\nfunc TestInComment(t *testing.T) {\n*/\n'
+           'func TestReal(t *testing.T) {\n}\n', [9]),
+    ("node", "const re = /[/]test(/;\nconst s = `\ntest('in a template', () => {});\n`;\n"
+             "/* test('in a comment') */\ntest('real', () => {});\n", [5]),
+])
+def test_a_line_inside_a_string_or_comment_is_never_a_point(kind, source, expected):
+    points = T.points_of(kind, source)
+    assert [p.line for p in points if p.line < len(source.splitlines())] == expected
+
+
+# on the base tree, once per task -------------------------------------------------------------------------
+CFG = SandboxConfig()
+LEDGER = ROOT / "harness" / "tasks" / "repo_ledger_py"
+HIDDEN = "hidden/tests/test_tax_rounding.py"
+
+
+def _ledger(tmp_path: Path, hidden: str) -> Path:
+    folder = tmp_path / "repo_ledger_py"
+    shutil.copytree(LEDGER, folder)
+    (folder / HIDDEN).write_text(hidden)
+    return folder
+
+
+SWEBENCH_SHAPE = '''import pytest
+
+from ledger import Invoice, Line
+from ledger.tax import compute_tax
+
+
+@pytest.mark.parametrize(
+    "cents,expected",
+    [
+        (250, 13),
+    ],
+)
+def test_half_cent_rounds_up(cents, expected):
+    assert compute_tax(cents, "food") == expected  # 12.5
+
+
+@pytest.mark.parametrize(
+    "cents,expected", [(1005, 101)]
+)
+def test_half_cent_rounds_up_on_odd_cents(cents, expected):
+    assert compute_tax(cents, "services") == expected  # 100.5
+
+
+class TestRefunds:
+    @pytest.mark.parametrize(
+        "cents",
+        [-250],
+    )
+    def test_refund_half_cent_rounds_away_from_zero(self, cents):
+        assert compute_tax(cents, "food") == -13  # -12.5
+
+
+@pytest.mark.filterwarnings(
+    "ignore::DeprecationWarning"
+)
+def test_invoice_tax_on_half_cent():
+    inv = Invoice("ACME").add(Line("tea", 250, 1, "food"))
+    assert (inv.tax, inv.total) == (13, 263)
+'''
+
+
+@pytest.mark.sandbox
+def test_a_gold_patch_in_a_file_of_multiline_decorators_passes_every_repeat(tmp_path):
+    """Before placement came from the syntax tree, about a third of such repeats failed the gold patch."""
+    folder = _ledger(tmp_path, SWEBENCH_SHAPE)
+    toml = folder / "task.toml"
+    toml.write_text(toml.read_text().replace(
+        '"tests/test_tax_rounding.py::test_refund_half_cent_rounds_away_from_zero"',
+        '"tests/test_tax_rounding.py::TestRefunds::test_refund_half_cent_rounds_away_from_zero[-250]"')
+        .replace('::test_half_cent_rounds_up"', '::test_half_cent_rounds_up[250-13]"')
+        .replace('::test_half_cent_rounds_up_on_odd_cents"', '::test_half_cent_rounds_up_on_odd_cents[1005-101]"'))
+    task = tasks.load_folder(folder)
+    grade = repo_kind.KIND.grade(task, task.reference, CFG, Options(k=12, trials=0))
+    assert grade.verdict == V.STABLE_PASS, [(a.status, [c.detail for c in a.checks if not c.passed]) for a in grade.attempts]
+    assert [a.status for a in grade.attempts] == [V.PASS] * 12
+    allowed = repo_kind.tripwire_points(task, CFG, repo_kind._environment(task.spec, CFG))
+    assert allowed == {"tests/test_tax_rounding.py": {p.key for p in T.pytest_points(SWEBENCH_SHAPE)}}
+
+
+@pytest.mark.sandbox
+def test_points_whose_tripwire_is_not_collected_are_never_used(tmp_path):
+    """A Test class pytest does not collect (__test__ = False) would hide a must-pass: the probe drops it."""
+    hidden = (LEDGER / HIDDEN).read_text() + '''
+
+class TestShared:
+    __test__ = False
+
+    def test_shared(self):
+        assert compute_tax(0, "food") == 0
+'''
+    task = tasks.load_folder(_ledger(tmp_path, hidden))
+    allowed = repo_kind.tripwire_points(task, CFG, repo_kind._environment(task.spec, CFG))
+    points = allowed["tests/test_tax_rounding.py"]
+    assert points and all(scope != ("TestShared",) for scope, _ in points)
+    assert len(points) == len(T.pytest_points(hidden)) - 1
+    grade = repo_kind.KIND.grade(task, task.reference, CFG, Options(k=3, trials=0))
+    assert grade.verdict == V.STABLE_PASS
+
+
+@pytest.mark.sandbox
+def test_instrumentation_that_changes_an_outcome_is_infra_unknown_naming_loop(tmp_path):
+    """A test that counts the tests of its own module fails wherever a tripwire goes: never the candidate's
+    fault, so no verdict at all, and the reason says whose fault it is."""
+    hidden = (LEDGER / HIDDEN).read_text() + '''
+
+def test_four_tests_and_this_one():
+    assert len([n for n in globals() if n.startswith("test")]) == 5
+'''
+    task = tasks.load_folder(_ledger(tmp_path, hidden))
+    grade = repo_kind.KIND.grade(task, task.reference, CFG, Options(k=2, trials=0))
+    assert grade.verdict == V.INCONCLUSIVE
+    assert {a.status for a in grade.attempts} <= {V.INFRA_UNKNOWN}
+    reasons = " ".join(str(a.reason) for a in grade.attempts) + " ".join(c.detail for c in grade.checks)
+    assert "loop's tripwire tests" in reasons and "test_four_tests_and_this_one" in reasons
