@@ -273,7 +273,7 @@ class TestShared:
     allowed = repo_kind.tripwire_points(task, CFG, repo_kind._environment(task.spec, CFG))
     points = allowed["tests/test_tax_rounding.py"]
     assert points and all(scope != ("TestShared",) for scope, _ in points)
-    assert len(points) == len(T.pytest_points(hidden)) - 1
+    assert points == {p.key for p in T.pytest_points(hidden) if p.scope != ("TestShared",)}
     grade = repo_kind.KIND.grade(task, task.reference, CFG, Options(k=3, trials=0))
     assert grade.verdict == V.STABLE_PASS
 
@@ -293,3 +293,21 @@ def test_four_tests_and_this_one():
     assert {a.status for a in grade.attempts} <= {V.INFRA_UNKNOWN}
     reasons = " ".join(str(a.reason) for a in grade.attempts) + " ".join(c.detail for c in grade.checks)
     assert "loop's tripwire tests" in reasons and "test_four_tests_and_this_one" in reasons
+
+
+def test_which_of_two_tests_differing_in_one_literal_is_the_copy_their_order_does_not_tell(tmp_path):
+    """Round three read the order a copy was inserted in: a copy goes just before or just after its original."""
+    before = after = 0
+    for seed in range(200):
+        p = _plan(TRICKY, seed, tmp_path)
+        lines = p.text.splitlines()
+        for w in p.wires:
+            if w.source is None:
+                continue
+            at = {name: i for i, line in enumerate(lines) if (m := re.match(r"\s*def (\w+)\(", line))
+                  for name in [m.group(1)]}
+            if at[w.name] < at[w.source.split("::")[-1]]:
+                before += 1
+            else:
+                after += 1
+    assert before + after > 300 and 0.4 < before / (before + after) < 0.6, (before, after)

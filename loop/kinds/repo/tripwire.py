@@ -143,7 +143,7 @@ def plan(command: tuple[str, ...], tree: Path, candidates: Iterable[str], f2p: t
 
 def points_of(kind: str, source: str) -> list[Point]:
     """Every place a tripwire may go in a host file of this runner, read from the file's structure."""
-    return {"pytest": pytest_points, "node": node_points}.get(kind, lambda text: line_points(text, kind))(source)
+    return {"pytest": pytest_points, "node": node_points, "go": go_points}[kind](source)
 
 
 def host(kind: str, tree: Path, candidates: Iterable[str], f2p: tuple[str, ...]) -> str | None:
@@ -241,13 +241,19 @@ def _layout(derived: list[tuple], points: list[Point], rng: random.Random,
     the tests of its original's scope, aggregate ones to make two, and an aggregate must-pass. A probe instead
     has every derived copy and a must-pass at every point: one run of it on the base tree shows where tripwires
     leave an honest run as it was (validate)."""
-    def at(scope) -> int:
-        return rng.choice([i for i, p in enumerate(points) if p.scope == scope] or range(len(points)))
+    def at(d: tuple, scope: tuple[str, ...]) -> int:
+        """Just before or just after its original, as likely: which of two tests that differ in one literal
+        is the copy, their order does not tell."""
+        same = [i for i, p in enumerate(points) if p.scope == scope]
+        here = next((k for k, i in enumerate(same) if points[i].before == d[1]), None)
+        if here is None:
+            return rng.choice(same or range(len(points)))
+        return same[here + 1] if here + 1 < len(same) and rng.random() < 0.5 else same[here]
 
     scoped = [(d, d[2] if len(d) > 2 else ()) for d in derived]
     if probe:
-        return [(V.FAIL, d, at(scope)) for d, scope in scoped] + [(V.PASS, None, i) for i in range(len(points))]
-    out = [(V.FAIL, d, at(scope)) for d, scope in scoped[:3]]
+        return [(V.FAIL, d, at(d, scope)) for d, scope in scoped] + [(V.PASS, None, i) for i in range(len(points))]
+    out = [(V.FAIL, d, at(d, scope)) for d, scope in scoped[:3]]
     out += [(V.FAIL, None, rng.randrange(len(points)))] * max(0, 2 - len(out))
     return out + [(V.PASS, None, rng.randrange(len(points)))]
 
@@ -493,11 +499,11 @@ def _derived_go(source: str, wanted: set[str], rng: random.Random) -> list[tuple
 class Point:
     line: int  # 0-based index of the line a block goes before; len(lines): the end of the file
     indent: str  # the indentation of the statements there
-    gap: int  # blank lines the file has before the test there: a block is followed by as many
+    lead: int  # blank lines before a block: the file's own gap between tests at the end of a scope, else none
+    after: int  # blank lines after a block: the gap the file has before the test there
     scope: tuple[str, ...] = ()  # the enclosing test class (pytest) or describe titles (node)
-    after: int | None = None  # blank lines after a block, where they differ from `gap` (a class's first method)
-    before: str = ""  # the test it goes before ("" at the end): with `scope`, what names the point in any
-    # version of the file (sealed assertions and tripwires move lines, never tests)
+    before: str = ""  # the test it goes before ("" at the end of its scope): with `scope`, what names the point
+    # in any version of the file (sealed assertions and tripwires move lines, never tests)
 
     @property
     def key(self) -> tuple[tuple[str, ...], str]:
@@ -511,9 +517,8 @@ def _gap(lines: list[str], at: int) -> int:
     return n
 
 
-def _usual_gap(points: list[Point], default: int) -> int:
-    gaps = Counter(p.gap for p in points if p.line)
-    return gaps.most_common(1)[0][0] if gaps else default
+def _usual(gaps: list[int], default: int) -> int:
+    return Counter(gaps).most_common(1)[0][0] if gaps else default
 
 
 def _is_test(node: ast.AST, in_class: bool) -> bool:
@@ -523,40 +528,44 @@ def _is_test(node: ast.AST, in_class: bool) -> bool:
 
 def pytest_points(source: str) -> list[Point]:
     """Before every top-level test and every test method of a top-level Test class (its decorators and the
-    comments just above it included: a multi-line decorator can never end up on a tripwire), from the module's
-    syntax tree; and the end of the file. None of these lines can be inside a statement."""
+    comments just above it included: a multi-line decorator can never end up on a tripwire), after a class's
+    last statement, and at the end of the file, from the module's syntax tree: none of these lines can be
+    inside a statement."""
     try:
         module = ast.parse(source)
     except (SyntaxError, ValueError):
         return []
     lines = source.splitlines()
-    points = []
 
-    def before(node: ast.AST, scope: tuple[str, ...]) -> None:
-        start = min([d.lineno for d in node.decorator_list] + [node.lineno]) - 1
-        indent = lines[start][:len(lines[start]) - len(lines[start].lstrip())]
-        while start and lines[start - 1].strip().startswith("#") and lines[start - 1].startswith(indent) \
-                and not lines[start - 1][len(indent):].startswith((" ", "\t")):
-            start -= 1
-        points.append(Point(start, indent, _gap(lines, start), scope, before=node.name))
+    def start(node: ast.AST) -> int:
+        at = min([d.lineno for d in node.decorator_list] + [node.lineno]) - 1
+        indent = _indent_of(lines[at])
+        while at and lines[at - 1].strip().startswith("#") and _indent_of(lines[at - 1]) == indent:
+            at -= 1
+        return at
 
+    def scope_points(tests: list, scope: tuple[str, ...], end: int) -> list[Point]:
+        starts = [start(t) for t in tests]
+        gaps = [_gap(lines, at) for at in starts]
+        usual = _usual(gaps[1:] if scope else gaps, 1 if scope else 2)
+        out = [Point(at, _indent_of(lines[at]), 0, gap if gap or not scope else usual, scope, t.name)
+               for t, at, gap in zip(tests, starts, gaps)]
+        indent = out[0].indent if out else ""
+        return out + [Point(end, indent, usual, 0, scope)]
+
+    points = scope_points([n for n in module.body if _is_test(n, False)], (), len(lines))
     for node in module.body:
-        if _is_test(node, False):
-            before(node, ())
-        if isinstance(node, ast.ClassDef) and node.name.startswith("Test") and not node.decorator_list:
-            first = len(points)
-            for item in node.body:
-                if _is_test(item, True):
-                    before(item, (node.name,))
-            if len(points) > first:  # right after `class ...:` the file has no blank line, but between methods
-                points[first] = replace(points[first], after=_usual_gap(points[first + 1:], 1))
-    top = [p for p in points if not p.scope]
-    return points + [Point(len(lines), "", _usual_gap(top, 2))]
+        tests = [n for n in getattr(node, "body", ()) if _is_test(n, True)]
+        if isinstance(node, ast.ClassDef) and node.name.startswith("Test") and not node.decorator_list and tests:
+            points += scope_points(tests, (node.name,), node.end_lineno)
+    return sorted(points, key=lambda p: p.line)
 
 
-# Lines that start a top-level Go test or node suite/test: a tripwire goes before one of them, or at the end, so its
-# position in the file tells nothing. Lines inside a comment or a string are never one (see _top_level).
-_BOUNDARY = {"go": re.compile(r"^func Test"), "node": re.compile(r"^(describe|suite|test|it)\s*\(")}
+def _indent_of(line: str) -> str:
+    return line[:len(line) - len(line.lstrip())]
+
+
+_GO_TEST = re.compile(r"^func (Test\w*)\s*\(")
 
 
 _NODE_SUITE = re.compile(r"^(\s*)(?:describe|suite)\s*\(\s*(['\"])((?:(?!\2)[^\\\n]){1,200})\2\s*,\s*(?:async\s*)?"
@@ -565,40 +574,45 @@ _NODE_TEST = re.compile(r"^(\s*)(?:test|it)\s*\(\s*(['\"])")
 
 
 def node_points(source: str) -> list[Point]:
-    """Before every test()/it() call at the level of the file's own tests: at the top, or in a describe()
+    """Before every test()/it() call at the level of the file's own tests, at the top or in a describe()
     callback (its titles are the point's scope: a tripwire there is one more test of that suite, named as
-    node names it); the end of the file where the file has top-level tests."""
+    node names it), and at the end of each such suite (and of the file, where it has top-level tests)."""
     lines, depths = source.splitlines(), _depths(source, "node")
-    suites: list[tuple[int, str]] = []  # (depth inside the callback, title), innermost last
+    suites: list[tuple[int, str, list[Point]]] = []  # (depth inside the callback, title, its points), innermost last
+    top: list[Point] = []
     points = []
+
+    def close(end: int, inside: list[Point], scope: tuple[str, ...]) -> None:
+        if inside:
+            usual = _usual([p.after for p in inside[1:]], 0)
+            points.append(Point(end, inside[0].indent, usual, 0, scope))
+
     for i, line in enumerate(lines):
         d = depths[i] if i < len(depths) else None
         if d is None:
             continue
         while suites and d < suites[-1][0]:
+            close(i, suites[-1][2], tuple(t for _, t, _ in suites))
             suites.pop()
         if (m := _NODE_SUITE.match(line)) and (not suites or d == suites[-1][0]):
-            suites.append((d + 2, m.group(3)))
+            suites.append((d + 2, m.group(3), []))
         elif _NODE_TEST.match(line) and d == (suites[-1][0] if suites else 0):
             title = _TEST_NAME["node"].search(line)
-            points.append(Point(i, _NODE_TEST.match(line).group(1), _gap(lines, i), tuple(t for _, t in suites),
-                                before=title.group(2) if title else line.strip()))
-    if any(not p.scope for p in points) or not points:
-        points.append(Point(len(lines), "", _usual_gap([p for p in points if not p.scope], 1)))
-    return points
+            point = Point(i, _indent_of(line), 0, _gap(lines, i), tuple(t for _, t, _ in suites),
+                          title.group(2) if title else line.strip())
+            (suites[-1][2] if suites else top).append(point)
+            points.append(point)
+    if top or not points:
+        points.append(Point(len(lines), "", _usual([p.after for p in top], 1), 0))
+    return sorted(points, key=lambda p: p.line)
 
 
-def line_points(source: str, kind: str) -> list[Point]:
-    lines = source.splitlines()
-    top = _top_level(source, kind)
-    points = [Point(i, "", _gap(lines, i), before=line.strip()) for i, line in enumerate(lines)
-              if _BOUNDARY[kind].match(line) and top[i]]
-    return points + [Point(len(lines), "", _usual_gap(points, 1))]
-
-
-def _top_level(source: str, kind: str) -> list[bool]:
-    """Per line: does it start outside every comment, string and bracket?"""
-    return [d == 0 for d in _depths(source, kind)]
+def go_points(source: str) -> list[Point]:
+    """Before every top-level `func TestX(` (outside comments and strings), and at the end of the file."""
+    lines, depths = source.splitlines(), _depths(source, "go")
+    points = [Point(i, "", 0, _gap(lines, i), before=m.group(1)) for i, line in enumerate(lines)
+              if (m := _GO_TEST.match(line)) and i < len(depths) and depths[i] == 0]
+    return points + [Point(len(lines), "", _usual([p.after for p in points], 1), 0)]
 
 
 def _depths(source: str, kind: str) -> list[int | None]:
@@ -652,20 +666,18 @@ def _depths(source: str, kind: str) -> list[int | None]:
 
 
 def _place(source: str, placed: list[tuple[Point, str]]) -> str:
-    """`source` with each block at its point, followed (or, at the end, preceded) by the blank lines the file
-    has there, so the spacing around a tripwire is the spacing around the file's own tests."""
+    """`source` with each block at its point, with the blank lines the file has around its own tests there."""
     lines = source.splitlines(keepends=True)
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"
-    trailing = _gap([line.rstrip("\n") for line in lines], len(lines))
+    trailing = _gap([line.rstrip("\n") for line in lines], len(lines))  # already at the end of the file
     at: dict[int, list[tuple[Point, str]]] = {}
     for point, block in placed:
         at.setdefault(point.line, []).append((point, block))
     out = []
     for i in range(len(lines) + 1):
         for point, block in at.get(i, ()):
-            out.append("\n" * max(point.gap - trailing, 0) + block if i == len(lines)
-                       else block + "\n" * (point.gap if point.after is None else point.after))
+            out.append("\n" * max(point.lead - (trailing if i == len(lines) else 0), 0) + block + "\n" * point.after)
             trailing = 0
         if i < len(lines):
             out.append(lines[i])
