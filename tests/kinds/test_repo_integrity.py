@@ -196,7 +196,9 @@ def test_tripwires_look_like_their_neighbours_and_differ_every_run(name, tree):
     p = plans[0]
     derived = [w for w in p.wires if w.expect == V.FAIL and call in p.text.split(w.name, 1)[1].split("\n\n")[0]]
     assert derived, p.text
-    assert {w.name for w in plans[0].wires}.isdisjoint(w.name for w in plans[1].wires)
+    # fresh names: a copy's is its original's with one word changed, so two runs may share one, rarely more
+    assert len({w.name for w in plans[0].wires} & {w.name for w in plans[1].wires}) <= 1
+    assert len(wires) >= 24  # of 36 or so (12 runs)
     stems = {"repo_ledger_py": "test_", "repo_strkit_js": "", "repo_semver_go": "Test"}[name]
     assert all(w.name.startswith(stems) for w in plans[0].wires)
     shutil.rmtree(work.parent, ignore_errors=True)

@@ -97,25 +97,42 @@ def _case(rng: random.Random, expect: str, aggregates: tuple[str, ...]) -> tuple
     return v, agg, value if expect == V.PASS else value + rng.choice((-3, -2, -1, 1, 2, 3))
 
 
-def _names(existing: list[str], count: int, rng: random.Random, style: str, source: str = "") -> list[str]:
-    """`count` new test names made of the words of the file's own test names (a suffix on a neighbour's name was
-    a pattern a forger matched: round three), in the file's style: `test_a_b` (pytest), `TestAB` (Go), `a b`
-    (node titles); words of _SUFFIXES where the file has too few. Never a name the file already uses for
-    anything (a later definition of the same name would replace the tripwire)."""
+def _names(existing: list[str], twins: list[str | None], rng: random.Random, style: str, source: str = "") -> list[str]:
+    """A new test name per entry of `twins`, in the file's style (`test_a_b` for pytest, `TestAB` for Go, `a b`
+    for node titles), never one the file already uses for anything (a later definition of the same name would
+    replace the tripwire). A copy of a real test (its original named in `twins`) gets the original's name with
+    one word inserted, deleted or replaced by a word of the file's test names, at any place and as likely
+    either way, so which of the two names is the copy's does not show (a suffix on its original's name did,
+    in round three; a salad of the file's words did, in round four); others get a salad of those words."""
     split = {"pytest": lambda n: n.removeprefix("test").strip("_").split("_"),
              "go": lambda n: re.findall(r"[A-Z][a-z0-9]*|[a-z0-9]+", n.removeprefix("Test")),
              "node": lambda n: n.split()}[style]
+    join = {"pytest": lambda ws: "test_" + "_".join(ws), "go": lambda ws: "Test" + "".join(w[:1].upper() + w[1:] for w in ws),
+            "node": " ".join}[style]
     words = [w if style == "node" else w.lower() for n in existing for w in split(n) if w.isalnum()] or list(_SUFFIXES)
     lengths = [len(split(n)) for n in existing] or [3]
     taken, out = set(existing) | (set(re.findall(r"[\w$]+", source)) if style != "node" else set()), []
-    while len(out) < count:
-        k = max(2, min(rng.choice(lengths), 8))
-        picked = [rng.choice(words if rng.random() < 0.85 else _SUFFIXES) for _ in range(k)]
-        name = {"pytest": "test_" + "_".join(picked), "go": "Test" + "".join(w.capitalize() for w in picked),
-                "node": " ".join(picked)}[style]
-        if name not in taken:
-            taken.add(name)
-            out.append(name)
+    for twin in twins:
+        for tries in itertools.count():
+            parts = [w if style == "node" else w.lower() for w in split(twin)] if twin and tries < 50 else []
+            if parts:
+                at = rng.randrange(len(parts) + 1)
+                op = rng.choice(("insert", "delete", "replace") if len(parts) > 2 else ("insert", "replace"))
+                if op == "insert":
+                    parts.insert(at, rng.choice(words))
+                elif op == "delete":
+                    del parts[min(at, len(parts) - 1)]
+                else:
+                    parts[min(at, len(parts) - 1)] = rng.choice(words)
+            else:
+                k = max(2, min(rng.choice(lengths), 8))
+                parts = [rng.choice(words if rng.random() < 0.85 else _SUFFIXES) for _ in range(k)]
+            name = join(parts)
+            doubled = any(a == b for a, b in zip(parts, parts[1:])) and tries < 50  # "emoji emoji" reads as made
+            if name not in taken and not doubled:
+                taken.add(name)
+                out.append(name)
+                break
     return out
 
 
@@ -162,7 +179,7 @@ def _pytest(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, po
             probe: bool = False) -> Plan:
     wanted = {t.split("::")[-1].split("[")[0] for t in f2p if t.split("::")[0] == host}
     layout = _layout(_derived_bodies(source, wanted, {p.scope for p in points}, rng), points, rng, probe)
-    names = _names(_TEST_NAME["pytest"].findall(source), len(layout), rng, "pytest", source)
+    names = _names(_TEST_NAME["pytest"].findall(source), [d and d[1] for _, d, _ in layout], rng, "pytest", source)
     unit = _indent_unit(source)
     placed, wires = [], []
     for name, (expect, derived, i) in zip(names, layout):
@@ -346,7 +363,7 @@ def _node(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, poin
     derived = [(text, title, where.get(title, ((), False))[0]) for text, title in
                _derived_js(source, bindings["assert"], {t.split(" > ")[-1] for t in f2p}, rng)]
     layout = _layout(derived, points, rng, probe)
-    names = _names(titles, len(layout), rng, "node")
+    names = _names(titles, [d and d[1] for _, d, _ in layout], rng, "node")
     calls = Counter(re.findall(rf"\b{re.escape(bindings['assert'])}\.(equal|strictEqual|deepEqual|deepStrictEqual)\(", source))
     method = calls.most_common(1)[0][0] if calls else "strictEqual"
     blocks, wires = [], []
@@ -452,7 +469,7 @@ def _node_bindings(source: str) -> dict[str, str]:
 def _go(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, points: list[Point],
         probe: bool = False) -> Plan:
     layout = _layout(_derived_go(source, {t.split("::")[-1].split("/")[0] for t in f2p}, rng), points, rng, probe)
-    names = _names(_TEST_NAME["go"].findall(source), len(layout), rng, "go", source)
+    names = _names(_TEST_NAME["go"].findall(source), [d and d[1] for _, d, _ in layout], rng, "go", source)
     report = "Errorf" if source.count("t.Errorf") > source.count("t.Fatalf") else "Fatalf"
     blocks, wires = [], []
     go = {"len": "got := len(v)", "sum": "got := 0\n\tfor _, x := range v {\n\t\tgot += x\n\t}"}
