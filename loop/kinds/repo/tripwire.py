@@ -101,9 +101,9 @@ def _names(existing: list[str], twins: list[str | None], rng: random.Random, sty
     """A new test name per entry of `twins`, in the file's style (`test_a_b` for pytest, `TestAB` for Go, `a b`
     for node titles), never one the file already uses for anything (a later definition of the same name would
     replace the tripwire). A copy of a real test (its original named in `twins`) gets the original's name with
-    one word inserted, deleted or replaced by a word of the file's test names, at any place and as likely
-    either way, so which of the two names is the copy's does not show (a suffix on its original's name did,
-    in round three; a salad of the file's words did, in round four); others get a salad of those words."""
+    one word replaced by a word of the file's test names, so which of the two names is the copy's does not
+    show (a suffix on its original's name did, in round three; a salad of words, or a word count no test of
+    the file has, in round four); others get a salad of those words, as many as a test of the file has."""
     split = {"pytest": lambda n: n.removeprefix("test").strip("_").split("_"),
              "go": lambda n: re.findall(r"[A-Z][a-z0-9]*|[a-z0-9]+", n.removeprefix("Test")),
              "node": lambda n: n.split()}[style]
@@ -115,15 +115,8 @@ def _names(existing: list[str], twins: list[str | None], rng: random.Random, sty
     for twin in twins:
         for tries in itertools.count():
             parts = [w if style == "node" else w.lower() for w in split(twin)] if twin and tries < 50 else []
-            if parts:
-                at = rng.randrange(len(parts) + 1)
-                op = rng.choice(("insert", "delete", "replace") if len(parts) > 2 else ("insert", "replace"))
-                if op == "insert":
-                    parts.insert(at, rng.choice(words))
-                elif op == "delete":
-                    del parts[min(at, len(parts) - 1)]
-                else:
-                    parts[min(at, len(parts) - 1)] = rng.choice(words)
+            if parts:  # one word replaced: as many words as its original, like every name in the file
+                parts[rng.randrange(len(parts))] = rng.choice(words)
             else:
                 k = max(2, min(rng.choice(lengths), 8))
                 parts = [rng.choice(words if rng.random() < 0.85 else _SUFFIXES) for _ in range(k)]
@@ -180,23 +173,35 @@ def _pytest(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, po
     wanted = {t.split("::")[-1].split("[")[0] for t in f2p if t.split("::")[0] == host}
     layout = _layout(_derived_bodies(source, wanted, {p.scope for p in points}, rng), points, rng, probe)
     names = _names(_TEST_NAME["pytest"].findall(source), [d and d[1] for _, d, _ in layout], rng, "pytest", source)
-    unit = _indent_unit(source)
+    unit, short = _indent_unit(source), _one_line_share(source)
     placed, wires = [], []
     for name, (expect, derived, i) in zip(names, layout):
         point = points[i]
         scope = point.scope
         head = f"{point.indent}def {name}({'self' if scope else ''}):\n"
+        inner = point.indent + unit
         if derived is not None:
             body = derived[0]
+        elif rng.random() < short:  # as often on one line as the file's own tests are
+            v, agg, want = _case(rng, expect, ("len", "sum", "max", "min"))
+            body = f"{inner}assert {agg}({v!r}) == {want}\n"
         else:
             v, agg, want = _case(rng, expect, ("len", "sum", "max", "min"))
             var = rng.choice(("values", "items", "amounts", "data", "xs"))
-            inner = point.indent + unit
             body = f"{inner}{var} = {v!r}\n{inner}assert {agg}({var}) == {want}\n"
         placed.append((point, head + body))
         wires.append(Wire(name, expect, "::".join([host, *scope, name]),
                           derived and "::".join([host, *scope, derived[1]]), i))
     return Plan(host, _place(source, placed), tuple(wires))
+
+
+def _one_line_share(source: str) -> float:
+    """The share of the file's test functions whose body is one line."""
+    try:
+        tests = [n for n in ast.walk(ast.parse(source)) if _is_test(n, True)]
+    except (SyntaxError, ValueError):
+        return 0.0
+    return sum(n.body[0].lineno == n.body[-1].end_lineno for n in tests) / len(tests) if tests else 0.0
 
 
 def _indent_unit(source: str) -> str:
