@@ -20,11 +20,12 @@ import subprocess
 import tempfile
 import tomllib
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from loop import jsonl, tasks
 from loop.errors import SwebenchError, read_text
 from loop.grading.model import text
+from loop.kinds.repo import changes as repo_changes
 from loop.kinds.repo import patch as repo_patch
 from loop.kinds.repo import screen as repo_screen
 from loop.kinds.repo.kind import tool_missing
@@ -353,8 +354,8 @@ def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[s
             if rejected is not None:
                 raise SwebenchError(f"{where}: field 'test_patch' does not apply to {base[:12]}: "
                                     f"{rejected.splitlines()[0] if rejected else ''}")
-        hidden = sorted({str(PurePosixPath(p)) for p in repo_patch.paths_in(inst.test_patch)[0]
-                         if (staged / p).is_file()})  # files the test patch deletes stay as they are
+        # what the test patch changed in the tree (files it deletes stay as they are)
+        hidden = [c.path for c in repo_changes.between(tree, staged) if (staged / c.path).is_file()]
         for rel in hidden:
             (folder / "hidden" / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(staged / rel, folder / "hidden" / rel)
@@ -368,7 +369,8 @@ def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[s
         if rejected is not None:
             raise SwebenchError(f"{where}: field 'patch' does not apply to {base[:12]}: "
                                 f"{rejected.splitlines()[0] if rejected else ''}")
-    context = sorted({str(PurePosixPath(p)) for p in repo_patch.paths_in(inst.patch)[0] if (tree / p).is_file()})
+        fixed = [c.path for c in repo_changes.between(tree, gold)]
+    context = [p for p in fixed if (tree / p).is_file()]
     (folder / "gold.patch").write_text(inst.patch if inst.patch.endswith("\n") else inst.patch + "\n", encoding="utf-8")
     if requirements is None:
         declared = find_requirements(clone, env_commit)
@@ -390,7 +392,7 @@ def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[s
         "test_paths": sorted(set(files) | set(hidden)), "gold_patch": "gold.patch",
         "fail_to_pass": inst.fail_to_pass, "pass_to_pass": inst.pass_to_pass,
     }
-    allowed = repo_screen.infrastructure(repo_patch.paths_in(inst.patch)[0], tree)
+    allowed = repo_screen.infrastructure(fixed, tree)
     if allowed:  # the dataset's own fix edits them (setup.cfg, pyproject.toml...): a model's may too
         keys["allow_test_infrastructure"] = allowed
     if hidden:
