@@ -1,7 +1,7 @@
 """What a patch changed, read from the trees: the base tree beside the patched copy, never from the diff's text
 (a header git reads one way and a parser another hides nothing here). Every screen of a patch reads this list.
 
-A rename is a deletion and an addition; a folder counts only where it replaced or was replaced by something else.
+A rename is a deletion and an addition; a folder counts only where it replaced, or was replaced by, a file or link.
 """
 
 from __future__ import annotations
@@ -64,7 +64,8 @@ def between(base: Path, patched: Path) -> list[Change]:
     for path in sorted(old.keys() | new.keys()):
         a, b = old.get(path), new.get(path)
         if b is None:
-            out.append(Change(path, DELETED))
+            if not stat.S_ISDIR(a.st_mode):  # a folder gone: its files say what was deleted
+                out.append(Change(path, DELETED))
             continue
         special = _kind(b.st_mode) in ("link", "other")
         if a is None:
