@@ -70,7 +70,8 @@ def json_objects(path: Path, what: str, keyed: bool = False) -> list[tuple[str, 
     if isinstance(whole, list):
         out = [(f"{path}: item {n}", obj) for n, obj in enumerate(whole, 1)]
     else:
-        out = [(f"{path}:{number}", obj) for number, obj in jsonl.objects(raw.splitlines(), str(path), SwebenchError)]
+        # JSON Lines end at LF only: a JSON string may hold U+2028 or U+0085, which splitlines() would cut at
+        out = [(f"{path}:{number}", obj) for number, obj in jsonl.objects(raw.split("\n"), str(path), SwebenchError)]
     for where, obj in out:
         if not isinstance(obj, dict):
             raise SwebenchError(f"{where}: expected a JSON object")
@@ -88,6 +89,8 @@ def _id_list(value, where: str, key: str) -> tuple[str, ...]:
             raise SwebenchError(f"{where}: field '{key}' is a string but not a JSON list") from None
     if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
         raise SwebenchError(f"{where}: field '{key}' must be a list of test ids (or a JSON string of one)")
+    for n, v in enumerate(value):  # each reaches the test command's argv
+        jsonl.one_line({key: v}, key, f"{where}: item {n + 1} of", SwebenchError, limit=2000)
     for v in value:
         if "::" not in v or not v.split("::", 1)[0].endswith(".py"):
             raise SwebenchError(f"{where}: field '{key}': {v!r} is not a pytest node id (path.py::name); "
@@ -108,9 +111,12 @@ def read_instances(path: Path) -> list[Instance]:
         for key in ("test_patch", "environment_setup_commit"):
             if obj.get(key) is not None and not isinstance(obj[key], str):
                 raise SwebenchError(f"{where}: field '{key}' must be a string")
+        for key in ("repo", "base_commit", "environment_setup_commit"):  # they reach paths and git's argv
+            if obj.get(key) is not None:
+                jsonl.one_line(obj, key, where, SwebenchError)
         iid = obj["instance_id"]
-        if not _SAFE_NAME.match(iid):
-            raise SwebenchError(f"{where}: field 'instance_id' {iid!r} cannot name a task folder "
+        if not _SAFE_NAME.fullmatch(iid):
+            raise SwebenchError(f"{where}: field 'instance_id' {jsonl.show(iid)} cannot name a task folder "
                                 "(letters, digits, '.', '_', '-')")
         if iid in seen:
             raise SwebenchError(f"{where}: instance_id {iid!r} already at {seen[iid]}")
