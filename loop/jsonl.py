@@ -4,6 +4,7 @@ error class (a LoopError) with a one-line message naming the file and the line."
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator
 
 
@@ -23,3 +24,26 @@ def objects(lines: Iterable[str], name: str, error: type[Exception]) -> Iterator
     for number, line in enumerate(lines, 1):
         if line.strip():
             yield number, parse(line, f"{name}:{number}", error)
+
+
+# Characters no one-line field may hold: C0 and C1 controls, DEL, line and paragraph separators, lone surrogates
+# (they end a path, an argv entry or a terminal line where loop does not expect it).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+
+def show(value: str, width: int = 60) -> str:
+    """A value for a one-line message: repr'd, cut at `width` characters."""
+    return repr(value[:width]) + ("..." if len(value) > width else "")
+
+
+def one_line(obj: dict, key: str, where: str, error: type[Exception], limit: int = 200) -> str:
+    """obj[key] as a one-line string of at most `limit` characters, or `error("WHERE: field 'KEY' ...")`."""
+    value = obj.get(key)
+    if not isinstance(value, str):
+        raise error(f"{where}: field '{key}' must be a string, got {type(value).__name__}")
+    if len(value) > limit:
+        raise error(f"{where}: field '{key}' is {len(value)} characters long (at most {limit})")
+    bad = _CONTROL.search(value)
+    if bad:
+        raise error(f"{where}: field '{key}' holds a control character (U+{ord(bad.group()):04X}): {show(value)}")
+    return value

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from loop import tasks
+from loop import jsonl, tasks
 from loop.datasets.swebench import META, json_objects
 from loop.errors import SwebenchError
 from loop.grading.model import text
@@ -33,10 +33,12 @@ def read_predictions(path: Path, known: set[str]) -> list[Prediction]:
         for key in ("instance_id", "model_name_or_path", "model_patch"):
             if key not in obj:
                 raise SwebenchError(f"{where}: missing field '{key}'")
-        iid, model, patch = obj["instance_id"], obj["model_name_or_path"], obj["model_patch"]
-        if not isinstance(iid, str) or not isinstance(model, str) or not (patch is None or isinstance(patch, str)):
-            raise SwebenchError(f"{where}: instance_id and model_name_or_path must be strings, model_patch a "
-                                "string or null")
+        # both name files and rows: one line each, bounded (a NUL once ended the run in a traceback)
+        iid = jsonl.one_line(obj, "instance_id", where, SwebenchError)
+        model = jsonl.one_line(obj, "model_name_or_path", where, SwebenchError)
+        patch = obj["model_patch"]
+        if not (patch is None or isinstance(patch, str)):
+            raise SwebenchError(f"{where}: field 'model_patch' must be a string or null, got {type(patch).__name__}")
         if iid not in known:
             raise SwebenchError(f"{where}: instance {iid!r} is not imported (run: loop tasks import swebench "
                                 "INSTANCES.jsonl --repos DIR)")

@@ -28,12 +28,13 @@ def read_samples(path: Path, root: Path) -> list[Sample]:
     known = set(tasks.list_tasks(root))
     prompts: dict[str, str] = {}
     out = []
-    for number, obj in jsonl.objects(text.splitlines(), str(path), SamplesError):
+    for number, obj in jsonl.objects(text.split("\n"), str(path), SamplesError):  # LF only, as JSON Lines
         where = f"{path}:{number}"
-        task_id = obj.get("task_id")
-        name = task_name(task_id) if isinstance(task_id, str) else None
+        task_id = jsonl.one_line(obj, "task_id", where, SamplesError, limit=40)
+        name = task_name(task_id)
         if name is None:
-            raise SamplesError(f"{where}: 'task_id' must look like \"HumanEval/12\" or \"Mbpp/2\", got {task_id!r}")
+            raise SamplesError(f"{where}: 'task_id' must look like \"HumanEval/12\" or \"Mbpp/2\", got "
+                               f"{jsonl.show(task_id)}")
         if name not in known:
             how = "humaneval" if task_id.startswith("HumanEval/") else "evalplus MbppPlus.jsonl"
             raise SamplesError(f"{where}: task {task_id} is not imported (run: loop tasks import {how})")

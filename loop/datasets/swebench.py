@@ -20,11 +20,12 @@ import subprocess
 import tempfile
 import tomllib
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from loop import jsonl, tasks
 from loop.errors import SwebenchError, read_text
 from loop.grading.model import text
+from loop.kinds.repo import changes as repo_changes
 from loop.kinds.repo import patch as repo_patch
 from loop.kinds.repo import screen as repo_screen
 from loop.kinds.repo.kind import tool_missing
@@ -69,7 +70,8 @@ def json_objects(path: Path, what: str, keyed: bool = False) -> list[tuple[str, 
     if isinstance(whole, list):
         out = [(f"{path}: item {n}", obj) for n, obj in enumerate(whole, 1)]
     else:
-        out = [(f"{path}:{number}", obj) for number, obj in jsonl.objects(raw.splitlines(), str(path), SwebenchError)]
+        # JSON Lines end at LF only: a JSON string may hold U+2028 or U+0085, which splitlines() would cut at
+        out = [(f"{path}:{number}", obj) for number, obj in jsonl.objects(raw.split("\n"), str(path), SwebenchError)]
     for where, obj in out:
         if not isinstance(obj, dict):
             raise SwebenchError(f"{where}: expected a JSON object")
@@ -87,6 +89,8 @@ def _id_list(value, where: str, key: str) -> tuple[str, ...]:
             raise SwebenchError(f"{where}: field '{key}' is a string but not a JSON list") from None
     if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
         raise SwebenchError(f"{where}: field '{key}' must be a list of test ids (or a JSON string of one)")
+    for n, v in enumerate(value):  # each reaches the test command's argv
+        jsonl.one_line({key: v}, key, f"{where}: item {n + 1} of", SwebenchError, limit=2000)
     for v in value:
         if "::" not in v or not v.split("::", 1)[0].endswith(".py"):
             raise SwebenchError(f"{where}: field '{key}': {v!r} is not a pytest node id (path.py::name); "
@@ -107,9 +111,12 @@ def read_instances(path: Path) -> list[Instance]:
         for key in ("test_patch", "environment_setup_commit"):
             if obj.get(key) is not None and not isinstance(obj[key], str):
                 raise SwebenchError(f"{where}: field '{key}' must be a string")
+        for key in ("repo", "base_commit", "environment_setup_commit"):  # they reach paths and git's argv
+            if obj.get(key) is not None:
+                jsonl.one_line(obj, key, where, SwebenchError)
         iid = obj["instance_id"]
-        if not _SAFE_NAME.match(iid):
-            raise SwebenchError(f"{where}: field 'instance_id' {iid!r} cannot name a task folder "
+        if not _SAFE_NAME.fullmatch(iid):
+            raise SwebenchError(f"{where}: field 'instance_id' {jsonl.show(iid)} cannot name a task folder "
                                 "(letters, digits, '.', '_', '-')")
         if iid in seen:
             raise SwebenchError(f"{where}: instance_id {iid!r} already at {seen[iid]}")
@@ -353,8 +360,8 @@ def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[s
             if rejected is not None:
                 raise SwebenchError(f"{where}: field 'test_patch' does not apply to {base[:12]}: "
                                     f"{rejected.splitlines()[0] if rejected else ''}")
-        hidden = sorted({str(PurePosixPath(p)) for p in repo_patch.paths_in(inst.test_patch)[0]
-                         if (staged / p).is_file()})  # files the test patch deletes stay as they are
+        # what the test patch changed in the tree (files it deletes stay as they are)
+        hidden = [c.path for c in repo_changes.between(tree, staged) if (staged / c.path).is_file()]
         for rel in hidden:
             (folder / "hidden" / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(staged / rel, folder / "hidden" / rel)
@@ -368,7 +375,8 @@ def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[s
         if rejected is not None:
             raise SwebenchError(f"{where}: field 'patch' does not apply to {base[:12]}: "
                                 f"{rejected.splitlines()[0] if rejected else ''}")
-    context = sorted({str(PurePosixPath(p)) for p in repo_patch.paths_in(inst.patch)[0] if (tree / p).is_file()})
+        fixed = [c.path for c in repo_changes.between(tree, gold)]
+    context = [p for p in fixed if (tree / p).is_file()]
     (folder / "gold.patch").write_text(inst.patch if inst.patch.endswith("\n") else inst.patch + "\n", encoding="utf-8")
     if requirements is None:
         declared = find_requirements(clone, env_commit)
@@ -390,7 +398,7 @@ def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[s
         "test_paths": sorted(set(files) | set(hidden)), "gold_patch": "gold.patch",
         "fail_to_pass": inst.fail_to_pass, "pass_to_pass": inst.pass_to_pass,
     }
-    allowed = repo_screen.infrastructure(repo_patch.paths_in(inst.patch)[0], tree)
+    allowed = repo_screen.infrastructure(fixed, tree)
     if allowed:  # the dataset's own fix edits them (setup.cfg, pyproject.toml...): a model's may too
         keys["allow_test_infrastructure"] = allowed
     if hidden:

@@ -44,12 +44,25 @@ def test_completions_and_solutions(tmp_path, root):
     ({"task_id": "HumanEval/99", "completion": ""}, "samples.jsonl:2: task HumanEval/99 is not imported"),
     ({"task_id": "MBPP/1", "completion": ""}, "samples.jsonl:2: 'task_id' must look like"),
     ({"task_id": "HumanEval/1"}, "samples.jsonl:2: needs a string 'completion'"),
+    # values that once reached a path, int() or a terminal whole (issue 41)
+    ({"task_id": "Mbpp/" + "9" * 5000, "completion": ""}, "samples.jsonl:2: field 'task_id' is 5005 characters"),
+    ({"task_id": "HumanEval/1\u0000", "completion": ""}, r"samples.jsonl:2: field 'task_id' holds a control character \(U\+0000\)"),
+    ({"task_id": ["HumanEval/1"], "completion": ""}, "samples.jsonl:2: field 'task_id' must be a string, got list"),
+    ({"completion": ""}, "samples.jsonl:2: field 'task_id' must be a string, got NoneType"),
 ])
 def test_a_bad_line_is_named(tmp_path, root, line, message):
     path = _write(tmp_path, [{"task_id": "HumanEval/0", "completion": "    return False\n"}, line])
     with pytest.raises(SamplesError, match=message.replace("[", r"\[")) as info:
         read_samples(path, root)
     assert "\n" not in str(info.value)
+
+
+def test_a_line_separator_inside_a_string_is_not_a_line_break(tmp_path, root):
+    path = _write(tmp_path, [{"task_id": "HumanEval/1", "completion": "    return []  # \u2028 \x85 \x1c\n"}])
+    path.write_text(path.read_text().replace("\\u2028", "\u2028").replace("\\u0085", "\x85"))  # raw, as JSON allows
+    assert "\u2028" in path.read_text()
+    (sample,) = read_samples(path, root)
+    assert sample.source.endswith("# \u2028 \x85 \x1c\n")
 
 
 @pytest.mark.parametrize("make, message", [

@@ -454,6 +454,43 @@ def test_bad_predictions_are_refused(loop_cli, project):
     assert not project["db"].exists()
 
 
+@pytest.mark.sandbox
+def test_no_field_of_a_predictions_or_instances_file_ends_in_a_traceback(loop_cli, project):
+    """Issue 41: a NUL in model_name_or_path once ended `loop grade --predictions` in a ValueError (the model names
+    the report file), after the batch was in runs.db. Every such value is now one line naming file, line and key."""
+    assert _import(loop_cli, project)[0] == 0
+    grade = ["grade", "--predictions"]
+    for n, (row, said) in enumerate([
+        (_pred("acme__calc-1", CALC_GOLD, model="m\0x"), "field 'model_name_or_path' holds a control character (U+0000)"),
+        (_pred("acme__calc-1", CALC_GOLD, model="m\nx"), "field 'model_name_or_path' holds a control character (U+000A)"),
+        (_pred("acme__calc-1", CALC_GOLD, model="m\u2028"), "field 'model_name_or_path' holds a control character"),
+        (_pred("acme__calc-1", CALC_GOLD, model="m" * 300), "field 'model_name_or_path' is 300 characters long"),
+        (_pred("acme__calc-1", CALC_GOLD, model=7), "field 'model_name_or_path' must be a string, got int"),
+        (_pred("acme__calc-1", CALC_GOLD, model=None), "field 'model_name_or_path' must be a string, got NoneType"),
+        (_pred("acme__calc-1\0", CALC_GOLD), "field 'instance_id' holds a control character (U+0000)"),
+        (_pred("x" * 10**6, CALC_GOLD), "field 'instance_id' is 1000000 characters long"),
+        (_pred(["acme__calc-1"], CALC_GOLD), "field 'instance_id' must be a string, got list"),
+        (_pred("acme__calc-1", {"diff": CALC_GOLD}), "field 'model_patch' must be a string or null, got dict"),
+    ]):
+        preds = _preds(project, f"bad{n}.jsonl", [_pred("acme__units-2", UNITS_GOLD), row])
+        line = _refused(loop_cli, project, [*grade, preds], said)
+        assert line.startswith(f"error: {preds}:2: ") and len(line) < 300, line
+    assert not project["db"].exists()  # nothing written
+    rows = project["rows"]
+    imp = ["tasks", "import", "swebench"]
+    repos = ["--repos", project["repos"]]
+    for n, (row, said) in enumerate([
+        ({**rows[0], "base_commit": rows[0]["base_commit"] + "\0"}, "field 'base_commit' holds a control character"),
+        ({**rows[0], "environment_setup_commit": "v1\0"}, "field 'environment_setup_commit' holds a control"),
+        ({**rows[0], "repo": "acme/calc\0"}, "field 'repo' holds a control character"),
+        ({**rows[0], "instance_id": "acme__calc-9\n"}, "field 'instance_id' 'acme__calc-9\\n' cannot name a task folder"),
+        ({**rows[0], "FAIL_TO_PASS": ["tests/test_clamp.py::test_below\0"]}, "item 1 of: field 'FAIL_TO_PASS' holds"),
+    ]):
+        bad = _instances(project, f"inst{n}.jsonl", [row])
+        line = _refused(loop_cli, project, [*imp, bad, *repos, "--force"], said)
+        assert line.startswith(f"error: {bad}:1: "), line
+
+
 # end to end: a project's real history, two models in one predictions file, SWE-bench's answer ------------
 MINI_SETUP = ('from setuptools import setup\n\nTEST_DEPS = ["pytest==8.3.4"]\n\n'
               'setup(name="mini", version="0.1", packages=["mini"], extras_require={"test": TEST_DEPS})\n')

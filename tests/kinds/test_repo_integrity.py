@@ -9,6 +9,7 @@ import os
 import random
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from conftest import ROOT
 from loop import tasks
 from loop import verdicts as V
 from loop.errors import TaskError
-from loop.kinds.repo import patch as repo_patch, screen as repo_screen, tripwire as repo_tripwire
+from loop.kinds.repo import changes as repo_changes, patch as repo_patch, screen as repo_screen, tripwire as repo_tripwire
 from loop.kinds.repo.results import Outcome, parse
 from loop.sandbox import Limits, SandboxConfig, clean_env, make_scratch, run
 
@@ -33,6 +34,22 @@ def _new(path: str, body: str = "x = 1\n") -> str:
 
 def _edit(path: str, old: str, new: str) -> str:
     return f"--- a/{path}\n+++ b/{path}\n@@ -1,1 +1,1 @@\n-{old}\n+{new}\n"
+
+
+def git_apply(diff: str, tree: Path) -> subprocess.CompletedProcess:
+    """git apply as loop runs it, outside any repository and unsandboxed (the diffs are the test's own)."""
+    env = {"PATH": "/usr/bin:/bin", "GIT_CEILING_DIRECTORIES": str(tree.parent), "GIT_CONFIG_NOSYSTEM": "1",
+           "HOME": str(tree.parent)}
+    return subprocess.run(["git", "apply", "--recount", "--whitespace=nowarn", "-p1", "-"], cwd=tree, input=diff.encode(),
+                          env=env, capture_output=True, timeout=60)
+
+
+def _screen(task: str, diff: str, tmp_path: Path, allowed: tuple[str, ...] = ()) -> str | None:
+    """The screen on what `diff` changed in a copy of the task's tree."""
+    base = TASKS / task / "repo"
+    copy = repo_patch.fresh_copy(base, tmp_path / task)
+    assert git_apply(diff, copy).returncode == 0
+    return repo_screen.screen(repo_changes.between(base, copy), base, copy, allowed)
 
 
 # the screen ---------------------------------------------------------------------------------------------
@@ -59,26 +76,22 @@ def _edit(path: str, old: str, new: str) -> str:
     (_new("ledger_receipts-1.0.dist-info/entry_points.txt", "[pytest11]\nr = ledger._r"), "dist-info"),
     (_new("ledger.egg-info/entry_points.txt", "[pytest11]\nr = ledger._r"), "egg-info"),
 ])
-def test_the_screen_names_test_infrastructure(diff, named):
-    tree = TASKS / "repo_ledger_py" / "repo"
-    why = repo_screen.screen(diff, repo_patch.paths_in(diff)[0], tree)
+def test_the_screen_names_test_infrastructure(diff, named, tmp_path):
+    why = _screen("repo_ledger_py", diff, tmp_path)
     assert why is not None and named in why, why
 
 
 @pytest.mark.parametrize("task", ["repo_ledger_py", "repo_strkit_js", "repo_semver_go"])
-def test_gold_patches_and_new_modules_pass_the_screen(task):
-    gold = (TASKS / task / "gold.patch").read_text()
-    tree = TASKS / task / "repo"
-    assert repo_screen.screen(gold, repo_patch.paths_in(gold)[0], tree) is None
+def test_gold_patches_and_new_modules_pass_the_screen(task, tmp_path):
+    assert _screen(task, (TASKS / task / "gold.patch").read_text(), tmp_path / "gold") is None
     helper = _new("ledger/rounding.py", "def half_up(x):\n    return x")  # a new module of the package is code
-    assert repo_screen.screen(helper, repo_patch.paths_in(helper)[0], tree) is None
+    assert _screen("repo_ledger_py", helper, tmp_path / "helper") is None
 
 
-def test_a_task_may_allow_some_infrastructure():
-    diff = _new("package.json", "{}")
-    tree = TASKS / "repo_strkit_js" / "repo"
-    assert repo_screen.screen(diff, ["package.json"], tree, allowed=("package.json",)) is None
-    assert repo_screen.screen(diff, ["package.json"], tree, allowed=("go.mod",)) is not None
+def test_a_task_may_allow_some_infrastructure(tmp_path):
+    diff = _new("go.mod", "module x")
+    assert _screen("repo_ledger_py", diff, tmp_path / "a", allowed=("go.mod",)) is None
+    assert _screen("repo_ledger_py", diff, tmp_path / "b", allowed=("package.json",)) is not None
 
 
 # file modes ---------------------------------------------------------------------------------------------
@@ -134,12 +147,21 @@ def test_rej_links_are_never_read_on_the_host(tree, host_secret, target):
 
 def test_links_the_patch_made_are_found(tree):
     base = TASKS / "repo_ledger_py" / "repo"
-    assert repo_patch.new_links(base, tree) is None
+
+    def planted():
+        refusal = repo_patch.refuse_changes(repo_changes.between(base, tree), base, [], [])
+        return refusal and (refusal.check, refusal.detail.split("(")[-1].rstrip(")"))
+
+    assert planted() is None
     (tree / "ledger" / "data").symlink_to("/etc")
-    assert repo_patch.new_links(base, tree) == "ledger/data"
+    assert planted() == (repo_patch.OUTSIDE_REPOSITORY, "ledger/data")
     (tree / "ledger" / "data").unlink()
     os.mkfifo(tree / "ledger" / "pipe")
-    assert repo_patch.new_links(base, tree) == "ledger/pipe"
+    assert planted() == (repo_patch.OUTSIDE_REPOSITORY, "ledger/pipe")
+    (tree / "ledger" / "pipe").unlink()
+    (tree / "ledger" / "tax.py").unlink()
+    (tree / "ledger" / "tax.py").symlink_to("invoice.py")  # a file turned into a link
+    assert planted() == (repo_patch.OUTSIDE_REPOSITORY, "ledger/tax.py")
 
 
 @pytest.mark.sandbox

@@ -24,6 +24,7 @@ from loop.grading import triage
 from loop.grading.conclude import conclude, grade_without_attempts
 from loop.grading.model import Attempt, Check, Grade, Options
 from loop.grading.triage import transition
+from loop.kinds.repo import changes as repo_changes
 from loop.kinds.repo import env as repo_env
 from loop.kinds.repo import patch as repo_patch
 from loop.kinds.repo import results as repo_results
@@ -130,30 +131,33 @@ class RepoKind:
         work = make_scratch("loop-repo-")
         try:
             protected, hidden = list(spec.test_paths) + _test_files(spec), list(spec.hidden_files)
+            # SWE-bench's rules run what loop refuses for touching tests; that refusal then fails every attempt
+            # beside the tests instead (an integrity check)
             swebench = opts.rules == "swebench"
-            refusal = repo_patch.refuse(source, spec.tree, [] if swebench else protected, [] if swebench else hidden)
+            tests = ([], []) if swebench else (protected, hidden)
+            refusal = repo_patch.refuse(source, spec.tree, *tests)  # the diff's names: a first fence
             if refusal:
                 return grade_without_attempts(task, source, opts, cfg, refusal.check, refusal.detail)
-            # SWE-bench's rules run what loop refuses; the refusal then fails every attempt beside the tests
+            patched = repo_patch.fresh_copy(spec.tree, work / "patched")
+            rejected = repo_patch.apply(source, patched, cfg)
+            if rejected is not None:
+                return grade_without_attempts(task, source, opts, cfg, repo_patch.PATCH_DOES_NOT_APPLY, rejected)
+            # What decides: the files the patch changed in the copy, however its headers were written
+            changes = repo_changes.between(spec.tree, patched)
+            refusal = repo_patch.refuse_changes(changes, spec.tree, *tests)
+            if refusal:
+                return grade_without_attempts(task, source, opts, cfg, refusal.check, refusal.detail)
             integrity = []
-            touched = repo_patch.refuse(source, spec.tree, protected, hidden) if swebench else None
+            touched = repo_patch.refuse_changes(changes, spec.tree, protected, hidden) if swebench else None
             if touched:
                 integrity.append(Check(touched.check, touched.check, False, touched.detail))
-            infrastructure = repo_screen.screen(source, repo_patch.paths_in(source)[0], spec.tree, spec.allowed)
+            infrastructure = repo_screen.screen(changes, spec.tree, patched, spec.allowed)
             if infrastructure and not swebench:
                 return grade_without_attempts(task, source, opts, cfg, repo_screen.TOUCHES_TEST_INFRASTRUCTURE,
                                               infrastructure)
             if infrastructure:
                 integrity.append(Check(repo_screen.TOUCHES_TEST_INFRASTRUCTURE, repo_screen.TOUCHES_TEST_INFRASTRUCTURE,
                                        False, infrastructure))
-            patched = repo_patch.fresh_copy(spec.tree, work / "patched")
-            rejected = repo_patch.apply(source, patched, cfg)
-            if rejected is not None:
-                return grade_without_attempts(task, source, opts, cfg, repo_patch.PATCH_DOES_NOT_APPLY, rejected)
-            planted = repo_patch.new_links(spec.tree, patched)
-            if planted:
-                return grade_without_attempts(task, source, opts, cfg, repo_patch.OUTSIDE_REPOSITORY,
-                                              f"the patch creates a symlink or special file ({planted})")
             _stage_hidden(spec, patched)
             try:
                 env = _environment(spec, cfg)

@@ -2,8 +2,9 @@
 one that leaves the repository or touches tests, and apply it with `git apply` to a copy of the tree (never
 the task folder).
 
-Every path the diff names is checked before git sees it; git's own refusal of paths outside the tree
-and of writes through symlinks is the second fence, not the only one.
+The names the diff gives (read as git reads each header form) are a first fence before git sees it; git's own
+refusal of paths outside the tree and of writes through symlinks is the second; what decides is what the patch
+changed in the copy (changes.between), screened after it applied.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from loop.errors import SandboxUnavailable
+from loop.kinds.repo.changes import Change
 from loop.sandbox import Limits, SandboxConfig, clean_env, make_scratch, run, stage
 
 PATCH_DOES_NOT_APPLY = "patch_does_not_apply"
@@ -26,7 +28,7 @@ OUTSIDE_REPOSITORY = "outside_repository"
 
 _FENCE = re.compile(r"```[ \t]*(diff|patch|udiff)[^\n]*\n(.*?)```", re.S | re.I)
 # Every line that carries a file mode; git reads the mode as octal digits, leading zeros and all.
-_MODE_LINE = re.compile(r"^(?:new file mode|new mode|old mode|deleted file mode|index [0-9a-fA-F]+\.\.[0-9a-fA-F]+)\s+(\S+)")
+_MODE_LINE = re.compile(r"^(?:new file mode|new mode|old mode|deleted file mode|index [^.\n]*\.\.[^ \n]*)\s+(\S+)")
 
 
 def extract_diff(reply: str, tree: Path | None = None) -> str | None:
@@ -103,20 +105,78 @@ def _lines(text: str) -> list[str]:
     return lines
 
 
+_C_ESCAPES = {"a": 7, "b": 8, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11, "\\": 92, '"': 34}
+
+
+def _unquote_c(text: str) -> tuple[str, int] | None:
+    """git's unquote_c_style: the name a C-quoted string at the start of `text` spells, and where the string
+    ends; None where git refuses it (an unknown escape, no closing quote)."""
+    out, i = bytearray(), 1
+    while i < len(text):
+        c = text[i]
+        if c == '"':
+            return os.fsdecode(bytes(out)), i + 1
+        if c != "\\":
+            out += c.encode("utf-8", "surrogateescape")
+            i += 1
+            continue
+        nxt = text[i + 1:i + 2]
+        if nxt in _C_ESCAPES:
+            out.append(_C_ESCAPES[nxt])
+            i += 2
+        elif nxt in "0123" and nxt and len(text) >= i + 4 and all(d in "01234567" for d in text[i + 1:i + 4]):
+            out.append(int(text[i + 1:i + 4], 8))
+            i += 4
+        else:
+            return None
+    return None
+
+
 def _unquote(path: str) -> str:
-    """git quotes unusual paths C-style ("a/t\\303\\251st"); undo it (totally: odd escapes stay as they are)."""
-    if len(path) >= 2 and path[0] == path[-1] == '"':
-        body = path[1:-1]
-        try:
-            return body.encode("latin-1", "backslashreplace").decode("unicode_escape").encode("latin-1").decode("utf-8")
-        except (UnicodeError, ValueError):
-            return body
-    return path
+    """A name as git reads it: C-quoted ("a/t\\303\\251st") or as written."""
+    got = _unquote_c(path) if path.startswith('"') else None
+    return got[0] if got else path
+
+
+def _skip_prefix(name: str) -> str | None:
+    """git's skip_tree_prefix at -p1: what follows the first '/', None when there is none or it comes first."""
+    cut = name.find("/")
+    return name[cut + 1:] if cut > 0 else None
+
+
+def _header_name(rest: str) -> str | None:
+    """The name git takes from `diff --git <rest>` (apply.c git_header_name at -p1): both sides must name the
+    same path; they are split at any space or tab (so `a/x  b/x` and `a/x<TAB>b/x` name x) and either may be
+    C-quoted. None when git finds no such name (a rename: its names are on other lines)."""
+    if rest.startswith('"'):
+        got = _unquote_c(rest)
+        first = _skip_prefix(got[0]) if got else None
+        if first is None:
+            return None
+        second = rest[got[1]:].lstrip(" \t\v\f\r")
+        if second.startswith('"'):
+            got = _unquote_c(second)
+            second = got[0] if got else ""
+        return first if _skip_prefix(second) == first else None
+    name = _skip_prefix(rest)
+    if name is None:
+        return None
+    quote = name.find('"')
+    if quote >= 0:  # an unquoted first name: a quote can only open the second
+        got = _unquote_c(name[quote:])
+        np = _skip_prefix(got[0]) if got else None
+        ok = np is not None and len(np) < quote and name.startswith(np) and name[len(np)] in " \t\v\f\r"
+        return np if ok else None
+    for i, c in enumerate(name):
+        if c in " \t" and _skip_prefix(name[i + 1:]) == name[:i]:
+            return name[:i]
+    return None
 
 
 def _strip(path: str) -> str:
-    """The path as `git apply -p1` sees it: the first component (a/, b/) dropped; an absolute path kept."""
-    path = _unquote(path.split("\t")[0].strip())
+    """A ---/+++ name as `git apply -p1` sees it: C-quoted or up to a tab, the first component (a/, b/) dropped.
+    An absolute name is kept whole (git would drop its first slash): the fence refuses it."""
+    path = _unquote(path) if path.startswith('"') else path.split("\t")[0]
     if path.startswith("/"):
         return path
     return path.split("/", 1)[1] if "/" in path else path
@@ -129,20 +189,24 @@ class Refusal:
 
 
 def paths_in(diff: str) -> tuple[list[str], bool]:
-    """Every path the diff names (old and new sides, renames, copies) and whether it makes anything but a
-    regular file (a symlink, a submodule)."""
+    """Every path the diff names, read as git reads its lines (a superset: a ---/+++ name both up to a tab and
+    up to a space, renames and copies on both sides), and whether any mode line makes something other than a
+    regular file (a symlink, a submodule). The first fence only: the screens that decide read the tree."""
     paths, symlink = [], False
-    for line in diff.splitlines():
+    for line in diff.split("\n"):  # git splits lines at LF only: a form feed or CR is part of a name
         if line.startswith("diff --git "):
-            parts = line[len("diff --git "):].split(" ")
-            if len(parts) == 2:
-                paths += [_strip(parts[0]), _strip(parts[1])]
+            name = _header_name(line[len("diff --git "):])
+            if name is not None:
+                paths.append(name)
         elif line.startswith(("--- ", "+++ ")):
-            raw = line[4:].split("\t")[0].strip()
-            if raw != "/dev/null":
-                paths.append(_strip(raw))
-        elif line.startswith(("rename from ", "rename to ", "copy from ", "copy to ")):
-            paths.append(_unquote(line.split(" ", 2)[2].strip()))
+            raw = line[4:]
+            if raw.startswith("/dev/null") and raw[9:10] in ("", " ", "\t", "\r"):
+                continue
+            paths.append(_strip(raw))
+            if not raw.startswith('"') and " " in raw.split("\t")[0]:  # a traditional diff's date after a space
+                paths.append(_strip(raw.split(" ")[0]))
+        elif line.startswith(("rename from ", "rename to ", "copy from ", "copy to ", "rename old ", "rename new ")):
+            paths.append(_unquote(line.split(" ", 2)[2]))
         elif (m := _MODE_LINE.match(line)) and not _regular_mode(m.group(1)):
             symlink = True
     return paths, symlink
@@ -175,10 +239,24 @@ def _outside(path: str, tree: Path) -> str | None:
 
 
 def refuse(diff: str, tree: Path, protected: list[str], hidden: list[str]) -> Refusal | None:
-    """Why the diff may not be applied at all: it leaves the repository, or it touches a test."""
+    """The first fence, on the names the diff gives: it leaves the repository, makes a link, or touches a test.
+    Checked before the patch is applied, so these reasons hold for a patch that does not apply too."""
     paths, symlink = paths_in(diff)
     if symlink:
         return Refusal(OUTSIDE_REPOSITORY, "the patch creates or edits a symlink or another non-regular file")
+    return _refuse_paths(paths, tree, protected, hidden)
+
+
+def refuse_changes(changes: list[Change], tree: Path, protected: list[str], hidden: list[str]) -> Refusal | None:
+    """What decides, on what the patch changed in the tree (changes.between): a link or special file it made,
+    a test it touched, whatever the diff's text said."""
+    planted = next((c.path for c in changes if c.special), None)
+    if planted:
+        return Refusal(OUTSIDE_REPOSITORY, f"the patch creates a symlink or special file ({planted})")
+    return _refuse_paths([c.path for c in changes], tree, protected, hidden)
+
+
+def _refuse_paths(paths: list[str], tree: Path, protected: list[str], hidden: list[str]) -> Refusal | None:
     for path in paths:
         why = _outside(path, tree)
         if why:
@@ -240,22 +318,6 @@ def apply(diff: str, tree: Path, cfg: SandboxConfig) -> str | None:
     if res.fault is not None:
         reason = f"git apply did not finish ({res.fault.detail})"
     return (rejects or reason or "git apply refused the patch")[:4000]
-
-
-def new_links(base: Path, patched: Path) -> str | None:
-    """The first path in `patched` that is a symlink or special file where `base` has none (git made it from a
-    mode line our screen missed): the second fence after paths_in."""
-    for root, dirs, names in os.walk(patched):
-        for name in dirs + names:
-            path = os.path.join(root, name)
-            rel = os.path.relpath(path, patched)
-            mode = os.lstat(path).st_mode
-            if stat.S_ISDIR(mode) or stat.S_ISREG(mode):
-                continue
-            was = os.lstat(base / rel).st_mode if os.path.lexists(base / rel) else None
-            if was is None or stat.S_IFMT(was) != stat.S_IFMT(mode):
-                return rel
-    return None
 
 
 def files(tree: Path, limit: int = 5000) -> list[str]:

@@ -1,17 +1,23 @@
-"""What in a diff a test framework would load on its own: configuration, plugins, start-up hooks, modules that
-shadow the framework, new test files, module pins. A patch that touches one is refused (`touches_test_infrastructure`).
+"""What a patch changed that a test framework would load on its own: configuration, plugins, start-up hooks,
+modules that shadow the framework, new test files, module pins. A patch that touches one is refused
+(`touches_test_infrastructure`).
 
 The test command runs the candidate's code in its own process, so these files are a way to rewrite the report
-without touching the code under test. The screen is by path (and, for Go, by a few directives in added lines);
-run-time tampering from the code under test is caught by tripwire tests (repo_tripwire), not here.
+without touching the code under test. The screen reads the paths the patch changed in the tree (changes.between,
+never the diff's text) and, for Go, the directives of each changed .go file before and after; run-time tampering
+from the code under test is caught by tripwire tests (repo_tripwire), not here.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
 import sys
 from pathlib import Path, PurePosixPath
+
+from loop.kinds.repo.changes import Change
+from loop.kinds.repo.patch import read_capped
 
 TOUCHES_TEST_INFRASTRUCTURE = "touches_test_infrastructure"
 
@@ -45,9 +51,34 @@ _TEST_FILES = ("test_*.py", "*_test.py", "*_test.go", "*.test.js", "*.test.mjs",
 # Modules a new top-level file could shadow (the repository root is first on sys.path under `python -m`).
 _FRAMEWORK_MODULES = {"pytest", "_pytest", "pluggy", "py", "iniconfig", "packaging", "junitparser", "xdist",
                       "hypothesis", "unittest", "site", "conftest"}
-# Go directives in added or removed lines: a TestMain runs before every test, build constraints drop files,
-# linkname reaches into the testing package's internals.
-_GO_DIRECTIVES = re.compile(r"^[+-](?!\+\+|--).*?(\bfunc\s+TestMain\s*\(|//\s*go:build\b|//\s*\+build\b|//go:linkname\b)")
+# Go: a TestMain runs before every test, build constraints drop files, linkname reaches into the testing
+# package's internals. Directives are found anywhere in the text (a superset of where Go obeys them); TestMain in
+# the source with comments and literals blanked, so no comment or spacing between its words hides it.
+_GO_DIRECTIVE = re.compile(r"//[ \t]*(?:go:build|\+build|go:linkname)\b[^\n]*")
+_GO_NOISE = re.compile(r"//[^\n]*|/\*.*?(?:\*/|\Z)|\"(?:\\.|[^\"\\\n])*\"?|`[^`]*`?|'(?:\\.|[^'\\\n])*'?", re.S)
+_GO_TESTMAIN = re.compile(r"\bfunc\s+TestMain\b")
+GO_FILE_MAX = 8 << 20
+
+
+def go_directives(source: bytes) -> frozenset[str]:
+    """The directives a Go file holds that change what `go test` runs: its build constraints and linknames
+    (whitespace-normalised lines) and 'func TestMain'."""
+    text = source.decode("utf-8", errors="replace")
+    found = {" ".join(m.group(0).split()) for m in _GO_DIRECTIVE.finditer(text)}
+    code = _GO_NOISE.sub(lambda m: " " if m.group(0).startswith("/") else '""', text)
+    if _GO_TESTMAIN.search(code):
+        found.add("func TestMain")
+    return frozenset(found)
+
+
+def _go_change(path: str, base: Path, patched: Path) -> str | None:
+    """What of the Go directives a changed .go file gained or lost (a new file against nothing)."""
+    before, after = (read_capped(root / path, GO_FILE_MAX) if os.path.lexists(root / path) else b""
+                     for root in (base, patched))
+    if before is None or after is None:
+        return f"{path} is not a regular file under {GO_FILE_MAX >> 20} MiB, so its Go directives cannot be read"
+    diff = go_directives(before) ^ go_directives(after)
+    return f"{path}: {sorted(diff)[0]}" if diff else None
 
 
 def _shadows(path: PurePosixPath) -> str | None:
@@ -85,18 +116,19 @@ def infrastructure(paths: list[str], tree: Path) -> list[str]:
     return sorted({str(PurePosixPath(p)) for p in paths if _why(p, tree)})
 
 
-def screen(diff: str, paths: list[str], tree: Path, allowed: tuple[str, ...] = ()) -> str | None:
-    """Why the diff touches test infrastructure (one line naming the file), or None. `allowed`: globs a task
-    lets patches edit (its own allow_test_infrastructure)."""
-    for raw in paths:
-        norm = str(PurePosixPath(raw))
-        if any(fnmatch.fnmatchcase(norm, g) or fnmatch.fnmatchcase(PurePosixPath(raw).name, g) for g in allowed):
+def screen(changes: list[Change], base: Path, patched: Path, allowed: tuple[str, ...] = ()) -> str | None:
+    """Why the patch touches test infrastructure (one line naming the file), or None. `changes`: what it changed
+    from `base` to `patched`; `allowed`: globs a task lets patches edit (its own allow_test_infrastructure)."""
+    for change in changes:
+        norm = str(PurePosixPath(change.path))
+        if any(fnmatch.fnmatchcase(norm, g) or fnmatch.fnmatchcase(PurePosixPath(norm).name, g) for g in allowed):
             continue
-        what = _why(raw, tree)
+        what = _why(change.path, base)
         if what:
             return f"the patch edits {norm}: {what}"
-    for line in diff.splitlines():
-        m = _GO_DIRECTIVES.match(line)
-        if m:
-            return f"the patch adds or removes a Go directive the test binary obeys: {m.group(1).strip()}"
+    for change in changes:
+        if change.path.endswith(".go"):
+            gained = _go_change(change.path, base, patched)
+            if gained:
+                return f"the patch adds or removes a Go directive the test binary obeys: {gained}"
     return None
