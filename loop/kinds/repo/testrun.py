@@ -13,6 +13,7 @@ from pathlib import Path
 from loop.errors import CandidateFault
 from loop.kinds.repo import env as repo_env
 from loop.kinds.repo import patch as repo_patch
+from loop.kinds.repo import seal as repo_seal
 from loop.kinds.repo import tripwire as repo_tripwire
 from loop.kinds.repo.env import Env
 from loop.kinds.repo.results import Outcome, parse, selector, with_truncated
@@ -42,14 +43,17 @@ class RunResult:
     stderr: str
     duration: float
     forged: str | None = None  # what in the report contradicts the tripwires
+    seals: repo_seal.Judged | None = None  # the sealed assertions' records and the tests they decided
+    wired: bool = False  # tripwires were planted
 
 
 def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repeat: int,
-              ids: list[str] | None, tripwires: bool = False) -> RunResult:
+              ids: list[str] | None, tripwires: bool = False, seals=None) -> RunResult:
     """Run the test command once, sandboxed, in a fresh copy of `tree`; parse the report (a file, or the
     command's standard output) in the parent. `ids` None runs every test. Network is off (bubblewrap
     --unshare-all); the environment is read-only, except a private copy of Go's build cache. `tripwires`:
-    plant fresh tripwire tests first and judge the report by them (a candidate's tree)."""
+    plant fresh tripwire tests first and judge the report by them (a candidate's tree). `seals`: the keys of
+    the assertions to seal (seal.EVERY: all that qualify), None for none."""
     spec: RepoSpec = task.spec
     limits = task.limits
     scratch = make_scratch("loop-run-")
@@ -57,6 +61,10 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
         work = repo_patch.fresh_copy(tree, scratch / "repo")
         if ids is not None:  # an id SWE-bench truncated selects its function; the report says which one it was
             ids = list(dict.fromkeys(selector(t) for t in ids))
+        # sealed assertions (issue 41), before the tripwires: a tripwire copied from a test copies no sealed literal
+        sealed = () if seals is None else repo_seal.seal_tree(
+            work, repo_seal.files_of(spec.hidden_files, spec.fail_to_pass + (spec.pass_to_pass or ())),
+            f"/out/{repo_seal.CHANNEL}" if cfg.enabled else str(scratch / "out" / repo_seal.CHANNEL), seals)
         wires = repo_tripwire.plan(spec.command, work, _host_files(spec, work), spec.fail_to_pass) \
             if tripwires else None
         if wires is not None:
@@ -108,8 +116,9 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
         if wires is not None:
             forged = repo_tripwire.contradiction(wires, outcomes, spec.fail_to_pass)
             outcomes = repo_tripwire.without(wires, outcomes)
+        outcomes, judged = repo_seal.judge(sealed, out, outcomes)  # sealed assertions (issue 41)
         return RunResult(outcomes, result.returncode, result.fault, result.stderr.decode(errors="replace"),
-                         result.duration, forged)
+                         result.duration, forged, judged, wires is not None)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
