@@ -42,6 +42,7 @@ class Seal:
     literal: Any  # the expected value: it never enters the sandbox
     test: str  # the enclosing test as pytest names it after the file: "test_x" or "TestA::test_x"
     unconditional: bool  # in the test's own body, reached whenever the test passes (no if/for/with/try/return)
+    secret: bool = True  # the base tree's copy of the file has no such check: the candidate cannot read the literal
 
     @property
     def key(self) -> tuple[str, int, int]:
@@ -128,12 +129,22 @@ def _shape(tree: ast.Module) -> list[tuple[str, int, int]]:
     return [(name, fn.lineno, len(fn.decorator_list)) for name, fn in _tests(tree.body, [])]
 
 
+def _checks(source: str | None) -> set[str]:
+    """The comparisons of a file's assertions, positions left out."""
+    try:
+        tree = ast.parse(source or "")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return set()
+    return {ast.dump(n.test) for n in ast.walk(tree) if isinstance(n, ast.Assert)}
+
+
 def plan(source: str, channel: str = f"/out/{CHANNEL}", only=EVERY, file: str = "",
-         rng: random.Random = _RNG) -> tuple[str, tuple[Seal, ...]]:
+         rng: random.Random = _RNG, known: str | None = None) -> tuple[str, tuple[Seal, ...]]:
     """The file with its sealable assertions (those whose key is in `only`) rewritten to send their values to
     `channel`, comments removed (one may restate an expected value), and a stdlib-only helper appended at the
     end (every line keeps its number); and the seals. The file as it was and no seal when nothing qualifies or
-    the rewrite would not parse into the same tests."""
+    the rewrite would not parse into the same tests. `known`: the file as the candidate can read it in the base
+    tree; a check it holds too is sealed but not secret (a forger can write the value it names)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
@@ -146,6 +157,7 @@ def plan(source: str, channel: str = f"/out/{CHANNEL}", only=EVERY, file: str = 
         starts.append(starts[-1] + len(line))
     raw = source.encode("utf-8")
     edits, seals = [], []
+    visible = _checks(known)
     for name, fn in _tests(tree.body, []):
         for stmt, unconditional in _asserts(fn):
             found = _sealable(stmt)
@@ -159,7 +171,8 @@ def plan(source: str, channel: str = f"/out/{CHANNEL}", only=EVERY, file: str = 
             sid = f"{rng.getrandbits(64):016x}"
             pad = b"\n" * ((last.end_lineno - stmt.test.lineno) - (expr.end_lineno - expr.lineno))
             edits.append((begin, end, f"{helper}((".encode() + inner + f"), {sid!r}".encode() + pad + b")"))
-            seals.append(Seal(sid, file, stmt.test.lineno, stmt.test.col_offset, op, literal, name, unconditional))
+            seals.append(Seal(sid, file, stmt.test.lineno, stmt.test.col_offset, op, literal, name, unconditional,
+                              ast.dump(stmt.test) not in visible))
     if not seals:
         return source, ()
     for begin, end, text in sorted(edits, reverse=True):
@@ -418,7 +431,7 @@ def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | Non
             if o.status == V.PASS and s.unconditional and len(values) < max(1, passing.get(fn, 0)):
                 problem = problem or (f"sealed assertion at {s.where}: no value reached loop from a test reported "
                                       "passing (it runs on every pass of the test)")
-            if values or (s.unconditional and o.status == V.PASS):
+            if s.secret and (values or (s.unconditional and o.status == V.PASS)):
                 judged.decided.add(test_id)
         if problem is not None:
             out[test_id] = Outcome(V.FAIL, problem)
@@ -428,8 +441,9 @@ def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | Non
 
 
 # the run's hook -----------------------------------------------------------------------------------------
-def seal_tree(work: Path, files, channel: str, only=EVERY) -> tuple[Seal, ...]:
-    """Seal each pytest file among `files` (relative to `work`, a per-run copy) in place; the seals."""
+def seal_tree(work: Path, base: Path, files, channel: str, only=EVERY) -> tuple[Seal, ...]:
+    """Seal each pytest file among `files` (relative to `work`, a per-run copy) in place; the seals. `base`:
+    the task's base tree, where the candidate reads the files as they were."""
     seals: list[Seal] = []
     for rel in dict.fromkeys(files):
         path = work / rel
@@ -439,7 +453,12 @@ def seal_tree(work: Path, files, channel: str, only=EVERY) -> tuple[Seal, ...]:
             source = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-        sealed, found = plan(source, channel, only, rel)
+        known = base / rel
+        try:
+            known_text = known.read_text(encoding="utf-8") if known.is_file() and not known.is_symlink() else None
+        except (OSError, UnicodeDecodeError):
+            known_text = None
+        sealed, found = plan(source, channel, only, rel, known=known_text)
         if found:
             path.write_text(sealed, encoding="utf-8")
             seals.extend(found)

@@ -63,7 +63,7 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
             ids = list(dict.fromkeys(selector(t) for t in ids))
         # sealed assertions (issue 41), before the tripwires: a tripwire copied from a test copies no sealed literal
         sealed = () if seals is None else repo_seal.seal_tree(
-            work, repo_seal.files_of(spec.hidden_files, spec.fail_to_pass + (spec.pass_to_pass or ())),
+            work, spec.tree, repo_seal.files_of(spec.hidden_files, spec.fail_to_pass + (spec.pass_to_pass or ())),
             f"/out/{repo_seal.CHANNEL}" if cfg.enabled else str(scratch / "out" / repo_seal.CHANNEL), seals)
         wires = repo_tripwire.plan(spec.command, work, _host_files(spec, work), spec.fail_to_pass) \
             if tripwires else None
