@@ -196,7 +196,7 @@ def _without_comments(source: str) -> str:
                 cut[tok.start[0]] = tok.start[1]
     except (tokenize.TokenError, SyntaxError, ValueError):
         return source
-    lines = source.splitlines(keepends=True)
+    lines = io.StringIO(source).readlines()  # the lines tokenize numbered (str.splitlines splits at more)
     for row, col in cut.items():
         line = lines[row - 1]
         ending = line[len(line.rstrip("\r\n")):]
@@ -468,13 +468,3 @@ def seal_tree(work: Path, base: Path, files, channel: str, only=EVERY) -> tuple[
 def files_of(hidden: tuple[str, ...], ids: tuple[str, ...]) -> list[str]:
     """The files whose assertions are sealed: the hidden tests and the files of the named tests."""
     return [*hidden, *(t.split("::", 1)[0] for t in ids if "::" in t)]
-
-
-def count(source: str, file: str, ids) -> tuple[int, int]:
-    """(named tests in `file` with at least one sealable assertion, named tests in `file`): the static share."""
-    _, seals = plan(source, file=file)
-    sealed = {(s.file, s.test) for s in seals}
-    mine = [t for t in ids if t.split("::", 1)[0] == file]
-    return sum(_function(t) in sealed for t in mine), len(mine)
-
-
