@@ -282,6 +282,14 @@ def test_the_lying_value_fails_on_its_sealed_assertion():
 
 
 @pytest.mark.sandbox
+def test_a_helper_that_sends_nothing_fails_every_sealed_test():
+    grade = _grade((CORPUS / "seal_suppress_records.diff").read_text())
+    assert grade.verdict == V.STABLE_FAIL
+    failed = {f["check"].split("::")[-1]: f["detail"] for f in grade.failures()}
+    assert len(failed) == 4 and all("no value reached loop" in d for d in failed.values())
+
+
+@pytest.mark.sandbox
 def test_a_forged_report_is_caught_by_the_seals_without_tripwires(monkeypatch):
     monkeypatch.setattr(testrun.repo_tripwire, "plan", lambda *a, **k: None)
     grade = _grade((CORPUS / "runtime_patch_testreport.diff").read_text())

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from loop import verdicts as V
+from loop.kinds.repo.patch import read_capped
 from loop.kinds.repo.results import Outcome, truncated
 
 CHANNEL = "seals.jsonl"  # under the run's /out (rw for the test command, read by loop after it)
@@ -337,8 +338,6 @@ def _unserializable(v: Any) -> Unserializable | None:
 def records(out: Path, seals: tuple[Seal, ...]) -> dict[str, list[Any]]:
     """The channel's values per seal id, read capped and decoded totally: a line that is not a record of one
     of `seals` is ignored."""
-    from loop.kinds.repo.patch import read_capped
-
     ids = {s.id for s in seals}
     got: dict[str, list[Any]] = {}
     raw = read_capped(out / CHANNEL, CHANNEL_CAP) if seals else None
