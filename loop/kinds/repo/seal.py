@@ -80,7 +80,7 @@ def _sealable(stmt: ast.Assert) -> tuple[ast.expr, str, Any] | None:
         return None
     left, right = test.left, test.comparators[0]
     if isinstance(test.ops[0], ast.Is):
-        if isinstance(right, ast.Constant) and right.value in (None, True, False) and type(right.value) in (type(None), bool):
+        if isinstance(right, ast.Constant) and any(right.value is v for v in (None, True, False)):
             return None if _literal(left)[0] else (left, "is", right.value)
         return None
     if not isinstance(test.ops[0], ast.Eq):
