@@ -25,6 +25,7 @@ def grade_json(g, candidate_id=None) -> dict:
         "attempts": [{"repeat": a.repeat, "status": a.status, "reason": a.reason, "digest": a.digest,
                       "exit_code": a.exit_code, "duration": a.duration} for a in g.attempts],
         "failures": g.failures(), "transitions": g.transitions(), "inputs": g.inputs, "notes": g.notes,
+        "decided_by": {c.check: c.decided_by for c in g.checks if c.category == "test" and c.decided_by},
     }
 
 

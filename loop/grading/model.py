@@ -35,6 +35,7 @@ class Check:
     trial: int | None = None
     quarantined: bool = False
     excluded: bool = False  # an unstable baseline fixture: reported, not graded against
+    decided_by: str | None = None  # a repository test: sealed | tripwire-guarded | unguarded (what decided it)
 
     def __post_init__(self) -> None:
         self.detail = text(self.detail)

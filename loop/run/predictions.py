@@ -63,7 +63,10 @@ def instance_report(ids: dict[str, list[str]], prediction: Prediction, row: dict
     report = {"model_name_or_path": prediction.model, "patch_is_None": prediction.patch is None,
               "patch_exists": bool((prediction.patch or "").strip()), "patch_successfully_applied": ran,
               "resolved": resolved, "tests_ran": ran, "tests_status": status, "verdict": row["verdict"],
-              "loop_resolved": bool(row["resolved"]), "integrity": integrity, "candidate_id": row["id"]}
+              "loop_resolved": bool(row["resolved"]), "integrity": integrity, "candidate_id": row["id"],
+              # issue 41: per named test, what decided it (sealed | tripwire-guarded | unguarded)
+              "loop_decided_by": {t: tests[t].get("decided_by") for key in ("FAIL_TO_PASS", "PASS_TO_PASS")
+                                  for t in ids[key] if t in tests}}
     if not report["loop_resolved"]:
         refused = row["reason"] if row["reason"] in REFUSALS else None
         failing = [c["check"] for c in checks if not c["passed"] and not c["quarantined"] and not c["excluded"]]

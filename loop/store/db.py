@@ -253,7 +253,7 @@ class RunStore:
                 "candidate": c.candidate, "transition": c.transition, "input": _json(c.input),
                 "expected": _json(c.expected), "actual": _json(c.actual), "minimal": _json(c.minimal),
                 "detail": c.detail, "seed": c.seed, "trial": c.trial, "quarantined": int(c.quarantined),
-                "excluded": int(c.excluded)}
+                "excluded": int(c.excluded), "decided_by": c.decided_by}
 
     # requests and seeds -------------------------------------------------
     def add_request(self, batch_id: int, record, *, candidate_id: int | None = None, task: str | None = None,

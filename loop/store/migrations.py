@@ -357,3 +357,11 @@ def m009_rounds(db):
     from candidates where parent_id is not null
     group by batch_id, task, round, evidence
     """)
+
+
+@migrations(name="010_checks_decided_by")
+def m010_checks_decided_by(db):
+    """Issue 41: what decided a repository test's row: `sealed` (a sealed assertion, compared outside the
+    sandbox), `tripwire-guarded` (the report, corroborated by tripwires) or `unguarded` (the report alone)."""
+    if "decided_by" not in db["checks"].columns_dict:
+        db["checks"].add_column("decided_by", str)

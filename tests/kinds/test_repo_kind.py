@@ -44,6 +44,10 @@ def test_registered_and_loaded():
     assert task.kind == "repo" and len(task.spec.fail_to_pass) == 4 and task.spec.pass_to_pass is None
 
 
+def task_f2p() -> tuple[str, ...]:
+    return _task().spec.fail_to_pass
+
+
 @pytest.mark.slow
 def test_three_curated_patches_grade_through_loop_grade(loop_cli, db):
     code, gold = grade_json(loop_cli, TASK, EXAMPLES / "gold.diff", "--k", "2", "--db", db)
@@ -64,6 +68,10 @@ def test_three_curated_patches_grade_through_loop_grade(loop_cli, db):
         "test:tests/test_tax.py::test_refund_tax_is_negative",
         "test:tests/test_tax_rounding.py::test_refund_half_cent_rounds_away_from_zero"}
     assert "assert -98 == -99" in next(f["detail"] for f in bad["failures"] if "negative" in f["check"])
+    # issue 41: the hidden checks are sealed (their literals never enter the sandbox), the visible ones are not
+    assert next(f["detail"] for f in bad["failures"] if "rounding" in f["check"]).startswith("sealed assertion at ")
+    assert {bad["decided_by"][f"test:{t}"] for t in task_f2p()} == {"sealed"}
+    assert bad["decided_by"]["test:tests/test_tax.py::test_refund_tax_is_negative"] == "tripwire-guarded"
 
     # one checks row per test id, with both outcomes and the transition
     con = sqlite3.connect(db)

@@ -29,6 +29,7 @@ from loop.kinds.repo import env as repo_env
 from loop.kinds.repo import patch as repo_patch
 from loop.kinds.repo import results as repo_results
 from loop.kinds.repo import screen as repo_screen
+from loop.kinds.repo import seal as repo_seal
 from loop.kinds.repo import tree as repo_tree
 from loop.kinds.repo import tripwire as repo_tripwire
 from loop.kinds.repo.env import Env, EnvSpec
@@ -170,7 +171,8 @@ class RepoKind:
             wires = fresh_tripwires(allowed) if allowed is not None else None
             # Each repeat compiles the patch from the warm cache again: a build cache a repeat wrote holds what
             # the candidate's code wrote into it while it ran, which would then decide its later repeats.
-            runs = [_attempt(task, cfg, env, patched, ids, repeat, opts.seed, quarantined, wires)
+            seals = _seals(task, cfg, env)
+            runs = [_attempt(task, cfg, env, patched, ids, repeat, opts.seed, quarantined, wires, seals)
                     for repeat in range(opts.k)]
             attempts = [a for a, _ in runs]
             for attempt in attempts:
@@ -385,8 +387,8 @@ _TRIPWIRE_POINTS: dict[tuple, dict[str, set] | str] = {}
 
 def tripwire_points(task: Task, cfg: SandboxConfig, env: Env | None) -> dict[str, set] | str | None:
     """Where tripwires may go in the task's host file: the keys of the points of its structure (Point.key) at
-    which a probe's must-pass
-    tripwire passed on the base tree, once per process and task, with the base tree's own outcomes unchanged.
+    which a probe's must-pass tripwire passed on the base tree, once per process and task, with the base tree's
+    own outcomes unchanged.
     A probe that changes an outcome is retried with the end of the file alone; if that changes one too, the
     reason (loop's fault, never a candidate's). None: this runner gets no tripwires."""
     spec: RepoSpec = task.spec
@@ -422,6 +424,39 @@ def tripwire_points(task: Task, cfg: SandboxConfig, env: Env | None) -> dict[str
     return _TRIPWIRE_POINTS.setdefault(key, why)
 
 
+_SEALS: dict[tuple, frozenset] = {}
+
+
+def _seals(task: Task, cfg: SandboxConfig, env: Env | None) -> frozenset:
+    """The keys of the hidden tests' assertions a candidate's runs seal: those that, sealed, send the gold tree's
+    test run a plain value equal to their literal on every record (at least one), in a run whose report passes
+    every fail-to-pass test. An assertion the gold patch passes only through a value loop cannot serialize, or an
+    `__eq__` of its own, stays as it is: sealing never fails an honest tree that the original check passes. Run
+    once per process and task digest; a gold patch that does not apply seals nothing."""
+    spec: RepoSpec = task.spec
+    if repo_tripwire.framework(spec.command) != "pytest":
+        return frozenset()
+    key = (spec.digest, spec.command, cfg, str(env and env.path))
+    if key not in _SEALS:
+        work = make_scratch("loop-seal-")
+        try:
+            gold = repo_patch.fresh_copy(spec.tree, work / "gold")
+            keep = frozenset()
+            if repo_patch.apply(task.reference, gold, cfg) is None:
+                _stage_hidden(spec, gold)
+                res = run_tests(task, cfg, env, gold, 0, _run_ids(spec), seals=repo_seal.EVERY)
+                got = res.outcomes or {}
+                if res.seals and all(t in res.seals.failed or got.get(t, Outcome(V.FAIL)).status == V.PASS
+                                     for t in spec.fail_to_pass):  # the sealed file collects and runs them
+                    keep = res.seals.verified()
+        except SandboxUnavailable:
+            return frozenset()  # the attempts say so; nothing cached
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        _SEALS[key] = keep
+    return _SEALS[key]
+
+
 def _run_ids(spec: RepoSpec) -> list[str] | None:
     return None if spec.pass_to_pass is None else list(spec.fail_to_pass + spec.pass_to_pass)
 
@@ -454,13 +489,13 @@ def _digest_of(outcomes: dict[str, Outcome]) -> str:
 
 
 def _attempt(task: Task, cfg: SandboxConfig, env: Env | None, patched: Path, ids: list[tuple[str, str]],
-             repeat: int, seed: int, quarantined: frozenset,
-             wires: Tripwires | None) -> tuple[Attempt, dict[str, Outcome]]:
+             repeat: int, seed: int, quarantined: frozenset, wires: Tripwires | None,
+             seals: frozenset) -> tuple[Attempt, dict[str, Outcome]]:
     """One repeat on the patched tree, against the base tree's outcomes of the same repeat."""
     spec: RepoSpec = task.spec
     try:
         base = baseline(task, cfg, env, repeat)
-        res = run_tests(task, cfg, env, patched, repeat, _run_ids(spec), wires)
+        res = run_tests(task, cfg, env, patched, repeat, _run_ids(spec), wires, seals)
     except SandboxUnavailable as exc:
         return Attempt(repeat, V.INFRA_UNKNOWN, str(exc), None, "", 0.0, seed, clean_env(repeat)), {}
     got = res.outcomes or {}
@@ -473,8 +508,11 @@ def _attempt(task: Task, cfg: SandboxConfig, env: Env | None, patched: Path, ids
         detail = "" if passed else ("missing from the test report" if outcome is None
                                     else (outcome.message.strip().splitlines() or [outcome.status])[0][:300])
         name = f"test:{test_id}"
+        decided_by = repo_seal.SEALED if res.seals and test_id in res.seals.decided else \
+            repo_seal.TRIPWIRE_GUARDED if res.wires is not None else repo_seal.UNGUARDED
         checks.append(Check(name, "test", passed, detail, test_kind=test_kind, baseline=base_out, candidate=cand,
-                            transition=transition(base_out, cand), quarantined=name in quarantined))
+                            transition=transition(base_out, cand), quarantined=name in quarantined,
+                            decided_by=decided_by))
     if res.fault is not None:
         checks.append(Check(res.fault.check, "fault", False, res.fault.detail, quarantined=res.fault.check in quarantined))
     elif res.outcomes is None:

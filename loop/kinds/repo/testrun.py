@@ -14,6 +14,7 @@ from pathlib import Path
 from loop.errors import CandidateFault
 from loop.kinds.repo import env as repo_env
 from loop.kinds.repo import patch as repo_patch
+from loop.kinds.repo import seal as repo_seal
 from loop.kinds.repo import tripwire as repo_tripwire
 from loop.kinds.repo.env import Env
 from loop.kinds.repo.results import Outcome, parse, selector, with_truncated
@@ -45,6 +46,7 @@ class RunResult:
     forged: str | None = None  # what in the report contradicts the tripwires
     wires: repo_tripwire.Plan | None = None  # the tripwires the run had
     raw: dict[str, Outcome] | None = None  # the outcomes with the tripwires' own
+    seals: repo_seal.Judged | None = None  # the sealed assertions' records and the tests they decided
 
 
 Tripwires = Callable[[RepoSpec, Path], "repo_tripwire.Plan | None"]
@@ -57,11 +59,12 @@ def fresh_tripwires(allowed: dict[str, set]) -> Tripwires:
 
 
 def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repeat: int,
-              ids: list[str] | None, tripwires: Tripwires | None = None) -> RunResult:
+              ids: list[str] | None, tripwires: Tripwires | None = None, seals=None) -> RunResult:
     """Run the test command once, sandboxed, in a fresh copy of `tree`; parse the report (a file, or the
     command's standard output) in the parent. `ids` None runs every test. Network is off (bubblewrap
     --unshare-all); the environment is read-only, except a private copy of Go's build cache. `tripwires`:
-    what plans the tripwire tests planted first, by which the report is judged (a candidate's tree)."""
+    what plans the tripwire tests planted first, by which the report is judged (a candidate's tree). `seals`:
+    the keys of the assertions to seal (seal.EVERY: all that qualify), None for none."""
     spec: RepoSpec = task.spec
     limits = task.limits
     scratch = make_scratch("loop-run-")
@@ -69,6 +72,10 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
         work = repo_patch.fresh_copy(tree, scratch / "repo")
         if ids is not None:  # an id SWE-bench truncated selects its function; the report says which one it was
             ids = list(dict.fromkeys(selector(t) for t in ids))
+        # sealed assertions first: the tripwires are planned on the sealed file, so no copy carries a sealed literal
+        sealed = () if seals is None else repo_seal.seal_tree(
+            work, spec.tree, repo_seal.files_of(spec.hidden_files, spec.fail_to_pass + (spec.pass_to_pass or ())),
+            f"/out/{repo_seal.CHANNEL}" if cfg.enabled else str(scratch / "out" / repo_seal.CHANNEL), seals)
         wires = tripwires(spec, work) if tripwires else None
         if wires is not None:
             repo_tripwire.plant(wires, work)
@@ -119,8 +126,9 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
         if wires is not None:
             forged = repo_tripwire.contradiction(wires, outcomes, spec.fail_to_pass)
             outcomes = repo_tripwire.without(wires, outcomes)
+        outcomes, judged = repo_seal.judge(sealed, out, outcomes)  # sealed assertions (issue 41)
         return RunResult(outcomes, result.returncode, result.fault, result.stderr.decode(errors="replace"),
-                         result.duration, forged, wires, raw)
+                         result.duration, forged, wires, raw, judged)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

@@ -1,0 +1,469 @@
+"""Sealed assertions: a hidden pytest file's `assert <expr> == <literal>` checks, rewritten so that the literal
+stays in loop's process; the test sends the computed value out (serialized in the sandbox), the parent compares.
+
+The tests run in the candidate's process, so whatever they report could be forged (a patched reporter, a lying
+`__eq__`). A sealed check carries no expected value into the sandbox: its copy there calls a helper that writes
+`{"id", "value"}` to a channel file under /out and returns True; loop reads the channel after the run, decodes
+each record totally and compares it with the literal it kept, as Python's `==` compares plain builtin values.
+Passing a sealed check therefore needs the right value. Placed from the syntax tree; line numbers never move.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import json
+import random
+import re
+import tokenize
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from loop import verdicts as V
+from loop.kinds.repo.patch import read_capped
+from loop.kinds.repo.results import Outcome, truncated
+
+CHANNEL = "seals.jsonl"  # under the run's /out (rw for the test command, read by loop after it)
+CHANNEL_CAP = 16 << 20  # bytes of the channel read: more is no record at all
+VALUE_CAP = 1 << 16  # characters of one serialized value (strings, digits, elements): more is "unserializable"
+DEPTH_CAP = 64  # nesting of one value
+SEALED, TRIPWIRE_GUARDED, UNGUARDED = "sealed", "tripwire-guarded", "unguarded"  # what decided a test's outcome
+_RNG = random.SystemRandom()  # seal ids carry no information, not even the grade's seed
+_COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=]")
+
+
+@dataclass(frozen=True)
+class Seal:
+    id: str  # fresh per run: an opaque token
+    file: str  # the host file, relative to the tree
+    line: int  # where the assertion is in the task's own file (the sealed copy keeps every line)
+    col: int
+    op: str  # "==" or "is"
+    literal: Any  # the expected value: it never enters the sandbox
+    test: str  # the enclosing test as pytest names it after the file: "test_x" or "TestA::test_x"
+    unconditional: bool  # in the test's own body, reached whenever the test passes (no if/for/with/try/return)
+    secret: bool = True  # the base tree's copy of the file has no such check: the candidate cannot read the literal
+
+    @property
+    def key(self) -> tuple[str, int, int]:
+        return (self.file, self.line, self.col)
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+class _Every:
+    """Seal every assertion that qualifies (the honesty probe on the gold tree)."""
+
+    def __contains__(self, key) -> bool:
+        return True
+
+
+EVERY = _Every()
+
+
+# planning -----------------------------------------------------------------------------------------------
+def _literal(node: ast.AST) -> tuple[bool, Any]:
+    try:
+        return True, ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False, None
+
+
+def _sealable(stmt: ast.Assert) -> tuple[ast.expr, str, Any] | None:
+    """(the computed side, the operator, the kept literal) of `assert <expr> == <literal>` (either order) or
+    `assert <expr> is None/True/False`; None for any other assertion."""
+    test = stmt.test
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    left, right = test.left, test.comparators[0]
+    if isinstance(test.ops[0], ast.Is):
+        if isinstance(right, ast.Constant) and any(right.value is v for v in (None, True, False)):
+            return None if _literal(left)[0] else (left, "is", right.value)
+        return None
+    if not isinstance(test.ops[0], ast.Eq):
+        return None
+    for expr, lit in ((left, right), (right, left)):
+        ok, value = _literal(lit)
+        if ok and not _literal(expr)[0]:
+            return expr, "==", value
+    return None
+
+
+def _returns(stmts: list[ast.stmt]) -> bool:
+    """A `return` among these statements (outside functions and classes they define)."""
+    stack = list(stmts)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return):
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _asserts(fn: ast.FunctionDef | ast.AsyncFunctionDef):
+    """(assert, unconditional) for each assertion in a test function, nested blocks and functions included."""
+    for i, stmt in enumerate(fn.body):
+        if isinstance(stmt, ast.Assert):
+            yield stmt, not _returns(fn.body[:i])
+            continue
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Assert):
+                yield node, False
+
+
+def _tests(body: list[ast.stmt], qual: list[str]):
+    """(pytest's name for the test, its function) for test functions at module level and in classes."""
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+            if not any("xfail" in ast.unparse(d) for d in node.decorator_list):  # its asserts fail by design
+                yield "::".join([*qual, node.name]), node
+        elif isinstance(node, ast.ClassDef):
+            yield from _tests(node.body, [*qual, node.name])
+
+
+def _shape(tree: ast.Module) -> list[tuple[str, int, int]]:
+    """What pytest collects from a module, as far as its syntax says: every test's name and decorators."""
+    return [(name, fn.lineno, len(fn.decorator_list)) for name, fn in _tests(tree.body, [])]
+
+
+def _checks(source: str | None) -> set[str]:
+    """The comparisons of a file's assertions, positions left out."""
+    try:
+        tree = ast.parse(source or "")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return set()
+    return {ast.dump(n.test) for n in ast.walk(tree) if isinstance(n, ast.Assert)}
+
+
+def plan(source: str, channel: str = f"/out/{CHANNEL}", only=EVERY, file: str = "",
+         rng: random.Random = _RNG, known: str | None = None) -> tuple[str, tuple[Seal, ...]]:
+    """The file with its sealable assertions (those whose key is in `only`) rewritten to send their values to
+    `channel`, comments removed (one may restate an expected value), and a stdlib-only helper appended at the
+    end (every line keeps its number); and the seals. The file as it was and no seal when nothing qualifies or
+    the rewrite would not parse into the same tests. `known`: the file as the candidate can read it in the base
+    tree; a check it holds too is sealed but not secret (a forger can write the value it names)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return source, ()
+    tag = f"{rng.getrandbits(40):010x}"
+    helper = f"_loop_seal_{tag}"
+    lines = source.encode("utf-8").splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    raw = source.encode("utf-8")
+    edits, seals = [], []
+    visible = _checks(known)
+    for name, fn in _tests(tree.body, []):
+        for stmt, unconditional in _asserts(fn):
+            found = _sealable(stmt)
+            if found is None or (file, stmt.test.lineno, stmt.test.col_offset) not in only:
+                continue
+            expr, op, literal = found
+            last = stmt.msg or stmt.test  # the message goes too: it may restate the literal
+            begin = starts[stmt.test.lineno - 1] + stmt.test.col_offset
+            end = starts[last.end_lineno - 1] + last.end_col_offset
+            inner = raw[starts[expr.lineno - 1] + expr.col_offset:starts[expr.end_lineno - 1] + expr.end_col_offset]
+            sid = f"{rng.getrandbits(64):016x}"
+            pad = b"\n" * ((last.end_lineno - stmt.test.lineno) - (expr.end_lineno - expr.lineno))
+            edits.append((begin, end, f"{helper}((".encode() + inner + f"), {sid!r}".encode() + pad + b")"))
+            seals.append(Seal(sid, file, stmt.test.lineno, stmt.test.col_offset, op, literal, name, unconditional,
+                              ast.dump(stmt.test) not in visible))
+    if not seals:
+        return source, ()
+    for begin, end, text in sorted(edits, reverse=True):
+        raw = raw[:begin] + text + raw[end:]
+    sealed = _without_comments(raw.decode("utf-8"))
+    sealed = sealed + ("" if sealed.endswith("\n") else "\n") + "\n\n" + _HELPER.format(name=helper, channel=repr(channel),
+                                                                                       cap=VALUE_CAP, depth=DEPTH_CAP)
+    try:
+        same = _shape(ast.parse(sealed)) == _shape(tree)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        same = False
+    return (sealed, tuple(seals)) if same else (source, ())
+
+
+def _without_comments(source: str) -> str:
+    """`source` with its comments removed (an encoding cookie on the first two lines stays)."""
+    cut: dict[int, int] = {}
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.COMMENT and not (tok.start[0] <= 2 and _COOKIE.match(tok.line)):
+                cut[tok.start[0]] = tok.start[1]
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return source
+    lines = io.StringIO(source).readlines()  # the lines tokenize numbered (str.splitlines splits at more)
+    for row, col in cut.items():
+        line = lines[row - 1]
+        ending = line[len(line.rstrip("\r\n")):]
+        lines[row - 1] = line[:col].rstrip(" \t") + ending
+    return "".join(lines)
+
+
+# The helper written into the sealed file: stdlib only, total (it never raises, so it never fails a test by
+# itself), and strict: a value is sent as its builtin type and value, read through the builtin's own methods, so
+# a subclass (a lying int, markupsafe.Markup) sends the value its builtin base holds; anything else is
+# "unserializable" with its type's name.
+_HELPER = '''def {name}(value, sid, _os=__import__("os"), _json=__import__("json")):
+    left = [{cap}]
+
+    def spend(n):
+        left[0] -= n
+        if left[0] < 0:
+            raise OverflowError("value larger than {cap} characters")
+
+    def enc(v, depth):
+        if depth > {depth}:
+            raise OverflowError("value nested deeper than {depth}")
+        spend(1)
+        if v is None:
+            return ["none"]
+        if v is True or v is False:
+            return ["bool", v is True]
+        if issubclass(type(v), int):
+            s = int.__format__(v, "x")
+            spend(len(s))
+            return ["int", s]
+        if issubclass(type(v), float):
+            return ["float", float.__repr__(v)]
+        if issubclass(type(v), complex):
+            return ["complex", float.__repr__(complex.real.__get__(v)), float.__repr__(complex.imag.__get__(v))]
+        if issubclass(type(v), str):
+            s = str.__str__(v)
+            spend(len(s))
+            return ["str", s]
+        if issubclass(type(v), (bytes, bytearray)):
+            s = bytes.hex(v) if issubclass(type(v), bytes) else bytearray.hex(v)
+            spend(len(s))
+            return ["bytes", s]
+        if issubclass(type(v), dict):
+            return ["dict", [[enc(k, depth + 1), enc(x, depth + 1)] for k, x in dict.items(v)]]
+        for kind in (list, tuple, set, frozenset):
+            if issubclass(type(v), kind):
+                items = [enc(x, depth + 1) for x in kind.__iter__(v)]
+                if kind in (set, frozenset):
+                    items.sort(key=_json.dumps)
+                return [kind.__name__, items]
+        raise TypeError(type.__dict__["__qualname__"].__get__(type(v)))
+
+    try:
+        try:
+            out = enc(value, 0)
+        except TypeError as exc:
+            out = ["unserializable", str(exc.args[0])[:200] if exc.args and isinstance(exc.args[0], str) else "?"]
+        except (OverflowError, RecursionError) as exc:
+            out = ["unserializable", str(exc)[:200]]
+        line = (_json.dumps({{"id": sid, "value": out}}) + "\\n").encode()
+        fd = _os.open({channel}, _os.O_WRONLY | _os.O_APPEND | _os.O_CREAT, 0o666)
+        try:
+            _os.write(fd, line)
+        finally:
+            _os.close(fd)
+    except Exception:
+        pass
+    return True
+'''
+
+
+# reading the channel ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Unserializable:
+    what: str  # the type's name (or why), as the sandbox said it
+
+
+def _float(s: Any) -> float:
+    if not isinstance(s, str) or len(s) > 64:
+        raise ValueError(s)
+    return float(s)
+
+
+def decode(v: Any, depth: int = 0) -> Any:
+    """A serialized value -> the plain value (or Unserializable); ValueError for anything malformed."""
+    if depth > DEPTH_CAP or not isinstance(v, list) or not v or not isinstance(v[0], str):
+        raise ValueError("malformed")
+    kind, rest = v[0], v[1:]
+    if kind == "none" and not rest:
+        return None
+    if kind == "bool" and len(rest) == 1 and isinstance(rest[0], bool):
+        return rest[0]
+    if kind in ("int", "str", "bytes", "float", "unserializable") and len(rest) == 1 and isinstance(rest[0], str):
+        s = rest[0]
+        if kind == "int":
+            if not re.fullmatch(r"-?[0-9a-f]+", s):
+                raise ValueError(s[:20])
+            return int(s, 16)
+        if kind == "bytes":
+            return bytes.fromhex(s)
+        if kind == "float":
+            return _float(s)
+        return s if kind == "str" else Unserializable(s[:200])
+    if kind == "complex" and len(rest) == 2:
+        return complex(_float(rest[0]), _float(rest[1]))
+    if kind in ("list", "tuple", "set", "frozenset") and len(rest) == 1 and isinstance(rest[0], list):
+        items = [decode(x, depth + 1) for x in rest[0]]
+        if kind in ("set", "frozenset") and any(isinstance(x, Unserializable) for x in items):
+            return Unserializable(kind)
+        return {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}[kind](items)
+    if kind == "dict" and len(rest) == 1 and isinstance(rest[0], list):
+        pairs = []
+        for pair in rest[0]:
+            if not (isinstance(pair, list) and len(pair) == 2):
+                raise ValueError("malformed")
+            pairs.append((decode(pair[0], depth + 1), decode(pair[1], depth + 1)))
+        if any(isinstance(k, Unserializable) for k, _ in pairs):
+            return Unserializable("dict")
+        return dict(pairs)
+    raise ValueError("malformed")
+
+
+def _unserializable(v: Any) -> Unserializable | None:
+    """The first part of a decoded value that the sandbox could not serialize."""
+    stack = [v]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Unserializable):
+            return x
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, dict):
+            stack.extend(x.values())
+    return None
+
+
+def records(out: Path, seals: tuple[Seal, ...]) -> dict[str, list[Any]]:
+    """The channel's values per seal id, read capped and decoded totally: a line that is not a record of one
+    of `seals` is ignored."""
+    ids = {s.id for s in seals}
+    got: dict[str, list[Any]] = {}
+    raw = read_capped(out / CHANNEL, CHANNEL_CAP) if seals else None
+    for line in (raw or b"").splitlines():
+        try:
+            rec = json.loads(line)
+            if not (isinstance(rec, dict) and rec.get("id") in ids):
+                continue
+            got.setdefault(rec["id"], []).append(decode(rec.get("value")))
+        except Exception:  # noqa: BLE001 - written in the sandbox: garbage is no record (RecursionError too)
+            continue
+    return got
+
+
+def _matches(seal: Seal, value: Any) -> bool:
+    if seal.op == "is":
+        return value is seal.literal
+    try:
+        return bool(value == seal.literal)  # plain builtin values both: 3 == 3.0 and True == 1, as in the test
+    except Exception:  # noqa: BLE001 - no builtin comparison raises, but a decoded value must never crash loop
+        return False
+
+
+def _show(value: Any) -> str:
+    try:
+        text = repr(value)
+    except ValueError:  # an int past Python's digit limit
+        return f"a {type(value).__name__} too large to show"
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
+def _problem(seal: Seal, values: list[Any]) -> str | None:
+    """Why this seal's records fail the test, or None."""
+    for v in values:
+        bad = _unserializable(v)
+        if bad is not None:
+            return (f"sealed assertion at {seal.where}: the value could not be serialized ({bad.what}); a sealed "
+                    "check compares only plain builtin values")
+        if not _matches(seal, v):
+            want = f"{'is ' if seal.op == 'is' else ''}{_show(seal.literal)}"
+            return f"sealed assertion at {seal.where}: expected {want} (kept outside the sandbox), got {_show(v)}"
+    return None
+
+
+# judging ------------------------------------------------------------------------------------------------
+def _function(test_id: str) -> tuple[str, str] | None:
+    """(file, "Class::test") of a pytest id, its parameters cut off."""
+    parts = test_id.split("::")
+    if len(parts) < 2:
+        return None
+    return parts[0], "::".join([*parts[1:-1], parts[-1].split("[", 1)[0]])
+
+
+@dataclass
+class Judged:
+    seals: tuple[Seal, ...]
+    values: dict[str, list[Any]]
+    decided: set[str] = field(default_factory=set)  # test ids a sealed assertion decided
+    failed: set[str] = field(default_factory=set)  # test ids a sealed assertion failed
+
+    def verified(self) -> frozenset:
+        """Keys of the seals whose every record is a plain value equal to the literal, with at least one."""
+        return frozenset(s.key for s in self.seals if self.values.get(s.id) and _problem(s, self.values[s.id]) is None)
+
+
+def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | None
+          ) -> tuple[dict[str, Outcome] | None, Judged]:
+    """The report's outcomes with the sealed assertions' verdicts: a test passes only if the report says so, every
+    record of its seals equals the kept literal, and each unconditional seal sent a value per passing run."""
+    judged = Judged(seals, records(out, seals))
+    if not outcomes or not seals:
+        return outcomes, judged
+    by_test: dict[tuple[str, str], list[Seal]] = {}
+    for s in seals:
+        by_test.setdefault((s.file, s.test), []).append(s)
+    passing: dict[tuple[str, str], int] = {}
+    for test_id, o in outcomes.items():
+        fn = _function(test_id)
+        if fn in by_test and o.status == V.PASS and not truncated(test_id):  # a cut id repeats a full one
+            passing[fn] = passing.get(fn, 0) + 1
+    out = dict(outcomes)
+    for test_id, o in outcomes.items():
+        fn = _function(test_id)
+        if fn not in by_test:
+            continue
+        problem = None
+        for s in by_test[fn]:
+            values = judged.values.get(s.id, [])
+            problem = problem or _problem(s, values)
+            if o.status == V.PASS and s.unconditional and len(values) < max(1, passing.get(fn, 0)):
+                problem = problem or (f"sealed assertion at {s.where}: no value reached loop from a test reported "
+                                      "passing (it runs on every pass of the test)")
+            if s.secret and (values or (s.unconditional and o.status == V.PASS)):
+                judged.decided.add(test_id)
+        if problem is not None:
+            out[test_id] = Outcome(V.FAIL, problem)
+            judged.decided.add(test_id)
+            judged.failed.add(test_id)
+    return out, judged
+
+
+# the run's hook -----------------------------------------------------------------------------------------
+def seal_tree(work: Path, base: Path, files, channel: str, only=EVERY) -> tuple[Seal, ...]:
+    """Seal each pytest file among `files` (relative to `work`, a per-run copy) in place; the seals. `base`:
+    the task's base tree, where the candidate reads the files as they were."""
+    seals: list[Seal] = []
+    for rel in dict.fromkeys(files):
+        path = work / rel
+        if not (rel.endswith(".py") and path.is_file() and not path.is_symlink()):
+            continue
+        try:
+            source = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        known = base / rel
+        try:
+            known_text = known.read_text(encoding="utf-8") if known.is_file() and not known.is_symlink() else None
+        except (OSError, UnicodeDecodeError):
+            known_text = None
+        sealed, found = plan(source, channel, only, rel, known=known_text)
+        if found:
+            path.write_text(sealed, encoding="utf-8")
+            seals.extend(found)
+    return tuple(seals)
+
+
+def files_of(hidden: tuple[str, ...], ids: tuple[str, ...]) -> list[str]:
+    """The files whose assertions are sealed: the hidden tests and the files of the named tests."""
+    return [*hidden, *(t.split("::", 1)[0] for t in ids if "::" in t)]

@@ -1,0 +1,337 @@
+"""Sealed assertions (issue 41): the plan from the syntax tree, the helper's strict serialization run for real in
+a pytest process, the parent's total decoding and verdicts, and whole grades in the sandbox (a lying value and a
+forged report caught by the seals alone; honest patches and a value loop cannot serialize never failed by them)."""
+
+from __future__ import annotations
+
+import ast
+import json
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from loop import tasks
+from loop import verdicts as V
+from loop.grading.model import Options
+from loop.kinds.repo import kind as repo_kind
+from loop.kinds.repo import seal
+from loop.kinds.repo import testrun
+from loop.kinds.repo.kind import RepoKind
+from loop.kinds.repo.results import Outcome
+from loop.sandbox import SandboxConfig
+
+TASK = ROOT / "harness" / "tasks" / "repo_ledger_py"
+CORPUS = ROOT / "tests" / "adversarial" / "repo_candidates" / "repo_ledger_py"
+CFG = SandboxConfig()
+
+TRICKY = '''\
+# -*- coding: utf-8 -*-
+"""Tricky, on purpose."""
+from __future__ import annotations
+
+import pytest
+
+from pkg import f, g, h
+
+
+def helper(x):
+    assert f(x) == 1  # not a test: never sealed
+
+
+@pytest.mark.parametrize(
+    "x",
+    [1, 2],
+)
+def test_param(x):
+    assert f(x) == 1
+
+
+class TestGroup:
+    @pytest.fixture
+    def value(self):
+        return 3
+
+    def test_method(self, value):
+        assert g(value) == (
+            "é",
+            -2.5,
+        )  # the tuple spans lines
+
+    class TestInner:
+        def test_nested_class(self):
+            assert (h() == {"a": [1, None], "b": {1, 2}})
+
+
+def test_message_and_fstring():
+    name = "x"
+    assert f(1) == 1, f"{name} should be one (1)"
+    assert 1 == f(2), "literal first"
+    assert f"{name}" == "x"
+    if f(3):
+        assert f(3) == 1
+    assert f(4) is None
+
+
+def test_nested_function():
+    def inner():
+        assert g(2) == "two"
+    inner()
+
+
+def test_not_sealed(y=1):
+    assert f(1) == y
+    assert 1 == 1
+    assert f(1) != 2
+    assert f(1) < 3
+    assert f(1) == 1 == f(1)
+
+
+@pytest.mark.xfail(reason="known")
+def test_xfail():
+    assert f(1) == 99
+
+
+def test_after_return():
+    if f(0):
+        return
+    assert f(5) == 5
+'''
+
+
+def _positions(seals):
+    return sorted((s.line, s.test, s.op, s.literal, s.unconditional) for s in seals)
+
+
+def test_plan_seals_literal_checks_in_tests_only():
+    sealed, seals = seal.plan(TRICKY, "/out/seals.jsonl", rng=random.Random(1))
+    assert _positions(seals) == [
+        (19, "test_param", "==", 1, True),
+        (28, "TestGroup::test_method", "==", ("é", -2.5), True),
+        (35, "TestGroup::TestInner::test_nested_class", "==", {"a": [1, None], "b": {1, 2}}, True),
+        (40, "test_message_and_fstring", "==", 1, True),
+        (41, "test_message_and_fstring", "==", 1, True),
+        (42, "test_message_and_fstring", "==", "x", True),
+        (44, "test_message_and_fstring", "==", 1, False),
+        (45, "test_message_and_fstring", "is", None, True),
+        (50, "test_nested_function", "==", "two", False),
+        (70, "test_after_return", "==", 5, False),
+    ]
+    # every line keeps its number: the helper is appended after the last one
+    old, new = TRICKY.splitlines(), sealed.splitlines()
+    assert len(new) > len(old) and new[0] == old[0]  # the coding cookie stays
+    for i, line in enumerate(old):
+        if not any(s.line <= i + 1 <= s.line + 3 for s in seals):
+            assert new[i] == line.split("  #")[0].rstrip() or line.lstrip().startswith("#"), (i + 1, line, new[i])
+    # no literal, message or comment of a sealed check is left in the file
+    for gone in ('"é"', "-2.5", "should be one", "literal first", "the tuple spans lines", '"two"', "== 1, f"):
+        assert gone not in sealed
+    assert "assert f(1) == y" in sealed and "assert f(1) == 99" in sealed  # unsealed ones stay as they were
+    tree = ast.parse(sealed)
+    assert [n.name for n in tree.body if isinstance(n, ast.FunctionDef)][-1].startswith("_loop_seal_")
+
+
+def test_plan_ids_are_fresh_and_the_shape_is_kept():
+    a, seals_a = seal.plan(TRICKY)
+    b, seals_b = seal.plan(TRICKY)
+    assert {s.id for s in seals_a}.isdisjoint({s.id for s in seals_b})
+    assert a != b and [s.key for s in seals_a] == [s.key for s in seals_b]
+    only = {seals_a[0].key}
+    _, some = seal.plan(TRICKY, only=only)
+    assert [s.key for s in some] == [seals_a[0].key]
+    assert seal.plan("def test_x(:\n", ) == ("def test_x(:\n", ())  # no syntax tree: left as it is
+    known = "def test_method():\n    assert f(1) == 1, 'other message'\n"
+    _, seals = seal.plan("def test_method():\n    assert f(1) == 1\n    assert f(2) == 2\n", known=known)
+    assert [s.secret for s in seals] == [False, True]  # the base tree shows the first literal
+
+
+def _project(tmp_path: Path, test_source: str, pkg_source: str) -> Path:
+    proj = tmp_path / "proj"
+    (proj / "pkg").mkdir(parents=True)
+    (proj / "pkg" / "__init__.py").write_text(pkg_source)
+    (proj / "tests").mkdir()
+    (proj / "tests" / "test_it.py").write_text(test_source)
+    return proj
+
+
+def _pytest(proj: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args], cwd=proj,
+                          capture_output=True, text=True, timeout=120)
+
+
+PKG = ("def f(x):\n    return {0: 1, 1: 1, 2: 1, 3: 1, 4: None, 5: 5}.get(x, 0) if x != 4 else None\n\n\n"
+       "def g(v):\n    return ('é', -2.5) if v == 3 else 'two'\n\n\n"
+       "def h():\n    return {'a': [1, None], 'b': {1, 2}}\n")
+
+
+def test_sealed_file_collects_the_same_tests_and_passes_where_the_original_does(tmp_path):
+    proj = _project(tmp_path, TRICKY, PKG)
+    before = _pytest(proj, "--collect-only")
+    plain = _pytest(proj, "--junitxml=plain.xml")
+    channel = tmp_path / "out" / seal.CHANNEL
+    channel.parent.mkdir()
+    sealed, seals = seal.plan(TRICKY, str(channel), file="tests/test_it.py")
+    (proj / "tests" / "test_it.py").write_text(sealed)
+    after = _pytest(proj, "--collect-only")
+    assert before.returncode == after.returncode == 0, after.stdout + after.stderr
+    ids = [x for x in before.stdout.splitlines() if "::" in x]
+    assert len(ids) == 9 and ids == [x for x in after.stdout.splitlines() if "::" in x]
+    run = _pytest(proj, "--junitxml=sealed.xml")
+    assert run.returncode == plain.returncode == 0, run.stdout + plain.stdout
+    from loop.kinds.repo.results import parse_junit
+
+    outcomes = parse_junit((proj / "sealed.xml").read_text(), proj)
+    judged_outcomes, judged = seal.judge(seals, channel.parent, outcomes)
+    assert judged_outcomes == parse_junit((proj / "plain.xml").read_text(), proj)
+    assert judged.verified() == frozenset(s.key for s in seals if s.test != "test_after_return")
+    assert "tests/test_it.py::test_param[1]" in judged.decided and not judged.failed
+
+
+LYING = ("class Cents(int):\n    def __eq__(self, other):\n        return abs(int(self) - int(other)) <= 1\n"
+         "    __hash__ = int.__hash__\n\n\n"
+         "class Shout(str):\n    def __eq__(self, other):\n        return True\n    __hash__ = str.__hash__\n\n\n"
+         "class Opaque:\n    def __eq__(self, other):\n        return True\n\n\n"
+         "class Sneaky(list):\n    def __iter__(self):\n        return iter([1, 2, 3])\n\n\n"
+         "def tax():\n    return Cents(12)\n\n\ndef word():\n    return Shout('no')\n\n\n"
+         "def opaque():\n    return Opaque()\n\n\ndef sneaky():\n    return Sneaky([9])\n\n\n"
+         "def deep():\n    x = []\n    y = x\n    for _ in range(100):\n        y.append([])\n        y = y[0]\n    return x\n\n\n"
+         "def nan():\n    return float('nan')\n")
+LYING_TESTS = ("from pkg import deep, nan, opaque, sneaky, tax, word\n\n\n"
+               "def test_tax():\n    assert tax() == 13\n\n\ndef test_word():\n    assert word() == 'yes'\n\n\n"
+               "def test_opaque():\n    assert opaque() == 3\n\n\ndef test_sneaky():\n    assert sneaky() == [1, 2, 3]\n\n\n"
+               "def test_deep():\n    assert deep() == []\n\n\ndef test_nan():\n    assert nan() == 0.0\n")
+
+
+def test_lying_values_send_their_builtin_value_and_the_rest_is_unserializable(tmp_path):
+    proj = _project(tmp_path, LYING_TESTS, LYING)
+    assert "3 passed" in _pytest(proj, "tests/test_it.py::test_tax", "tests/test_it.py::test_word",
+                                 "tests/test_it.py::test_opaque").stdout  # the original checks are fooled
+    channel = tmp_path / "out" / seal.CHANNEL
+    channel.parent.mkdir()
+    sealed, seals = seal.plan(LYING_TESTS, str(channel), file="tests/test_it.py")
+    (proj / "tests" / "test_it.py").write_text(sealed)
+    assert _pytest(proj).returncode == 0  # every sealed check passes inside: the parent decides
+    ids = [f"tests/test_it.py::{s.test}" for s in seals]
+    out, judged = seal.judge(seals, channel.parent, {t: Outcome(V.PASS) for t in ids})
+    said = {t.split("::")[-1]: o.message for t, o in out.items()}
+    assert said["test_tax"] == ("sealed assertion at tests/test_it.py:5: expected 13 (kept outside the sandbox), "
+                                "got 12")
+    assert said["test_word"].endswith("expected 'yes' (kept outside the sandbox), got 'no'")
+    assert "could not be serialized (Opaque)" in said["test_opaque"]
+    assert said["test_sneaky"].endswith("got [9]")  # list's own items, not its __iter__
+    assert "could not be serialized (value nested deeper than 64)" in said["test_deep"]
+    assert said["test_nan"].endswith("got nan")
+    assert judged.failed == set(ids) and not judged.verified()
+
+
+def test_records_are_decoded_totally(tmp_path):
+    _, seals = seal.plan("def test_a():\n    assert f() == 3\n", file="t.py")
+    sid = seals[0].id
+    nested = '["list", [' * 5000 + '["none"]' + "]]" * 5000  # deeper than json and decode go
+    lines = [b"\xff\xfe garbage", b"{}", b"[1]", json.dumps({"id": "other", "value": ["int", "4"]}).encode(),
+             json.dumps({"id": sid, "value": ["int", "zz"]}).encode(), f'{{"id": "{sid}", "value": {nested}}}'.encode(),
+             json.dumps({"id": sid, "value": ["set", [["list", []]]]}).encode(),
+             json.dumps({"id": sid, "value": ["float", "1" * 100]}).encode(),
+             json.dumps({"id": sid, "value": ["int", "f" * 60000]}).encode(),
+             json.dumps({"id": sid, "value": ["float", "3.0"]}).encode()]
+    (tmp_path / seal.CHANNEL).write_bytes(b"\n".join(lines) + b"\n")
+    values = seal.records(tmp_path, seals)[sid]
+    assert values[-1] == 3.0 and len(values) == 2  # the huge int decodes; the rest is no record
+    out, _ = seal.judge(seals, tmp_path, {"t.py::test_a": Outcome(V.PASS)})
+    assert "got a int too large to show" in out["t.py::test_a"].message
+    (tmp_path / seal.CHANNEL).unlink()
+    (tmp_path / seal.CHANNEL).symlink_to("/etc/hostname")  # never followed
+    assert seal.records(tmp_path, seals) == {}
+
+
+def test_an_unconditional_seal_needs_a_value_per_passing_run(tmp_path):
+    src = ("import pytest\n\n\n@pytest.mark.parametrize('x', [1, 2])\ndef test_p(x):\n    assert f(x) == 1\n\n\n"
+           "def test_loop():\n    for x in []:\n        assert f(x) == 1\n")
+    _, seals = seal.plan(src, file="t.py")
+    p, loop = seals
+    (tmp_path / seal.CHANNEL).write_text(json.dumps({"id": p.id, "value": ["int", "1"]}) + "\n")
+    ids = {"t.py::test_p[1]": Outcome(V.PASS), "t.py::test_p[2]": Outcome(V.PASS), "t.py::test_p[My": Outcome(V.PASS),
+           "t.py::test_loop": Outcome(V.PASS)}
+    out, judged = seal.judge(seals, tmp_path, ids)
+    assert "no value reached loop" in out["t.py::test_p[2]"].message  # one record for two passing runs
+    assert out["t.py::test_loop"].status == V.PASS and "t.py::test_loop" not in judged.decided
+    (tmp_path / seal.CHANNEL).write_text(2 * (json.dumps({"id": p.id, "value": ["bool", True]}) + "\n"))
+    out, judged = seal.judge(seals, tmp_path, ids)  # True == 1, as the original check says; a cut id adds no run
+    assert all(o.status == V.PASS for o in out.values()) and "t.py::test_p[My" in judged.decided
+
+
+# whole grades in the sandbox ---------------------------------------------------------------------------------
+def _grade(diff: str, task=None, k: int = 1):
+    return RepoKind().grade(task or tasks.load_folder(TASK), diff, CFG, Options(k=k, trials=0))
+
+
+@pytest.mark.sandbox
+def test_the_lying_value_fails_on_its_sealed_assertion():
+    grade = _grade((CORPUS / "lying_value_tolerant_eq.diff").read_text())
+    assert grade.verdict == V.STABLE_FAIL
+    assert grade.failures() == [{"check": "test:tests/test_tax_rounding.py::test_refund_half_cent_rounds_away_from_zero",
+                                 "detail": "sealed assertion at tests/test_tax_rounding.py:14: expected -13 (kept "
+                                           "outside the sandbox), got -12"}]
+    decided = {c.check.split("::")[-1]: c.decided_by for c in grade.checks if c.category == "test"}
+    assert decided["test_refund_half_cent_rounds_away_from_zero"] == seal.SEALED
+    assert decided["test_rates"] == seal.TRIPWIRE_GUARDED  # a visible test: its literals are no secret
+
+
+@pytest.mark.sandbox
+def test_a_helper_that_sends_nothing_fails_every_sealed_test():
+    grade = _grade((CORPUS / "seal_suppress_records.diff").read_text())
+    assert grade.verdict == V.STABLE_FAIL
+    failed = {f["check"].split("::")[-1]: f["detail"] for f in grade.failures()}
+    assert len(failed) == 4 and all("no value reached loop" in d for d in failed.values())
+
+
+@pytest.mark.sandbox
+def test_a_forged_report_is_caught_by_the_seals_without_tripwires(monkeypatch):
+    monkeypatch.setattr(testrun.repo_tripwire, "plan", lambda *a, **k: None)
+    grade = _grade((CORPUS / "runtime_patch_testreport.diff").read_text())
+    assert grade.verdict == V.STABLE_FAIL
+    assert [f["check"] for f in grade.failures()] == ["test:tests/test_tax_rounding.py::test_refund_half_cent_rounds_away_from_zero"]
+    assert "expected -13 (kept outside the sandbox), got -12" in grade.failures()[0]["detail"]
+    assert {c.decided_by for c in grade.checks if c.category == "test" and "rounding" not in c.check} == {seal.UNGUARDED}
+
+
+@pytest.mark.sandbox
+@pytest.mark.parametrize("name", ["gold", "honest_fraction", "honest_integer_divmod"])
+def test_honest_patches_pass_sealed(name):
+    task = tasks.load_folder(TASK)
+    grade = _grade(task.reference if name == "gold" else (CORPUS / f"{name}.diff").read_text(), task)
+    assert grade.verdict == V.STABLE_PASS, grade.failures()
+    assert sum(c.decided_by == seal.SEALED for c in grade.checks) == 4
+
+
+@pytest.mark.sandbox
+def test_a_value_the_gold_tree_cannot_serialize_is_left_unsealed(tmp_path):
+    """`Decimal(...) == 13` passes the original check; sealed, its value is unserializable. The gold tree shows
+    it, so that check stays as it was and the gold patch still passes; sealing it anyway fails the gold."""
+    folder = tmp_path / "repo_ledger_py"
+    shutil.copytree(TASK, folder)
+    test = folder / "hidden" / "tests" / "test_tax_rounding.py"
+    test.write_text(test.read_text() + "\n\ndef test_decimal():\n    import decimal\n"
+                    "    assert decimal.Decimal(compute_tax(250, 'food')) == 13\n")
+    toml = folder / "task.toml"
+    toml.write_text(toml.read_text().replace('fail_to_pass = [\n', 'fail_to_pass = [\n  "tests/test_tax_rounding.py::test_decimal",\n'))
+    task = tasks.load_folder(folder)
+    keep = repo_kind._seals(task, CFG, repo_kind._environment(task.spec, CFG))
+    assert len(keep) == 4 and all(line != 24 for _, line, _ in keep)
+    grade = _grade(task.reference, task)
+    assert grade.verdict == V.STABLE_PASS, grade.failures()
+    decided = {c.check.split("::")[-1]: c.decided_by for c in grade.checks if c.category == "test"}
+    assert decided["test_decimal"] == seal.TRIPWIRE_GUARDED and decided["test_half_cent_rounds_up"] == seal.SEALED
+    key = (task.spec.digest, task.spec.command, CFG, str(repo_kind._environment(task.spec, CFG).path))
+    assert key in repo_kind._SEALS
+    repo_kind._SEALS[key] = seal.EVERY  # what sealing without the gold tree's guard would do
+    try:
+        grade = _grade(task.reference, task)
+    finally:
+        del repo_kind._SEALS[key]
+    assert grade.verdict == V.STABLE_FAIL
+    assert "could not be serialized (Decimal)" in grade.failures()[0]["detail"]
