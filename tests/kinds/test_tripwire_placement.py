@@ -311,3 +311,18 @@ def test_which_of_two_tests_differing_in_one_literal_is_the_copy_their_order_doe
             else:
                 after += 1
     assert before + after > 300 and 0.4 < before / (before + after) < 0.6, (before, after)
+
+
+def test_a_class_end_and_the_module_end_on_one_line_keep_each_block_in_its_scope(tmp_path):
+    """The last test class ends where the module's tests end: a method placed after a module-level tripwire
+    would be read as nested in it (never collected, so its must-pass would look suppressed)."""
+    points = T.pytest_points(TRICKY)
+    ends = [p for p in points if not p.before]
+    assert len({p.line for p in ends}) == 1 and {p.scope for p in ends} == {(), ("TestGroup",)}
+    for seed in range(40):
+        p = T._pytest(HOST, TRICKY, (), random.Random(seed), ends)
+        module = ast.parse(p.text)
+        group = next(n for n in module.body if getattr(n, "name", "") == "TestGroup")
+        for w in p.wires:
+            body = group.body if "::TestGroup::" in w.test_id else module.body
+            assert any(getattr(n, "name", "") == w.name for n in body), (w, p.text)

@@ -575,7 +575,9 @@ def pytest_points(source: str) -> list[Point]:
         indent = out[0].indent if out else ""
         return out + [Point(end, indent, usual, 0, scope)]
 
-    points = scope_points([n for n in module.body if _is_test(n, False)], (), len(lines))
+    top = [n for n in module.body if _is_test(n, False)]
+    # the module's end is after its last test: what follows (a __main__ guard, loop's seal helper) is no test's place
+    points = scope_points(top, (), top[-1].end_lineno if top else len(lines))
     for node in module.body:
         tests = [n for n in getattr(node, "body", ()) if _is_test(n, True)]
         if isinstance(node, ast.ClassDef) and node.name.startswith("Test") and not node.decorator_list and tests:
@@ -698,7 +700,9 @@ def _place(source: str, placed: list[tuple[Point, str]]) -> str:
         at.setdefault(point.line, []).append((point, block))
     out = []
     for i in range(len(lines) + 1):
-        for point, block in at.get(i, ()):
+        # at one line, a class's or suite's end before the module's: an indented block after a top-level one
+        # would be read as part of that one
+        for point, block in sorted(at.get(i, ()), key=lambda pb: -len(pb[0].indent)):
             out.append("\n" * max(point.lead - (trailing if i == len(lines) else 0), 0) + block + "\n" * point.after)
             trailing = 0
         if i < len(lines):
