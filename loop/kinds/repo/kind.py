@@ -382,15 +382,15 @@ def baseline(task: Task, cfg: SandboxConfig, env: Env | None, repeat: int) -> di
     return _BASELINES[key]
 
 
-_TRIPWIRE_POINTS: dict[tuple, dict[str, set] | str] = {}
+_TRIPWIRE_POINTS: dict[tuple, dict[str, repo_tripwire.Safe] | str] = {}
 
 
-def tripwire_points(task: Task, cfg: SandboxConfig, env: Env | None) -> dict[str, set] | str | None:
-    """Where tripwires may go in the task's host file: the keys of the points of its structure (Point.key) at
-    which a probe's must-pass tripwire passed on the base tree, once per process and task, with the base tree's
-    own outcomes unchanged.
-    A probe that changes an outcome is retried with the end of the file alone; if that changes one too, the
-    reason (loop's fault, never a candidate's). None: this runner gets no tripwires."""
+def tripwire_points(task: Task, cfg: SandboxConfig, env: Env | None) -> dict[str, repo_tripwire.Safe] | str | None:
+    """What probes show safe in the task's host file, once per process and task. On the base tree: the points of
+    its structure at which a must-pass tripwire passed with the tree's own outcomes unchanged (a probe that
+    changes one is retried with the end of the file alone; if that changes one too, the reason: loop's fault,
+    never a candidate's). On the gold tree: the copies of real checks that fail there, the only ones a
+    candidate's runs get. None: this runner gets no tripwires."""
     spec: RepoSpec = task.spec
     kind = repo_tripwire.framework(spec.command)
     if kind is None:
@@ -406,22 +406,52 @@ def tripwire_points(task: Task, cfg: SandboxConfig, env: Env | None) -> dict[str
     plain = baseline(task, cfg, env, 0)
     unstable: set[str] | None = None
     for tried in (points, points[-1:]):
-        probe = repo_tripwire.plan(spec.command, tree, [host], spec.fail_to_pass, allowed={host: {p.key for p in tried}},
-                                   probe=True)
+        safe = {host: repo_tripwire.Safe(frozenset(p.key for p in tried))}
+        probe = repo_tripwire.plan(spec.command, tree, [host], spec.fail_to_pass, allowed=safe, probe=True)
         if probe is None:
-            return _TRIPWIRE_POINTS.setdefault(key, {host: set()})
+            return _TRIPWIRE_POINTS.setdefault(key, {host: repo_tripwire.Safe(frozenset())})
         res = run_tests(task, cfg, env, tree, 0, _run_ids(spec), lambda _spec, _work: probe)
-        safe, changed = repo_tripwire.settle(probe, tried, res.raw, plain, unstable or set())
+        kept, changed = repo_tripwire.settle(probe, tried, res.raw, plain, unstable or set())
         if changed and unstable is None:  # a test that varies between plain runs anyway is not evidence
             again = run_tests(task, cfg, env, tree, 0, _run_ids(spec)).outcomes or {}
             unstable = {t for t, o in plain.items() if t not in again or again[t].status != o.status}
             changed = [t for t in changed if t not in unstable]
         if not changed:
-            return _TRIPWIRE_POINTS.setdefault(key, {host: safe})
+            return _TRIPWIRE_POINTS.setdefault(key, {host: _proven_copies(task, cfg, env, host, kept)})
     why = (f"loop's tripwire tests in {host} change the base tree's outcome of {changed[0]}"
            + (f" (and {len(changed) - 1} more)" if len(changed) > 1 else "")
            + ": a fault of loop's instrumentation, not of the candidate; please report it")
     return _TRIPWIRE_POINTS.setdefault(key, why)
+
+
+def _proven_copies(task: Task, cfg: SandboxConfig, env: Env | None, host: str, kept: set) -> repo_tripwire.Safe:
+    """The points `kept`, and the copies a probe on the gold tree reported failing (every copy, unchecked,
+    where the gold patch does not apply)."""
+    spec: RepoSpec = task.spec
+    gold = _gold_tree(task, cfg)
+    safe = repo_tripwire.Safe(frozenset(kept))
+    probe = repo_tripwire.plan(spec.command, gold, [host], spec.fail_to_pass, allowed={host: safe}, probe=True) \
+        if gold is not None else None
+    if probe is None:
+        return safe
+    res = run_tests(task, cfg, env, gold, 0, _run_ids(spec), lambda _spec, _work: probe)
+    return repo_tripwire.Safe(safe.points, repo_tripwire.proven(probe, res.raw))
+
+
+_GOLD_TREES: dict[str, Path | None] = {}
+
+
+def _gold_tree(task: Task, cfg: SandboxConfig) -> Path | None:
+    """The base tree with the gold patch applied and the hidden tests staged, once per process and content
+    digest; None when the gold patch does not apply."""
+    spec: RepoSpec = task.spec
+    if spec.digest not in _GOLD_TREES or (_GOLD_TREES[spec.digest] and not _GOLD_TREES[spec.digest].is_dir()):
+        tree = repo_patch.fresh_copy(spec.tree, scratch("loop-gold-") / "repo")  # removed at exit
+        applied = task.reference and repo_patch.apply(task.reference, tree, cfg) is None
+        if applied:
+            _stage_hidden(spec, tree)
+        _GOLD_TREES[spec.digest] = tree if applied else None
+    return _GOLD_TREES[spec.digest]
 
 
 _SEALS: dict[tuple, frozenset] = {}
@@ -438,12 +468,10 @@ def _seals(task: Task, cfg: SandboxConfig, env: Env | None) -> frozenset:
         return frozenset()
     key = (spec.digest, spec.command, cfg, str(env and env.path))
     if key not in _SEALS:
-        work = make_scratch("loop-seal-")
+        gold = _gold_tree(task, cfg)
+        keep = frozenset()
         try:
-            gold = repo_patch.fresh_copy(spec.tree, work / "gold")
-            keep = frozenset()
-            if repo_patch.apply(task.reference, gold, cfg) is None:
-                _stage_hidden(spec, gold)
+            if gold is not None:
                 res = run_tests(task, cfg, env, gold, 0, _run_ids(spec), seals=repo_seal.EVERY)
                 got = res.outcomes or {}
                 if res.seals and all(t in res.seals.failed or got.get(t, Outcome(V.FAIL)).status == V.PASS
@@ -451,8 +479,6 @@ def _seals(task: Task, cfg: SandboxConfig, env: Env | None) -> frozenset:
                     keep = res.seals.verified()
         except SandboxUnavailable:
             return frozenset()  # the attempts say so; nothing cached
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
         _SEALS[key] = keep
     return _SEALS[key]
 
