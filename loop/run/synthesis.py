@@ -405,7 +405,7 @@ def synthesize(config, task_names: list[str], *, samples: int | None = None, bas
             raise TaskError(f"task '{t.name}': test synthesis needs both a baseline and a reference")
     origin, samples = default_origin(config, given, samples)
     settings = endpoint_settings(config, origin)
-    transport = make_transport(origin)
+    transport = make_transport(origin, settings)
     prompts = {t.name: render_synthesize(t) for t in loaded}
     replies: dict[tuple[str, int], str | InfraUnknown] = {}
     per = settings.samples_per_request
