@@ -24,7 +24,7 @@ from loop.run.candidates import Candidate
 from loop.run.settings import Origin, endpoint_settings, make_transport, missing_key_warning
 from loop.run.verified import load_verified_task, quarantined_checks
 from loop.sandbox import SandboxConfig
-from loop.store.db import RunStore
+from loop.store.db import RequestRows, RunStore
 
 
 @dataclass
@@ -122,7 +122,8 @@ class _Pipeline:
         self.started = started  # fork servers started while the tasks loaded (executors.prestart), or None
         self.endpoint = None  # open while the batch asks (follow-ups are asked from inside grading jobs)
         self.warn = job.warn
-        self.request_rows: dict[int, int] = {}  # RequestRecord.key -> the requests row written before it was sent
+        self.requests = RequestRows(store, batch_id, lambda tag: dict(zip(("candidate_id", "task", "sample", "round"),
+                                                                         tag)))
 
     def run(self, rows: list[dict]) -> BatchResult:
         self.counts["total"] = len(rows)
@@ -167,7 +168,7 @@ class _Pipeline:
 
                 on_wait = (lambda wait: self.warn(str(wait))) if self.warn is not None else None
                 async with Endpoint(self.settings, transport=self.transport, on_request=self._log,
-                                    on_send=self._sent, on_wait=on_wait) as endpoint:
+                                    on_send=self.requests.sent, on_wait=on_wait) as endpoint:
                     self.endpoint = endpoint
                     asks = (functools.partial(self._ask, endpoint, rows) for rows in self._requests(need_reply))
                     follows = (functools.partial(self._follow, r) for r in follow_ups)
@@ -186,20 +187,10 @@ class _Pipeline:
         enough that a 20,000-candidate batch holds no more coroutines and replies than a small one."""
         return max(64, 4 * (self.workers * max(1, self.opts.k) + self.settings.max_concurrency))
 
-    def _sent(self, record) -> None:
-        cid, task, sample, round_no = record.tag
-        self.request_rows[record.key] = self.store.add_request(self.batch_id, record, candidate_id=cid, task=task,
-                                                               sample=sample, round=round_no)
-
     def _log(self, record) -> None:
         if self.budget is not None:
             self.budget.charge(record.billed_prompt_tokens, record.billed_completion_tokens)
-        row = self.request_rows.pop(record.key, None)
-        if row is not None:
-            self.store.update_request(row, record)
-        else:
-            cid, task, sample, round_no = record.tag
-            self.store.add_request(self.batch_id, record, candidate_id=cid, task=task, sample=sample, round=round_no)
+        self.requests.done(record)
 
     def _requests(self, rows: list[dict]) -> list[list[dict]]:
         """The rows one request answers: up to samples_per_request (the OpenAI `n`) of one task, in order."""

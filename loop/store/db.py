@@ -303,6 +303,26 @@ class RunStore:
         return out
 
 
+class RequestRows:
+    """One batch's `requests` rows as an Endpoint reports its attempts: `sent` (its on_send) writes a row before
+    the attempt leaves, so a kill leaves evidence of what may have been billed; `done` (on_request) completes
+    it. `where(tag)` gives the row's candidate_id, task, sample and round from the request's tag."""
+
+    def __init__(self, store: RunStore, batch_id: int, where) -> None:
+        self.store, self.batch_id, self.where = store, batch_id, where
+        self._rows: dict[int, int] = {}  # RequestRecord.key -> row id
+
+    def sent(self, record) -> None:
+        self._rows[record.key] = self.store.add_request(self.batch_id, record, **self.where(record.tag))
+
+    def done(self, record) -> None:
+        row = self._rows.pop(record.key, None)
+        if row is None:
+            self.store.add_request(self.batch_id, record, **self.where(record.tag))
+        else:
+            self.store.update_request(row, record)
+
+
 def _request_columns(record) -> dict:
     return {"attempt": record.attempt, "started_at": record.started_at, "latency": record.latency,
             "status_code": record.status_code, "error_class": record.error_class, "wait": record.wait,

@@ -247,7 +247,7 @@ def gzip_bomb(mib: int) -> bytes:
             + struct.pack("<II", crc, mib * MiB & 0xFFFFFFFF))
 
 
-def test_bombs_endless_bodies_and_drips_end_bounded(tmp_path):
+def test_bombs_endless_bodies_drips_and_huge_headers_end_bounded(tmp_path):
     bomb = gzip_bomb(512)
     big = "x = 1\n" * 100_000  # a 600 kB reply: under the body's cap, over the stored reply's
 
@@ -273,24 +273,26 @@ def test_bombs_endless_bodies_and_drips_end_bounded(tmp_path):
                 time.sleep(0.25)
         elif n == 3:
             h.send(200, completion(f"```python\n{CODE}```\n{big}"))
+        elif n == 4:  # headers of 2 MiB
+            h.send(200, completion(), {"X-Huge": "a" * (2 * MiB)})
         else:
             h.send(200, completion())
 
     cfg, db = tmp_project(tmp_path, endpoint="max_response_bytes = 1048576\nmax_reply_bytes = 65536\n"
                                              "attempt_timeout = 2.0\nmax_attempts = 1\n")
     with Hostile(behave) as server:
-        done, seconds, rss = generate(cfg, server.url, 5)
+        done, seconds, rss = generate(cfg, server.url, 6)
     assert done.returncode == 0 and seconds < 40, done.stderr
     assert rss < MAX_RSS  # the bomb alone would be 512 MiB, the endless body as much as it sent
     rows = candidates(db)
     assert [(r["status"], r["reason"]) for r in rows] == [
         ("infra_unknown", "bad_response"), ("infra_unknown", "bad_response"), ("infra_unknown", "timeout"),
-        ("generated", None), ("generated", None)]
+        ("generated", None), ("infra_unknown", "connection"), ("generated", None)]
     assert all("endpoint.max_response_bytes" in rows[i]["notes"] for i in (0, 1))
     assert "endpoint.attempt_timeout" in rows[2]["notes"]
     cut = rows[3]
     assert len(cut["reply"].encode()) == 65536 and cut["truncated"] == 1 and cut["finish_reason"] == "stop"
-    assert "def merge" in cut["source"] and rows[4]["truncated"] == 0  # nothing that arrived is lost
+    assert "def merge" in cut["source"] and rows[5]["truncated"] == 0  # nothing that arrived is lost
     assert_no_key_in_files(tmp_path, done.stdout, done.stderr)
 
 
