@@ -239,11 +239,10 @@ def learned(path: Path, key: str | None = None, *, clock: Callable[[], float] = 
     now = clock()
     out = []
     for k, text in rows:
-        s = _load(text)
-        pause = _finite(s.get("pause"))
+        s = {name: _finite(value) or None for name, value in _load(text).items()}  # whatever was written there
         out.append({"key": k, "rate": s.get("rate"), "ceiling": s.get("ceiling"), "token_rate": s.get("trate"),
-                    "pause_until": pause if pause > now else None, "expires": s.get("expires"),
-                    "expired": _finite(s.get("expires")) < now})
+                    "pause_until": s["pause"] if (s.get("pause") or 0) > now else None, "expires": s.get("expires"),
+                    "expired": (s.get("expires") or 0) < now})
     return out
 
 

@@ -13,9 +13,7 @@ from dataclasses import dataclass
 
 DETAIL_MAX = 300
 USAGE_MAX = 10**9  # a token count above this is no count (SQLite integers end at 2**63; no request is that big)
-# JSON parsing recurses once per level: a body nested deeper raises RecursionError (caught below as well, since
-# how deep the stack goes depends on where the parser is called from).
-_JSON_ERRORS = (ValueError, RecursionError)
+_JSON_ERRORS = (ValueError, RecursionError)  # JSON nested past Python's recursion limit raises the latter
 
 
 class BadResponse(Exception):

@@ -13,9 +13,9 @@ import click
 from loop import kinds, tasks
 from loop import verdicts as V
 from loop.cli import imports
-from loop.cli.endpoint import endpoint_group
 from loop.cli.common import (cluster_option, command_line, handle_errors, load_config, origin_from, per_repeat,
                              source_options, warn)
+from loop.cli.endpoint import endpoint_group
 from loop.cli.output import Progress, grade_json, print_batch, print_grade, print_predictions, warn_unsandboxed
 from loop.errors import LoopError, SuiteError
 from loop.grading.triage import load_quarantine

@@ -27,6 +27,9 @@ from loop.sandbox import SandboxConfig
 from loop.store.db import RequestRows, RunStore
 
 
+_TAG = ("candidate_id", "task", "sample", "round")  # what a request's tag says about its requests row
+
+
 @dataclass
 class BatchResult:
     batch_id: int
@@ -122,8 +125,7 @@ class _Pipeline:
         self.started = started  # fork servers started while the tasks loaded (executors.prestart), or None
         self.endpoint = None  # open while the batch asks (follow-ups are asked from inside grading jobs)
         self.warn = job.warn
-        self.requests = RequestRows(store, batch_id, lambda tag: dict(zip(("candidate_id", "task", "sample", "round"),
-                                                                         tag)))
+        self.requests = RequestRows(store, batch_id, lambda tag: dict(zip(_TAG, tag)))
 
     def run(self, rows: list[dict]) -> BatchResult:
         self.counts["total"] = len(rows)

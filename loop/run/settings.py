@@ -132,9 +132,8 @@ def limit_state(config: Config, base_url: str | None = None) -> tuple[Path | Non
     and the key of `base_url` (else the configured one) with the configured API key in that file."""
     from loop.ask.ratelimit import default_path, limit_key
 
-    e = config.endpoint
-    path = None if e.limit_state == "memory" else (config.resolve(e.limit_state) if e.limit_state else default_path())
-    return path, limit_key(base_url or e.base_url, config.api_key)
+    s = endpoint_settings(config, Origin(base_url))
+    return None if s.limit_state == "memory" else Path(s.limit_state or default_path()), limit_key(s.base_url, s.api_key)
 
 
 def missing_key_warning(config: Config, settings: EndpointSettings, origin: Origin) -> str | None:

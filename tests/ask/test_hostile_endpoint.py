@@ -23,6 +23,7 @@ import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from conftest import EXAMPLES, ROOT
@@ -30,6 +31,7 @@ from conftest import EXAMPLES, ROOT
 from loop import config as config_mod
 from loop.ask.ratelimit import limit_key
 from loop.cli import cli
+from loop.errors import ConfigError
 from loop.run.batch import run_batch
 from loop.run.settings import Origin
 from loop.store.db import RunStore
@@ -426,3 +428,12 @@ def test_refusals_name_the_variable_that_held_the_key(tmp_path):
     (line,) = [line for line in done.stderr.splitlines() if line.startswith("error:")]
     assert "check the API key in $LOOP_API_KEY" in line and "OPENAI_API_KEY" not in line
     assert_no_key_in_files(tmp_path, done.stdout, done.stderr)
+
+
+@pytest.mark.parametrize("line", ["max_pause = 0.0", "attempt_timeout = inf", "min_requests_per_minute = nan",
+                                  "max_response_bytes = -1"])
+def test_a_cap_that_is_no_cap_is_a_config_error(tmp_path, line):
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(f"[endpoint]\n{line}\n")
+    with pytest.raises(ConfigError, match=rf"{cfg}: key 'endpoint.{line.split()[0]}' must be a finite number more"):
+        config_mod.load(cfg, env={})
