@@ -23,7 +23,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench"), str(ROOT / "tests"), str(ROOT / 
 from loop import tasks  # noqa: E402
 from loop.datasets.swebench import import_instances  # noqa: E402
 from loop.kinds.repo import kind as repo_kind  # noqa: E402
-from loop.kinds.repo import seal  # noqa: E402
+from loop.kinds.repo import reference, seal  # noqa: E402
 from loop.kinds.repo.results import selector  # noqa: E402
 from loop.kinds.repo.tripwire import framework  # noqa: E402
 from loop.sandbox import SandboxConfig  # noqa: E402
@@ -78,7 +78,7 @@ def main() -> None:
             spec = task.spec
             only = seal.EVERY
             if not args.static and framework(spec.command) == "pytest":
-                only = repo_kind._seals(task, cfg, repo_kind._environment(spec, cfg))
+                only = reference._seals(task, cfg, repo_kind._environment(spec, cfg))
             got = sealed_tests(task, only)
             f2p = sum(t in got for t in spec.fail_to_pass)
             p2p = sum(t in got for t in spec.pass_to_pass or ())

@@ -408,8 +408,8 @@ def _node(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, poin
                 f"{inner}const v = {v!r};\n{inner}{bindings['assert']}.{method}({js[agg]}, {want});\n"
             block = f"{point.indent}{bindings['test']}({_js(name)}, () => {{\n{body}{point.indent}}});\n"
         blocks.append((point, block))
-        wires.append(Wire(name, expect, " > ".join([*point.scope, name]), derived and derived[1], i,
-                          derived and derived[3]))
+        wires.append(Wire(name, expect, " > ".join([*point.scope, name]), derived and " > ".join([*derived[2], derived[1]]),
+                          i, derived and derived[3]))
     # imports first (hoisted in a module anyway, and a require must come before its use), after a #! line
     # or a 'use strict' directive, which must stay first
     text = _place(source, blocks)
@@ -781,6 +781,15 @@ def _status(name: str, test_id: str | None, outcomes: dict) -> str | None:
     return None
 
 
+def _original_passes(source: str, outcomes: dict) -> bool:
+    """Does a copy's original pass? Looked up by its whole id (pytest's node id, node's `suite > title`), never
+    by a suffix a test the candidate's code registers could also have (red team, round five: a skipped root-level
+    test titled as the original excused every copy); Go names a test `package::TestX`: any of them passing."""
+    if source in outcomes:
+        return outcomes[source].status == V.PASS
+    return any(o.status == V.PASS for k, o in outcomes.items() if "::" in k and k.rsplit("::", 1)[1] == source)
+
+
 def contradiction(p: Plan, outcomes: dict | None, f2p: tuple[str, ...]) -> str | None:
     """What in the report contradicts the tripwires (one line), or None: a must-fail reported passing, or
     fail-to-pass tests reported passing without the must-pass passing beside them. A copy of a real test
@@ -790,7 +799,7 @@ def contradiction(p: Plan, outcomes: dict | None, f2p: tuple[str, ...]) -> str |
         return None
     for wire in p.wires:
         if wire.expect == V.FAIL and _outcome(wire, outcomes) == V.PASS and \
-                (wire.source is None or _status(wire.source, wire.source, outcomes) == V.PASS):
+                (wire.source is None or _original_passes(wire.source, outcomes)):
             return "the test report says a test that fails on every tree passed: the report was forged"
     if any(outcomes.get(t) is not None and outcomes[t].status == V.PASS for t in f2p):
         for wire in p.wires:
