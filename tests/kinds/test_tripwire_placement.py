@@ -360,3 +360,17 @@ func TestNothingToCheck(t *testing.T) {
     assert any(d[1] == "TestNumericPrerelease" for d in T._derived_go(source, set(), random.Random(0), safe.copies))
     grade = repo_kind.KIND.grade(task, task.reference, CFG, Options(k=3, trials=0))
     assert grade.verdict == V.STABLE_PASS
+
+
+def test_a_copys_original_is_its_whole_id_not_a_test_named_like_it():
+    """Red team round five: code under test registered a skipped root-level node test titled as each original,
+    and the suffix lookup took that one for the original, excusing every copy that passed."""
+    from loop.kinds.repo.results import Outcome
+    copy = T.Wire("a title twice", V.FAIL, "suite > a title twice", "suite > a title")
+    p = T.Plan("t.js", "", (copy, T.Wire("other", V.PASS, "suite > other")))
+    forged = {"suite > a title twice": Outcome(V.PASS), "suite > a title": Outcome(V.PASS),
+              "a title": Outcome("skipped"), "suite > other": Outcome(V.PASS)}
+    assert "forged" in T.contradiction(p, forged, ())
+    go = T.Plan("x_test.go", "", (T.Wire("TestBTwice", V.FAIL, None, "TestB"),))
+    assert "forged" in T.contradiction(go, {"m::TestBTwice": Outcome(V.PASS), "m::TestB": Outcome(V.PASS)}, ())
+    assert T.contradiction(go, {"m::TestBTwice": Outcome(V.PASS), "m::TestB": Outcome(V.FAIL)}, ()) is None
