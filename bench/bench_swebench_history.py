@@ -17,6 +17,13 @@ fetch tool, or `git clone --bare https://github.com/...`). They are read only, n
     .venv/bin/python bench/bench_swebench_history.py /work/.mirror/marshmallow-code+marshmallow/repo \
         /work/.mirror/pallets+flask/repo [--repeats 20] [--k 1] [--loop-src /tmp/before41]
 
+An instance none of whose tests fails before the fix and passes after it here is skipped, saying what its
+published FAIL_TO_PASS did after the fix. marshmallow-1343 (marshmallow 2.x) is: its setup.cfg's
+filterwarnings names `marshmallow.warnings.ChangedInMarshmallow3Warning`, which pytest resolves before it
+applies `-o pythonpath=src` (SWE-bench installs the package; loop's import does not), so pytest exits at
+configuration; and with the package on PYTHONPATH its unmarshaller still calls `collections.Mapping`, gone
+since Python 3.10, so its fix cannot pass on this machine's 3.11 either.
+
 `--loop-src DIR` grades with another checkout of loop (its `loop` package on PYTHONPATH, this venv's
 dependencies), e.g. `git worktree add /tmp/before41 90e89ed~1` for the code before issue 41's fix.
 """
@@ -24,13 +31,13 @@ dependencies), e.g. `git worktree add /tmp/before41 90e89ed~1` for the code befo
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tarfile
-import io
 import tempfile
 import time
 from collections import Counter
@@ -102,13 +109,14 @@ def is_test_path(path: str) -> bool:
     return any(p in ("test", "tests", "testing", "e2e") for p in parts[:-1]) or parts[-1].startswith("test_")
 
 
-def split_fix(gitdir: Path, base: str, fix: str) -> tuple[str, str]:
+def split_fix(gitdir: Path, base: str, fix: str) -> tuple[str, str, list[str]]:
+    """patch, test_patch, and the test modules test_patch touches (the files SWE-bench runs)."""
     names = git(gitdir, "diff", "--name-only", base, fix).stdout.decode().split()
     tests = [n for n in names if is_test_path(n)]
     code = [n for n in names if not is_test_path(n)]
     diff = lambda paths: git(gitdir, "diff", "--no-color", "--no-ext-diff", base, fix, "--", *paths).stdout.decode() \
         if paths else ""
-    return diff(code), diff(tests)
+    return diff(code), diff(tests), [n for n in tests if n.endswith(".py")]
 
 
 def checkout(gitdir: Path, commit: str, dest: Path) -> None:
@@ -123,36 +131,40 @@ def apply(tree: Path, patch: str) -> None:
                        env=GIT_ENV, capture_output=True)
 
 
-def run_tests(tree: Path, files: list[str], env_path: Path, python: str) -> dict[str, str]:
-    """The named files' outcomes (SWE-bench's ids, through loop's junit parser), run as the task will run them."""
+def run_tests(tree: Path, files: list[str], env_path: Path, python: str) -> tuple[dict[str, list[str]], str]:
+    """The named files' outcomes ([status, last line of its message] by SWE-bench's id, through loop's junit parser),
+    run as the task will run them, and the end of pytest's output."""
     report = tree.parent / f"{tree.name}-report.xml"
     src = ["-o", "pythonpath=src"] if any((tree / "src").glob("*/__init__.py")) else []
-    subprocess.run([python, "-m", "pytest", "-p", "no:cacheprovider", f"--junitxml={report}", *src, *files],
-                   cwd=tree, capture_output=True, timeout=1800,
-                   env={**GIT_ENV, "PYTHONPATH": str(env_path), "PYTHONDONTWRITEBYTECODE": "1"})
+    done = subprocess.run([python, "-m", "pytest", "-p", "no:cacheprovider", f"--junitxml={report}", *src, *files],
+                          cwd=tree, capture_output=True, text=True, timeout=1800,
+                          env={**GIT_ENV, "PYTHONPATH": str(env_path), "PYTHONDONTWRITEBYTECODE": "1"})
     outcomes = parse_junit(report.read_text(encoding="utf-8"), tree) if report.is_file() else None
-    return {t: o.status for t, o in (outcomes or {}).items()}
+    said = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    return ({t: [o.status, (o.message.strip().splitlines() or [""])[-1][:200]] for t, o in (outcomes or {}).items()},
+            " | ".join(said[-3:])[-400:])
 
 
 def make_instance(row: Row, gitdir: Path, work: Path, python: str) -> dict:
-    patch, test_patch = split_fix(gitdir, row.base, row.fix)
+    patch, test_patch, files = split_fix(gitdir, row.base, row.fix)
     env = repo_env.ensure(repo_env.EnvSpec("requirements", (("requirements.txt", requirements(row)),)), python)
-    files = sorted({p for p in git(gitdir, "diff", "--name-only", row.base, row.fix).stdout.decode().split()
-                    if is_test_path(p) and p.endswith(".py")})
     runs = {}
     for side, patches in (("before", [test_patch]), ("after", [test_patch, patch])):
         tree = work / "trees" / row.instance_id / side
+        shutil.rmtree(tree, ignore_errors=True)
         checkout(gitdir, row.base, tree)
         for p in patches:
             apply(tree, p)
         runs[side] = run_tests(tree, files, env.path, python)
         shutil.rmtree(tree)
-    before, after = runs["before"], runs["after"]
-    f2p = sorted(t for t, s in after.items() if s == "pass" and before.get(t) != "pass")
-    p2p = sorted(t for t, s in after.items() if s == "pass" and before.get(t) == "pass")
+    (before, _), (after, said) = runs["before"], runs["after"]
+    f2p = sorted(t for t, (s, _) in after.items() if s == "pass" and before.get(t, [""])[0] != "pass")
+    p2p = sorted(t for t, (s, _) in after.items() if s == "pass" and before.get(t, [""])[0] == "pass")
+    why = "; ".join(f"{t} {after[t][0]}: {after[t][1]}" for t in row.published_f2p if t in after) \
+        or f"pytest wrote no report: {said}"  # why SWE-bench's FAIL_TO_PASS does not pass after the fix here
     return {"instance_id": row.instance_id, "repo": row.repo, "base_commit": row.base, "patch": patch,
             "test_patch": test_patch, "FAIL_TO_PASS": json.dumps(f2p), "PASS_TO_PASS": json.dumps(p2p),
-            "environment_setup_commit": row.base, "problem_statement": row.problem}
+            "environment_setup_commit": row.base, "problem_statement": row.problem, "after_the_fix": why}
 
 
 def requirements(row: Row) -> str:
@@ -183,7 +195,8 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     if args.loop_src:
         where = subprocess.run([sys.executable, "-c", "import loop; print(loop.__file__)"], capture_output=True,
-                               text=True, env={**os.environ, "PYTHONPATH": str(Path(args.loop_src).resolve())})
+                               text=True, env={**os.environ, "PYTHONPATH": str(Path(args.loop_src).resolve())},
+                               cwd="/")  # as loop_cmd runs it: not from this checkout's folder
         print(f"grading with {where.stdout.strip() or where.stderr.strip()[-300:]}")
 
     rows = [r for r in ROWS if not args.only or r.instance_id in args.only]
@@ -219,7 +232,8 @@ def main() -> None:
             print(f"{row.instance_id}: instance built in {time.monotonic() - start:.0f}s", flush=True)
         f2p, p2p = json.loads(inst["FAIL_TO_PASS"]), json.loads(inst["PASS_TO_PASS"])
         if not f2p:
-            print(f"{row.instance_id}: skipped, no test fails before the fix and passes after it here")
+            print(f"{row.instance_id}: skipped, no test fails before the fix and passes after it here "
+                  f"(after the fix: {inst['after_the_fix']})")
             continue
         if sorted(f2p) != sorted(row.published_f2p):
             print(f"{row.instance_id}: note: FAIL_TO_PASS computed here {f2p} differs from SWE-bench's "
@@ -241,6 +255,8 @@ def main() -> None:
             s["checks"]["ok" if done.returncode == 0 else f"exit {done.returncode}: {said[:3]}"[:600]] += 1
         print(f"{iid}: tasks check: {dict(s['checks'])}", flush=True)
 
+    if not summary:
+        raise SystemExit("no instance to grade")
     rounds = -(-args.repeats // args.per_process)
     for r in range(rounds):
         models = [f"gold-{r * args.per_process + m}" for m in range(args.per_process)
