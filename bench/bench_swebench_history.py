@@ -261,12 +261,12 @@ def main() -> None:
     for r in range(rounds):
         models = [f"gold-{r * args.per_process + m}" for m in range(args.per_process)
                   if r * args.per_process + m < args.repeats]
-        preds = work / f"preds-{r}.jsonl"
+        preds = proj / f"preds-{r}.jsonl"
         preds.write_text("".join(json.dumps({"instance_id": iid, "model_name_or_path": m, "model_patch": s["gold"]})
                                  + "\n" for m in models for iid, s in summary.items()))
         start = time.monotonic()
         done = loop_cmd(args, cfg, "grade", "--predictions", str(preds), "--json", "--k", str(args.k),
-                        "--report", str(work / f"report-{r}.json"))
+                        "--report", str(proj / f"report-{r}.json"))
         lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
         if len(lines) != len(models):
             raise SystemExit(f"grade round {r} exit {done.returncode}: {len(lines)} reports for {len(models)} "
