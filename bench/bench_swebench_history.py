@@ -211,7 +211,7 @@ def main() -> None:
             raise SystemExit(f"{row.instance_id}: {row.fix[:12]}'s parent is not the base commit {row.base[:12]}")
         found.append((row, gitdir))
 
-    proj = work / f"proj-{Path(args.loop_src).name if args.loop_src else 'here'}"  # instances shared, not grades
+    proj = work / f"proj-{Path(args.loop_src).name if args.loop_src else 'here'}-k{args.k}"  # instances shared
     (proj / "harness" / "tasks").mkdir(parents=True, exist_ok=True)
     cfg = proj / "config.toml"
     cfg.write_text(f'[loop]\ndb = "{proj / "runs.db"}"\nk = {args.k}\ntrials = 0\nconcurrency = 2\n')
@@ -267,6 +267,7 @@ def main() -> None:
         start = time.monotonic()
         done = loop_cmd(args, cfg, "grade", "--predictions", str(preds), "--json", "--k", str(args.k),
                         "--report", str(proj / f"report-{r}.json"))
+        (proj / f"grade-{r}.jsonl").write_text(done.stdout)  # each model's per-instance report, as printed
         lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
         if len(lines) != len(models):
             raise SystemExit(f"grade round {r} exit {done.returncode}: {len(lines)} reports for {len(models)} "
@@ -277,9 +278,11 @@ def main() -> None:
                 s["graded"] += 1
                 if res["resolved"]:
                     s["resolved"] += 1
-                else:
-                    s["fails"][f"{res.get('verdict')}: {res.get('reason')}: "
-                               f"{(res.get('detail') or '').strip().splitlines()[:3]}"[:600]] += 1
+                    continue
+                failed = (res.get("reason") or "").split(", ")
+                detail = (res.get("detail") or "").strip().splitlines()
+                s["fails"][f"{res.get('verdict')}, {len(failed)} checks failed ({', '.join(failed[:2])}, ...): "
+                           f"{' | '.join(detail[:2])[:300]}"] += 1
         print(f"round {r + 1}/{rounds}: {len(models)} models graded in {time.monotonic() - start:.0f}s: "
               + ", ".join(f"{iid.split('__')[1]} {s['resolved']}/{s['graded']}" for iid, s in summary.items()),
               flush=True)
