@@ -141,7 +141,7 @@ def plan(command: tuple[str, ...], tree: Path, candidates: Iterable[str], f2p: t
          rng: random.Random = _RNG, allowed: dict[str, Safe] | None = None, probe: bool = False) -> Plan | None:
     """Tripwires for one run of `command` on `tree`, in the first of `candidates` (hidden test files first)
     that suits the runner; None when loop cannot write them for this runner or finds no such file. `allowed`:
-    what probes showed safe per host file (kind.tripwire_points), else every point and copy.
+    what probes showed safe per host file (reference.tripwire_points), else every point and copy.
     `probe`: the plan that shows which points are safe (see _layout)."""
     kind = framework(command)
     if kind is None:
@@ -286,7 +286,8 @@ def _layout(derived: list[tuple], points: list[Point], rng: random.Random,
     must-fails (copies of real tests, those of fail-to-pass tests first: a forger has to flip those), each among
     the tests of its original's scope, aggregate ones to make two, and an aggregate must-pass. A probe instead
     has every derived copy and a must-pass at every point: one run of it on the base tree shows where tripwires
-    leave an honest run as it was (validate)."""
+    leave an honest run as it was, one on the gold tree which copies fail there (reference.tripwire_points). Each
+    derived copy is (text, its original's name, the original's scope, its key)."""
     def at(d: tuple, scope: tuple[str, ...]) -> int:
         """Just before or just after its original, as likely: which of two tests that differ in one literal
         is the copy, their order does not tell."""
@@ -296,11 +297,10 @@ def _layout(derived: list[tuple], points: list[Point], rng: random.Random,
             return rng.choice(same or range(len(points)))
         return same[here + 1] if here + 1 < len(same) and rng.random() < 0.5 else same[here]
 
-    scoped = [(d, d[2] if len(d) > 2 else ()) for d in derived]
     if probe:
-        return [(V.FAIL, d, at(d, scope)) for d, scope in scoped] + [(V.PASS, None, i) for i in range(len(points))]
-    out = [(V.FAIL, d, at(d, scope)) for d, scope in scoped[:3]]
-    out += [(V.FAIL, None, rng.randrange(len(points)))] * max(0, 2 - len(out))
+        return [(V.FAIL, d, at(d, d[2])) for d in derived] + [(V.PASS, None, i) for i in range(len(points))]
+    out = [(V.FAIL, d, at(d, d[2])) for d in derived[:3]]
+    out += [(V.FAIL, None, rng.randrange(len(points))) for _ in range(2 - len(out))]
     return out + [(V.PASS, None, rng.randrange(len(points)))]
 
 
