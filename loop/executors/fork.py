@@ -401,7 +401,8 @@ class ForkPool:
             return
         search(asker(lambda wires: self._ask(item, now[0] % k, wires), got), lambda t: t % k,
                skip=lambda t: t % k in lost)
-        item.notes += confirm(attempts, k, lambda check, r: asker(r, {}).fails_again(check))
+        item.notes += confirm(attempts, k, lambda check, r, keys=(): asker(r, {}).fails_again(check, keys),
+                              lambda r: table.share(opts.part(r))[0])
 
     def _slow(self, item: Item) -> None:
         """Grade the candidate as `loop grade` does (in a helper thread; its sandboxes do the work)."""

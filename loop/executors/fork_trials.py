@@ -393,7 +393,16 @@ class Asker:
                              seed=seed, trials=trials, made=self.table.made or None, part=part, skip=skip,
                              on_trial=on_trial, prefetch=self.fetch)
 
-    def fails_again(self, check) -> bool:
-        """Does a counterexample fail again here (a fresh Asker: fresh forks, nothing from the batch)?"""
-        self.fetch([check.minimal, check.input])
-        return fails_again(self.oracle, check, by_key(self.call, is_ref=False), by_key(self.call_ref, is_ref=True))
+    def fails_again(self, check, keys: list[str] = ()) -> bool:
+        """Does a counterexample fail again here (a fresh Asker: fresh forks, nothing from the batch)? With
+        `keys`, its original input runs after those inputs of the table, in one job (confirm.preceding)."""
+        if keys:
+            wire = dict(zip(self.table.keys, self.table.wires))
+            reply = self.ask([wire[key] for key in keys] + [wire_args(_call_args(self.oracle, check.input))])
+            results = reply.get("results")
+            self.got[json_repr(check.input)] = results[-1] if isinstance(results, list) and \
+                len(results) == len(keys) + 1 else {"job": reply}
+        else:
+            self.fetch([check.minimal, check.input])
+        return fails_again(self.oracle, check, by_key(self.call, is_ref=False), by_key(self.call_ref, is_ref=True),
+                           replayed=bool(keys))

@@ -94,13 +94,19 @@ def call(fn, wire, seen=None):
         value = fn(*args)
         reply["ok"] = enc(value)
         now = [enc(a) for a in args]
-        if now != wire:
-            reply["args"] = [[i, e] for i, (e, w) in enumerate(zip(now, wire)) if e != w]
+        if moved(now, wire):
+            reply["args"] = [[i, e] for i, (e, w) in enumerate(zip(now, wire)) if moved(e, w)]
         if seen is not None and len(seen) < 4096:
             seen.append((now, args, reply))
     except BaseException as exc:  # the candidate's failure, reported, never fatal to the worker
         reply = _classify(exc)
     return reply
+
+
+def moved(now, then):
+    """Is an encoding no longer what it was, type included? `==` alone takes [1.0, -2.0] for [1, -2] and
+    True for 1; the JSON text tells them apart (and a dict's order: its encoding is a list of items)."""
+    return now != then or json.dumps(now) != json.dumps(then)
 
 
 def _settle():
@@ -121,7 +127,7 @@ def _changed_since(then, args):
             now = enc(a)
         except BaseException as exc:
             now = "<" + type(exc).__name__ + ">"
-        if now != e:
+        if moved(now, e):
             out.append([i, now])
     return out
 
