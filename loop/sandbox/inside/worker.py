@@ -289,6 +289,16 @@ def nodump():
         raise OSError("PR_SET_DUMPABLE did not hold")
 
 
+def subreaper():
+    """PR_SET_CHILD_SUBREAPER, checked: the orphans of this process's descendants become its children."""
+    import ctypes
+    libc = ctypes.CDLL(None)
+    libc.prctl(36, 1, 0, 0, 0)
+    flag = ctypes.c_int(0)
+    if libc.prctl(37, ctypes.byref(flag), 0, 0, 0) != 0 or flag.value != 1:  # PR_GET_CHILD_SUBREAPER
+        raise OSError("PR_SET_CHILD_SUBREAPER did not hold")
+
+
 def answer(proxy, wire, entry):
     """One request through the split: a check runs here against the proxy; the rest is the candidate's."""
     if isinstance(wire, dict) and "check" in wire:
