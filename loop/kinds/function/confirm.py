@@ -17,7 +17,7 @@ from loop.errors import CandidateFault, HarnessError, SandboxUnavailable
 from loop.grading.model import Attempt, Check
 from loop.kinds.function.attempt import Plan, RestartingWorker, _call_args, _ref_caller, arg_after, outcome
 from loop.kinds.function.programs import wire_args
-from loop.oracles.engine import CandidateRaised, Returned, json_repr, recheck, short
+from loop.oracles.engine import CandidateRaised, Returned, json_repr, recheck
 from loop.oracles.oracle import Oracle
 
 SHOWN = 600  # characters of a replayed sequence a check's detail shows
