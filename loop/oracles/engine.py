@@ -171,10 +171,8 @@ def json_repr(x: Any) -> str:
 
 
 def same_value(got: Any, expected: Any, *, ordered: bool = False) -> bool:
-    """Does a candidate's value equal an expected one, type and value, recursively (1.0 is not 1, True is
-    not 1, a tuple is not a list)? Floats agree within 1e-6 (relative) only where the expected value is a
-    float. `ordered`: a dict's items are compared in order too (the arguments' state: a caller sees the
-    order its dict is left in). Total: a value that cannot be compared (10**400 against a float) differs."""
+    """Type and value, recursively (1.0 is not 1, True is not 1); floats within 1e-6 where a float is expected;
+    `ordered`: a dict's items in order too (the arguments' state). Total: 10**400 against a float differs."""
     try:
         if isinstance(expected, float):
             if isinstance(got, bool) or not isinstance(got, (int, float)):
@@ -186,21 +184,16 @@ def same_value(got: Any, expected: Any, *, ordered: bool = False) -> bool:
             return False
         if isinstance(expected, (list, tuple)):
             return len(got) == len(expected) and all(same_value(x, y, ordered=ordered) for x, y in zip(got, expected))
+        if isinstance(expected, dict) and ordered:
+            return len(got) == len(expected) and all(same_value(list(x), list(y), ordered=True)
+                                                     for x, y in zip(got.items(), expected.items()))
         if isinstance(expected, dict):
-            if ordered:
-                return len(got) == len(expected) and all(
-                    same_value(a, c, ordered=True) and same_value(b, d, ordered=True)
-                    for (a, b), (c, d) in zip(got.items(), expected.items()))
             return got.keys() == expected.keys() and all(same_value(got[k], expected[k]) for k in expected)
-        if isinstance(expected, (set, frozenset)):  # `==` would take {1.0} for {1}: compare typed members
-            return len(got) == len(expected) and set(map(_typed, got)) == set(map(_typed, expected))
+        if isinstance(expected, (set, frozenset)):  # `==` would take {1.0} for {1}: typed members
+            return {(type(x), repr(x)) for x in got} == {(type(x), repr(x)) for x in expected}
         return bool(got == expected)
     except (ArithmeticError, TypeError, ValueError, RecursionError):
         return False
-
-
-def _typed(x: Any) -> tuple:
-    return type(x).__name__, repr(x)
 
 
 def short(x: Any, limit: int = _SHORT) -> str:

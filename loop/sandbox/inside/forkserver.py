@@ -2,7 +2,8 @@
 
 Started by path (staged beside worker.py and codec.py, see ForkServer in loop.executors.fork) with
 `python -s -S -P -B`; standard library only. The parent side and the isolation it keeps between candidates
-are described in loop.executors.fork and the threat model.
+are described in loop.executors.fork and the threat model. One module on purpose: it is a program staged into
+the sandbox by path, beside worker.py and codec.py only.
 """
 
 import json
