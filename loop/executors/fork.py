@@ -46,6 +46,7 @@ from loop.kinds import grade
 from loop.executors.fork_replies import Item, attempt_of, baseline_results, timed_out
 from loop.kinds.function.attempt import relation_check
 from loop.kinds.function.confirm import confirm
+from loop.kinds.function.programs import wire_args
 from loop.kinds.task import Task
 from loop.sandbox import SandboxConfig
 
@@ -401,7 +402,9 @@ class ForkPool:
             return
         search(asker(lambda wires: self._ask(item, now[0] % k, wires), got), lambda t: t % k,
                skip=lambda t: t % k in lost)
-        item.notes += confirm(attempts, k, lambda check, r: asker(r, {}).fails_again(check))
+        named = [wire_args(g.args) for g in task.goldens] + [wire_args(t.args) for t in task.selected(opts.suite)]
+        item.notes += confirm(attempts, k, lambda check, r, keys=None: asker(r, {}).fails_again(check, keys, named),
+                              lambda r: table.share(opts.part(r))[0])
 
     def _slow(self, item: Item) -> None:
         """Grade the candidate as `loop grade` does (in a helper thread; its sandboxes do the work)."""

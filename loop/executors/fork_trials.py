@@ -393,7 +393,18 @@ class Asker:
                              seed=seed, trials=trials, made=self.table.made or None, part=part, skip=skip,
                              on_trial=on_trial, prefetch=self.fetch)
 
-    def fails_again(self, check) -> bool:
-        """Does a counterexample fail again here (a fresh Asker: fresh forks, nothing from the batch)?"""
-        self.fetch([check.minimal, check.input])
-        return fails_again(self.oracle, check, by_key(self.call, is_ref=False), by_key(self.call_ref, is_ref=True))
+    def fails_again(self, check, keys: list[str] | None = None, before: list = ()) -> bool:
+        """Does a counterexample fail again here (a fresh Asker: fresh forks, nothing from the batch)? With
+        `keys`, its original input runs after the wires `before` (the named tests a share's job runs first)
+        and those inputs of the table, in one job (confirm.preceding)."""
+        if keys is not None:
+            wire = dict(zip(self.table.keys, self.table.wires))
+            wires = [*before, *(wire[key] for key in keys), wire_args(_call_args(self.oracle, check.input))]
+            reply = self.ask(wires)
+            results = reply.get("results")
+            ok = isinstance(results, list) and len(results) == len(wires)
+            self.got[json_repr(check.input)] = results[-1] if ok else {"job": reply}
+        else:
+            self.fetch([check.minimal, check.input])
+        return fails_again(self.oracle, check, by_key(self.call, is_ref=False), by_key(self.call_ref, is_ref=True),
+                           replayed=keys is not None)

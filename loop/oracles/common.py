@@ -16,6 +16,7 @@ from loop.oracles.engine import (
     catches_malformed,
     json_repr,
     output_list,
+    same_value,
     short,
 )
 
@@ -80,7 +81,7 @@ def input_not_mutated(name: str = "input_not_mutated") -> Relation:
         after = ctx.call(x).arg_after
         if after is None:
             return None
-        if after != x or json_repr(after) != json_repr(x):
+        if not same_value(after, x, ordered=True):
             return f"argument changed from {short(x)} to {short(after)}"
         return None
 

@@ -5,6 +5,7 @@ Goldens and named tests leak into prompts; relations stay true when the concrete
 from __future__ import annotations
 
 import json
+import math
 import random
 import time
 from collections import OrderedDict
@@ -167,6 +168,32 @@ def json_repr(x: Any) -> str:
             return json.dumps(x, ensure_ascii=False, separators=(",", ":"), default=repr)
     except (ValueError, RecursionError) as exc:  # a candidate's 5000-digit int or 10,000-deep list
         return f"<unprintable {type(x).__name__}: {type(exc).__name__}>"
+
+
+def same_value(got: Any, expected: Any, *, ordered: bool = False) -> bool:
+    """Type and value, recursively (1.0 is not 1, True is not 1); floats within 1e-6 where a float is expected;
+    `ordered`: a dict's items in order too (the arguments' state). Total: 10**400 against a float differs."""
+    try:
+        if isinstance(expected, float):
+            if isinstance(got, bool) or not isinstance(got, (int, float)):
+                return False
+            if math.isnan(expected) or math.isnan(got):
+                return math.isnan(expected) and math.isnan(got)
+            return math.isclose(got, expected, rel_tol=1e-6, abs_tol=1e-6)
+        if type(got) is not type(expected):
+            return False
+        if isinstance(expected, (list, tuple)):
+            return len(got) == len(expected) and all(same_value(x, y, ordered=ordered) for x, y in zip(got, expected))
+        if isinstance(expected, dict) and ordered:
+            return len(got) == len(expected) and all(same_value(list(x), list(y), ordered=True)
+                                                     for x, y in zip(got.items(), expected.items()))
+        if isinstance(expected, dict):
+            return got.keys() == expected.keys() and all(same_value(got[k], expected[k]) for k in expected)
+        if isinstance(expected, (set, frozenset)):  # `==` would take {1.0} for {1}: typed members
+            return {(type(x), repr(x)) for x in got} == {(type(x), repr(x)) for x in expected}
+        return bool(got == expected)
+    except (ArithmeticError, TypeError, ValueError, RecursionError):
+        return False
 
 
 def short(x: Any, limit: int = _SHORT) -> str:

@@ -20,7 +20,7 @@ import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from loop.oracles.engine import CandidateRaised, Context, Relation, generic_shrink, json_repr, short
+from loop.oracles.engine import CandidateRaised, Context, Relation, generic_shrink, json_repr, same_value, short
 from loop.oracles.oracle import (  # noqa: F401 - generated relations.py read them here
     REFERENCE_LIMIT,
     TIME_FACTOR,
@@ -421,7 +421,7 @@ def arguments_agree(name: str = "arguments_agree") -> Relation:
         got = x if got is None else got
         want = x if want is None else want
         for i, (before, g, w) in enumerate(zip(x, got, want)):
-            if not equal(g, w, 0.0, 0.0):
+            if not same_value(g, w, ordered=True):  # as strict as a return value: 1.0 is not 1
                 left = "leaves it unchanged" if w is before or json_repr(w) == json_repr(before) \
                     else f"leaves it {short(w, 70)}"
                 return (f"argument {i + 1} changed: before the call {short(before, 70)}, after it {short(g, 70)} "

@@ -1,7 +1,7 @@
 """Grade candidate files one after another on ONE fork server per repeat (so each meets the state its
 predecessor left); prints one JSON list of verdicts and failed checks. Run as any user:
 
-    python _forkbatch.py [--k K] [--trials T] [--root DIR] TASK FILE...
+    python _forkbatch.py [--k K] [--trials T] [--seed S] [--root DIR] TASK FILE...
 """
 
 import argparse
@@ -19,11 +19,12 @@ from loop.sandbox import SandboxConfig  # noqa: E402
 ap = argparse.ArgumentParser()
 ap.add_argument("--k", type=int, default=1)
 ap.add_argument("--trials", type=int, default=0)
+ap.add_argument("--seed", type=int, default=1)
 ap.add_argument("--root", type=Path, default=ROOT)
 ap.add_argument("task")
 ap.add_argument("files", nargs="+")
 args = ap.parse_args()
 task = tasks.load(args.root, args.task)
 grades = grade_batch([(task, Path(f).read_text()) for f in args.files], SandboxConfig(), servers=args.k, k=args.k,
-                     trials=args.trials)
+                     trials=args.trials, seed=args.seed)
 print(json.dumps([[g.verdict, [f["check"] for f in g.failures()]] for g in grades]))

@@ -157,3 +157,45 @@ def test_a_hanging_candidate_costs_two_jobs_within_the_limit_its_work_earns(root
     assert "timed out twice in repeat 0: repeats 1-4 were not run" in g.notes
     assert [c.check for a in g.attempts for c in a.checks] == ["timeout"] * 5
     assert why in g.attempts[0].checks[0].detail
+
+
+FORKED_WORK = """
+import os, time
+
+def f(x, orphan):
+    for _ in range(3):  # 3 x 0.8 s of CPU in other processes, each under the 1 s RLIMIT_CPU gives every process
+        r, w = os.pipe()
+        if os.fork() == 0:
+            if orphan and os.fork():
+                os._exit(0)  # the worker's child exits at once: its own child (an orphan) does the work
+            end = time.process_time() + 0.8
+            while time.process_time() < end:
+                pass
+            os._exit(0)
+        os.close(w)
+        os.read(r, 1)  # end of file: the working process is gone
+        os.close(r)
+    return x
+"""
+
+
+@pytest.mark.sandbox
+def test_cpu_time_counts_every_process_the_candidate_starts():
+    """RLIMIT_CPU counts each process alone: work done in fork()ed children (or orphaned grandchildren)
+    started from zero in each, so 2.4 s of CPU passed a job's 1 s limit and only its wall clock (4x) could
+    stop it: flaky, as the machine's load decided. The server holds the job's processes together to the
+    limit, whatever the wall clock allows (60 s here: the outcome does not depend on the machine's speed)."""
+    from loop.executors.fork_server import ForkServer
+
+    server = ForkServer(SandboxConfig(enabled=True))
+    try:
+        for orphan in (False, True):
+            reply = server.run({"source": FORKED_WORK, "file": "c.py", "entry": "f", "tests": [[1, orphan]],
+                                "timeout": 60, "cpu": 1, "memory_mb": 512, "fsize_mb": 8})
+            assert reply.get("fault") == "timeout", (orphan, reply)
+            assert reply["detail"] == "exceeded the 1s CPU limit (the candidate's processes together)"
+        # the same work in one process is held to it as before; work under it passes
+        assert server.run({"source": FORKED_WORK, "file": "c.py", "entry": "f", "tests": [[1, False]],
+                           "timeout": 60, "cpu": 5, "memory_mb": 512, "fsize_mb": 8})["results"] == [{"ok": 1}]
+    finally:
+        server.close()

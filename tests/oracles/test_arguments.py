@@ -12,7 +12,7 @@ from loop import verdicts as V
 from loop.errors import CandidateFault
 from loop.kinds.function.attempt import arg_after, mutation_check
 from loop.oracles import Oracle, Returned, run_relations
-from loop.oracles import fuzz
+from loop.oracles import common, engine, fuzz
 from loop.oracles.engine import CandidateRaised, Relation
 from loop.sandbox.inside import worker as W
 from loop.sandbox.inside.codec import enc
@@ -117,3 +117,50 @@ def test_mutation_allowed_drops_every_relation_reading_the_arguments():
     assert Oracle(relations=(kept,), generate=lambda r, s: 1, mutation_allowed=True).relations == (kept,)
     with pytest.raises(ValueError, match="MUTATION_ALLOWED must be True or False"):
         _oracle(mutation_allowed=1)
+
+
+def _floats(xs):  # the right median, the caller's ints left as floats
+    xs[:] = [float(v) for v in xs]
+    return _median_sorted(xs)
+
+
+def _bools(xs):  # the right median, the caller's 0s and 1s left as False and True
+    xs[:] = [bool(v) if v in (0, 1) else v for v in xs]
+    return _median_sorted(xs)
+
+
+def test_a_change_of_type_alone_is_a_change():
+    """[1, -2] left as [1.0, -2.0], 1 as True, a dict's keys reordered: `==` calls each the same; the worker
+    reports each, during the call and after it returned (the final look, fold_late)."""
+    assert W.call(_floats, _wire([1, -2])) == {"ok": 1.0, "args": [[0, [1.0, -2.0]]]}
+    assert W.call(_bools, _wire([1, 5])) == {"ok": 5, "args": [[0, [True, 5]]]}
+    reorder = W.call(lambda d: d.update(a=d.pop("a")), _wire({"a": 1, "b": 2}))
+    assert reorder["args"] == [[0, {"d": [["b", 2], ["a", 1]]}]]
+    kept = []
+
+    def later(xs):  # the second call leaves the first call's [1] as [1.0]
+        kept.append(xs)
+        if len(kept) == 2:
+            kept[0][0] = 1.0
+        return 0
+
+    assert W.call_all(later, [_wire([1]), _wire([2])]) == [{"ok": 0, "args": [[0, [1.0]]]}, {"ok": 0}]
+    assert W.call(lambda xs: xs.__setitem__(0, 1), _wire([1])) == {"ok": None}  # the same value: no change
+
+
+def test_argument_state_compares_as_strictly_as_a_return_value():
+    """arguments_agree and input_not_mutated: type and value, recursively, a dict's items in order."""
+    for candidate in (_floats, _bools):
+        failures = run_relations(_oracle(), _runner(candidate), _runner(_median_sorted), seed=1, trials=50)
+        assert [f.relation for f in failures] == ["arguments_agree"], candidate
+        assert "the reference leaves it unchanged" in failures[0].reason
+    same = engine.same_value
+    assert same([1, {"a": (2, 3.0)}], [1, {"a": (2, 3.0)}], ordered=True)
+    assert not same([1.0, -2.0], [1, -2], ordered=True) and not same([True], [1], ordered=True)
+    assert not same({"b": 1, "a": 2}, {"a": 2, "b": 1}, ordered=True) and same({"b": 1, "a": 2}, {"a": 2, "b": 1})
+    assert not same({1.0, 2}, {1, 2}) and same({(1, "x"), 2}, {2, (1, "x")}) and not same((1,), [1])
+    assert not same(10 ** 400, 1.0) and same(float("nan"), float("nan"))
+    mutated = common.input_not_mutated()
+    for before, after in (([1, 2], [1.0, 2]), ({"a": 1, "b": 2}, {"b": 2, "a": 1}), ([0], [False])):
+        ctx = type("Ctx", (), {"call": lambda self, x, a=after: Returned(None, a)})()
+        assert mutated.check(before, ctx) is not None, (before, after)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 import time
 from dataclasses import dataclass, field
@@ -31,6 +30,7 @@ from loop.oracles.engine import (
     json_repr,
     reference_limits,
     run_relations,
+    same_value,
     trials_made,
 )
 from loop.oracles.fuzz import equivalent_to
@@ -62,6 +62,7 @@ class Plan:
     ref_times: dict = field(default_factory=dict)  # json_repr(x) -> the reference's measured seconds
     ref_limits: dict = field(default_factory=dict)  # json_repr(x) -> its time limit (engine.reference_limits)
     inputs: dict | None = None  # what happened to the generated inputs (repeat 0; the same for every repeat)
+    shares: dict = field(default_factory=dict)  # split trials: repeat -> the inputs its process ran, in order
 
 
 def digest(values: list, stdout: bytes, stderr: bytes) -> str:
@@ -82,7 +83,9 @@ class RestartingWorker:
         self.program, self.cfg, self.repeat = program, cfg, repeat
         self.worker: Worker | None = None
 
-    def call(self, args: tuple, limit: float | None = None) -> dict:
+    def call(self, args: tuple, limit: float | None = None, before: list = ()) -> dict:
+        """One call's reply; `before`: wire arguments of calls made first, in the same process (their
+        replies dropped), pipelined with it."""
         if self.worker is None or self.worker.dead:
             if self.worker is not None:
                 self.worker.close()
@@ -90,7 +93,7 @@ class RestartingWorker:
             self.worker = self.program.start(self.cfg, repeat=self.repeat, deadline=deadline)
         if limit is not None:  # a per-call time limit (differential fuzzing's reference filter)
             self.worker.deadline = time.monotonic() + limit
-        return self.worker.call(wire_args(args))
+        return self.worker.call_many([*before, wire_args(args)])[-1]
 
     def close(self) -> None:
         if self.worker is not None:
@@ -201,6 +204,8 @@ def run_attempt(plan: Plan, repeat: int, lane: int | None = None) -> Attempt:
                 trial_inputs = accepted_inputs(plan, ref, trial_inputs, cand, counted=counted)
             elif counted:
                 plan.inputs["kept"] += len(trial_inputs)
+            if part is not None and not rerun:
+                plan.shares[repeat] = trial_inputs  # a counterexample is replayed after those before it (confirm)
             _prefetch(oracle, cand, receive, trial_inputs, prefetched)
             if not oracle.argument_lists:
                 # Second round: what the relations will ask next (reordered inputs, outputs fed back).
@@ -346,27 +351,6 @@ def show(value) -> str:
         return json_repr(enc(value))
     except (TypeError, ValueError, RecursionError):
         return f"<unprintable {type(value).__name__}>"
-
-
-def same_value(got, expected) -> bool:
-    """Does a candidate's value equal an expected one? Floats agree within 1e-6 (relative) only where
-    the expected value is a float; total: a value that cannot be compared (10**400 against a float) differs."""
-    try:
-        if isinstance(expected, float):
-            if isinstance(got, bool) or not isinstance(got, (int, float)):
-                return False
-            if math.isnan(expected) or math.isnan(got):
-                return math.isnan(expected) and math.isnan(got)
-            return math.isclose(got, expected, rel_tol=1e-6, abs_tol=1e-6)
-        if type(got) is not type(expected):
-            return False
-        if isinstance(expected, (list, tuple)):
-            return len(got) == len(expected) and all(same_value(x, y) for x, y in zip(got, expected))
-        if isinstance(expected, dict):
-            return got.keys() == expected.keys() and all(same_value(got[k], expected[k]) for k in expected)
-        return bool(got == expected)
-    except (ArithmeticError, TypeError, ValueError, RecursionError):
-        return False
 
 
 def golden_matches(task: Task, ok: bool, value, expected) -> tuple[bool, str]:

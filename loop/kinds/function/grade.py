@@ -24,7 +24,7 @@ from loop.kinds.function.attempt import (
     same_value,
     sanitizer_gate,
 )
-from loop.kinds.function.confirm import confirm, recheck_in_fresh_processes
+from loop.kinds.function.confirm import confirm, recheck_in_fresh_processes, shares_of
 from loop.kinds.function.programs import build, release, sanitizer_probe
 from loop.kinds.task import Task
 from loop.sandbox import SandboxConfig
@@ -71,7 +71,7 @@ def _grade_built(task: Task, source: str, cfg: SandboxConfig, opts: Options, qua
                 opts.seed, opts.trials, set(quarantined), k=opts.k if opts.part(0) else 0)
     attempts = [run_attempt(plan, repeat) for repeat in range(opts.k)]
     notes = _timeouts_everywhere(plan, attempts)
-    notes += confirm(attempts, plan.k, functools.partial(recheck_in_fresh_processes, plan))
+    notes += confirm(attempts, plan.k, functools.partial(recheck_in_fresh_processes, plan), shares_of(plan))
     triage.settle(attempts)
     if sanitizing is not None:
         try:

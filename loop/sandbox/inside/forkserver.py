@@ -2,7 +2,8 @@
 
 Started by path (staged beside worker.py and codec.py, see ForkServer in loop.executors.fork) with
 `python -s -S -P -B`; standard library only. The parent side and the isolation it keeps between candidates
-are described in loop.executors.fork and the threat model.
+are described in loop.executors.fork and the threat model. One module on purpose: it is a program staged into
+the sandbox by path, beside worker.py and codec.py only.
 """
 
 import json
@@ -24,6 +25,7 @@ else:  # run by path in the sandbox: the worker and the codec are staged beside 
 import collections, functools, itertools, math, re, string, heapq, bisect, random, typing, copy  # noqa: E401,F401
 
 SWEEP = False
+KEEP = frozenset()  # the server and its ancestors (_ancestors at start): every other process is a job's
 FOLDER = "/tmp/job"
 NUL = None  # /dev/null, opened by main(): each child's stdin
 STATE = None  # _state() at start
@@ -129,6 +131,34 @@ def _sweep(keep):
         return False
 
 
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _job_cpu(pid, reaped):
+    """Seconds of CPU the job has used, all its processes together: RLIMIT_CPU counts each process alone, so
+    a candidate that does its work in a fork()ed child would start that child from zero. In the sandbox every
+    process but the server's ancestors is the job's (the sweep clears them between jobs); each live one counts
+    with the children it reaped (utime, stime, cutime, cstime), and what the server reaped since `reaped`
+    (RUSAGE_CHILDREN) counts too: orphans come to the server (a child subreaper: main), never to bwrap.
+    Unsandboxed, the job's own child alone. A child reaped while this reads may count twice for a moment:
+    the caller acts on two readings in a row."""
+    pids = [int(n) for n in os.listdir("/proc") if n.isdigit() and int(n) not in KEEP] if SWEEP else [pid]
+    ticks = 0
+    for p in pids:
+        try:
+            with open("/proc/%d/stat" % p) as fh:
+                ticks += sum(map(int, fh.read().rsplit(")", 1)[1].split()[11:15]))
+        except (OSError, ValueError):
+            pass
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ticks / _TICK + usage.ru_utime + usage.ru_stime - reaped
+
+
+def _children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _enter(job, w, log, err):
     """A fresh child's set-up: its own session, the job folder, its output files, the task's rlimits."""
     os.setsid()
@@ -138,8 +168,9 @@ def _enter(job, w, log, err):
     os.dup2(err, 2)
     W.close_all_but(0, 1, 2, w)  # not the job channel, not the server's result channel
     random.seed()  # each candidate's checks draw their own random inputs, as in a fresh process
-    cpu = job.get("cpu") or int(job["timeout"]) + 1  # a job's own CPU limit (seconds), else its wall clock's
-    # CPU: SIGXCPU at the limit (a timeout), SIGKILL a second later for a process that ignores it
+    cpu = _cpu_limit(job)
+    # CPU: SIGXCPU at the limit (a timeout), SIGKILL a second later for a process that ignores it; the job's
+    # processes together are held to it by the server (_job_cpu)
     for res, value, hard in ((resource.RLIMIT_CPU, cpu, cpu + 1), (resource.RLIMIT_AS, job["memory_mb"] << 20, None),
                              (resource.RLIMIT_FSIZE, job["fsize_mb"] << 20, None)):
         try:
@@ -147,6 +178,10 @@ def _enter(job, w, log, err):
         except (ValueError, OSError):
             pass
     return W.sender(w)
+
+
+def _cpu_limit(job):
+    return job.get("cpu") or int(job["timeout"]) + 1  # a job's own CPU limit (seconds), else its wall clock's
 
 
 def _child(job, w, log, err, path):
@@ -310,9 +345,12 @@ def _run_reference(job):
 
 def _run(job):
     # Staged by the server (the child's first writes would each cost it copy-on-write faults).
+    reaped = _children_cpu()
     pid, r = _spawn(_child, job)
     deadline = time.monotonic() + job["timeout"]
     buf, status, fault = b"", None, None
+    cpu, over = _cpu_limit(job), 0
+    too_much = {"fault": "timeout", "detail": "exceeded the %gs CPU limit (the candidate's processes together)" % cpu}
     while True:
         if b"\n" in buf:
             break
@@ -321,6 +359,11 @@ def _run(job):
             fault = {"fault": "timeout", "detail": "exceeded the %gs wall-clock limit" % job["timeout"]}
             break
         ready, _, _ = select.select([r], [], [], min(left, 0.05))
+        if not ready:
+            over = over + 1 if _job_cpu(pid, reaped) > cpu else 0
+            if over == 2:
+                fault = too_much
+                break
         if ready:
             chunk = os.read(r, 1 << 20)
             if not chunk:
@@ -358,6 +401,8 @@ def _run(job):
         else:
             _await_exit(pid, 0.5)  # else the sweep finds it dying and polls /proc until it is gone
     os.close(r)
+    if fault is None and _job_cpu(pid, reaped) > cpu and _job_cpu(pid, reaped) > cpu:
+        fault = too_much  # the work since the last look: the same work always takes the same CPU time
     output, errors = _read(".output"), _read(".errors")
     cap = job.get("output_bytes", 1 << 20)
     if fault is None and max(_size(".output"), _size(".errors")) > cap:
@@ -430,20 +475,21 @@ def _read(name, limit=65536):
 
 def main():
     out_fd, in_fd = int(sys.argv[1]), int(sys.argv[2])
-    global SWEEP, FOLDER, STATE, NUL
+    global SWEEP, FOLDER, STATE, NUL, KEEP
     NUL = os.open("/dev/null", os.O_RDONLY)
     SWEEP = _in_sandbox()
     if not SWEEP:  # unsandboxed servers must not share a job folder in the host's /tmp
         import tempfile
         FOLDER = os.path.join(tempfile.mkdtemp(prefix="loop-forkserver-"), "job")
-    keep = _ancestors()
+    keep = KEEP = frozenset(_ancestors())
     STATE = _state()
 
     send = W.sender(out_fd)
     try:
         W.nodump()  # children inherit it: no /proc/<pid>/fd, mem or ptrace of the server or of each other
+        W.subreaper()  # a job's orphans are the server's: their CPU time is the job's (_job_cpu)
     except Exception:
-        send({"lost": "the fork server could not make itself undumpable (prctl)"})
+        send({"lost": "the fork server could not make itself undumpable and a subreaper (prctl)"})
         return
     if not _sweep(keep):
         send({"lost": "the sandbox is not clean at start"})

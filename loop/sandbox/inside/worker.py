@@ -94,13 +94,19 @@ def call(fn, wire, seen=None):
         value = fn(*args)
         reply["ok"] = enc(value)
         now = [enc(a) for a in args]
-        if now != wire:
-            reply["args"] = [[i, e] for i, (e, w) in enumerate(zip(now, wire)) if e != w]
+        if moved(now, wire):
+            reply["args"] = [[i, e] for i, (e, w) in enumerate(zip(now, wire)) if moved(e, w)]
         if seen is not None and len(seen) < 4096:
             seen.append((now, args, reply))
     except BaseException as exc:  # the candidate's failure, reported, never fatal to the worker
         reply = _classify(exc)
     return reply
+
+
+def moved(now, then):
+    """Is an encoding no longer what it was, type included? `==` alone takes [1.0, -2.0] for [1, -2] and
+    True for 1; their repr tells them apart (a C-level walk; a dict's order: its encoding lists its items)."""
+    return now != then or repr(now) != repr(then)
 
 
 def _settle():
@@ -121,7 +127,7 @@ def _changed_since(then, args):
             now = enc(a)
         except BaseException as exc:
             now = "<" + type(exc).__name__ + ">"
-        if now != e:
+        if moved(now, e):
             out.append([i, now])
     return out
 
@@ -281,6 +287,16 @@ def nodump():
     libc.prctl(4, 0, 0, 0, 0)
     if libc.prctl(3, 0, 0, 0, 0) != 0:  # PR_GET_DUMPABLE
         raise OSError("PR_SET_DUMPABLE did not hold")
+
+
+def subreaper():
+    """PR_SET_CHILD_SUBREAPER, checked: the orphans of this process's descendants become its children."""
+    import ctypes
+    libc = ctypes.CDLL(None)
+    libc.prctl(36, 1, 0, 0, 0)
+    flag = ctypes.c_int(0)
+    if libc.prctl(37, ctypes.byref(flag), 0, 0, 0) != 0 or flag.value != 1:  # PR_GET_CHILD_SUBREAPER
+        raise OSError("PR_SET_CHILD_SUBREAPER did not hold")
 
 
 def answer(proxy, wire, entry):
