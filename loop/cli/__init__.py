@@ -16,7 +16,7 @@ from loop.cli import imports
 from loop.cli.common import (cluster_option, command_line, handle_errors, load_config, origin_from, per_repeat,
                              source_options, warn)
 from loop.cli.output import Progress, grade_json, print_batch, print_grade, print_predictions, warn_unsandboxed
-from loop.errors import LoopError, SuiteError
+from loop.errors import LoopError, SuiteError, TaskError
 from loop.grading.triage import load_quarantine
 from loop.run import one, seeds
 from loop.run.batch import grade_samples, rotate_seed_recorded, run_batch
@@ -77,7 +77,13 @@ def tasks_check(ctx, names, no_sandbox):
     load_quarantine(config.root / "harness" / "quarantine.toml")
     sandbox = sandbox_config(config, no_sandbox)
     warn_unsandboxed(sandbox)
-    bad, skipped, every = [], 0, names or tasks.list_tasks(config.root)
+    every = names or tasks.list_tasks(config.root)
+    if not every:
+        raise TaskError(tasks.no_tasks(config))
+    for name in names:  # a typo is the user's mistake (stderr, exit 2), not a broken task
+        if not (tasks.tasks_root(config.root) / name / "task.toml").is_file():
+            raise TaskError(tasks.unknown_task(config.root, name))
+    bad, skipped = [], 0
     for name in every:  # every task, whatever the one before it did: a broken task is a line, not the end
         try:
             task = tasks.load(config.root, name)
@@ -95,7 +101,7 @@ def tasks_check(ctx, names, no_sandbox):
             click.echo(f"ok   {name}")
         else:
             bad.append(name)
-    if len(every) > 1:
+    if len(every) > 1 or names:
         click.echo(f"{len(every) - len(bad) - skipped} ok, {len(bad)} failed, {skipped} skipped of {len(every)} tasks"
                    + (f"; failed: {', '.join(bad)}" if bad else ""))
     if bad:
@@ -427,6 +433,7 @@ def report_cmd(ctx, batch, task, fmt, output, pass_k, compare, by, min_coverage,
         a, b = compare
         if by == "batch" and not (a.isdigit() and b.isdigit()):
             raise click.UsageError(f"--compare takes two batch ids (or use --by model|seed): {a!r} {b!r}")
+    report.check_selection(path, batch=batch, task=task)  # a typo is an error, not an empty table
     if fmt == "html":  # one self-contained page (loop.report.html)
         from loop.report import html as report_html
 

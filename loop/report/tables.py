@@ -14,11 +14,11 @@ from pathlib import Path
 import sqlite_utils
 
 from loop import verdicts as V
-from loop.errors import LoopError
+from loop.errors import LoopError, near
 from loop.report import rounds
 from loop.report.format import COLUMNS, columns, fmt_value, render_csv, view_rows
 from loop.report.stats import newcombe, pass_at_k
-from loop.store.db import RunStore
+from loop.store.db import RunStore, existing_db
 
 
 def _filters(batch: int | None, task: str | None) -> tuple[list[str], list]:
@@ -291,6 +291,22 @@ def render_comparison(db: Path, a: str, b: str, fmt: str = "table", *, by: str =
     if fmt == "csv":
         return render_compare_csv(rows)
     return render_compare_table(rows, a, b, by)
+
+
+def check_selection(db: Path, *, batch: int | None = None, task: str | None = None) -> None:
+    """What a report names must exist: the runs.db (never created by reading it), the batch, a task with
+    candidates (a near match suggested); else a LoopError, where an empty table would look like an answer."""
+    existing_db(db, "such file (`loop run` writes one; --db names another)")
+    with RunStore(db) as store:
+        if batch is not None:
+            store.batch_row(batch)
+        if task is not None:
+            sql = "select distinct task from candidates" + (" where batch_id = ?" if batch is not None else "")
+            known = sorted(r["task"] for r in store.db.query(sql, [batch] if batch is not None else []))
+            if task not in known:
+                where = f"in batch {batch}" if batch is not None else f"in {db}"
+                raise LoopError(f"{db}: no candidates for task '{task}' {where}"
+                                + near(task, known, where, "`loop report`"))
 
 
 def comparison(db: Path, a: str, b: str, *, by: str = "batch", min_coverage: float = 0.9) -> list[dict]:
