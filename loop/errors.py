@@ -99,11 +99,16 @@ def read_text(path: Path, what: str, error: type[LoopError], unpack: Callable[[b
         raise error(f"{path}: {what} file cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
 
 
-def near(name: str, known: list[str], where: str, listing: str) -> str:
-    """`; did you mean 'x'?` for a near-miss name, else where the names are and the command that lists them."""
+def did_you_mean(name: str, known: list[str]) -> str:
+    """`; did you mean 'x'?` for a near-miss name, else ""."""
     close = difflib.get_close_matches(name, known, n=1)
-    if close:
-        return f"; did you mean '{close[0]}'?"
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
+def near(name: str, known: list[str], where: str, listing: str) -> str:
+    """A near match for a name no one has, else the names (a few), or where they are and what lists them."""
+    if did_you_mean(name, known):
+        return did_you_mean(name, known)
     if not known:
         return f": there are none {where}"
     if len(known) <= 8:
