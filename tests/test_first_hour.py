@@ -154,3 +154,26 @@ def test_after_an_import_the_demo_still_generates(tmp_path, monkeypatch):
 def test_tasks_check_with_named_tasks_prints_a_summary(monkeypatch):
     code, out, _ = invoke("tasks", "check", "dedupe_words_py", cwd=ROOT, monkeypatch=monkeypatch)
     assert code == 0 and out.splitlines() == ["ok   dedupe_words_py", "1 ok, 0 failed, 0 skipped of 1 tasks"]
+
+
+# ------------------------------------------------------------------ a failing check shows its evidence
+DEMO = ROOT / "harness" / "examples" / "demo"
+
+
+@pytest.mark.sandbox
+def test_a_flaky_test_shows_its_failing_attempt(tmp_path):
+    code, out, _ = invoke("grade", "merge_intervals_py", DEMO / "flaky.py", "--db", tmp_path / "runs.db")
+    assert code == 1 and "merge_intervals_py: flaky" in out
+    (line,) = [l for l in out.splitlines() if "FAIL test:separated_ranges_stay_ascending" in l]
+    assert "expected [[1,2],[5,6],[10,12]], got " in line and "failed in 2 of 5 repeats" in line, line
+    code, out, _ = invoke("grade", "merge_intervals_py", DEMO / "flaky.py", "--db", tmp_path / "runs.db", "--json")
+    (failure,) = [f for f in json.loads(out)["failures"] if f["check"] == "test:separated_ranges_stay_ascending"]
+    assert failure["detail"].startswith("expected [[1,2],[5,6],[10,12]], got ")
+
+
+@pytest.mark.sandbox
+def test_a_build_failure_shows_the_first_compiler_error(tmp_path):
+    code, out, _ = invoke("grade", "merge_intervals_cpp", DEMO / "does_not_compile.cpp", "--k", "1",
+                          "--db", tmp_path / "runs.db")
+    (line,) = [l for l in out.splitlines() if "FAIL build" in l]
+    assert code == 1 and "error: expected ';' before 'return'" in line, out

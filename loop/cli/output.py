@@ -43,12 +43,20 @@ def print_grade(g, candidate_id=None) -> None:
         click.echo(f"  fuzz inputs: {n['generated']} generated, {n['kept']} kept; discarded: {n['contract']} outside "
                    f"the contract, {n['reference_error']} the reference rejected, {n['reference_timeout']} too slow for it")
     for f in g.failures():
-        click.echo(f"  FAIL {f['check']}: {f['detail'].strip().splitlines()[0][:200] if f['detail'].strip() else ''}")
+        click.echo(f"  FAIL {f['check']}: {headline(f['detail'])}")
     for note in g.notes:
         click.echo(f"  note: {note}")
     if g.verdict == V.STABLE_PASS_VARYING:
         click.secho("  warning: passes, but its output varies between repeats; normalise the output before it turns red",
                     fg="yellow", err=True)
+
+
+def headline(detail: str) -> str:
+    """A failure's detail in one line: its first `error:` line (a compiler's "In function ...:" says nothing),
+    else its first line."""
+    lines = [line.strip() for line in detail.strip().splitlines() if line.strip()]
+    first = next((line for line in lines if "error:" in line), lines[0] if lines else "")
+    return first[:200]
 
 
 class Progress:
