@@ -177,3 +177,45 @@ def test_a_build_failure_shows_the_first_compiler_error(tmp_path):
                           "--db", tmp_path / "runs.db")
     (line,) = [l for l in out.splitlines() if "FAIL build" in l]
     assert code == 1 and "error: expected ';' before 'return'" in line, out
+
+
+# ------------------------------------------------------------------ no silent wait
+def test_a_stalled_batch_says_what_it_waits_for(capsys):
+    import time
+
+    from loop.cli.output import Progress
+
+    progress = Progress(True, quiet=0.3, every=0.6)
+    progress({"done": 1, "total": 3, "verdicts": {}})
+    time.sleep(1.2)
+    err = capsys.readouterr().err
+    waits = [line for line in err.splitlines() if line.startswith("still working:")]
+    assert waits and "1/3 done, nothing finished for" in waits[0] and "wall-clock limit" in waits[0]
+    assert len(waits) <= 3  # a reminder now and then, not a line a second
+    progress({"done": 3, "total": 3, "verdicts": {}})  # finished: the watch stops
+    time.sleep(0.8)
+    assert "still working" not in capsys.readouterr().err
+
+
+def test_a_quick_batch_prints_no_wait_line(capsys):
+    import time
+
+    from loop.cli.output import Progress
+
+    progress = Progress(True, quiet=0.5)
+    for done in range(1, 4):
+        progress({"done": done, "total": 3, "verdicts": {}})
+        time.sleep(0.1)
+    time.sleep(0.8)
+    assert "still working" not in capsys.readouterr().err
+
+
+def test_a_scheduler_wait_is_said_before_it_starts(tmp_path):
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(f'[loop]\ndb = "{tmp_path / "runs.db"}"\n')
+    code, out, err = invoke("--config", cfg, "grade", "--samples", tmp_path / "none.jsonl",
+                            "--cluster", "tcp://127.0.0.1:9")
+    lines = err.strip().splitlines()
+    assert code == 2 and lines[0] == ("connecting to the Dask scheduler at tcp://127.0.0.1:9 (up to 10 s, "
+                                      "[cluster] connect_timeout)")
+    assert lines[1].startswith("error: ") and "none.jsonl" in lines[1]

@@ -14,13 +14,13 @@ from loop import kinds, tasks
 from loop import verdicts as V
 from loop.cli import imports
 from loop.cli.common import (cluster_option, command_line, handle_errors, load_config, origin_from, per_repeat,
-                             source_options, warn)
+                             scheduler, source_options, warn)
 from loop.cli.output import Progress, grade_json, print_batch, print_grade, print_predictions, warn_unsandboxed
 from loop.errors import LoopError, SuiteError, TaskError
 from loop.grading.triage import load_quarantine
 from loop.run import one, seeds
 from loop.run.batch import grade_samples, rotate_seed_recorded, run_batch
-from loop.run.settings import Origin, cluster_address, sandbox_config
+from loop.run.settings import Origin, sandbox_config
 from loop.store.db import RunStore
 
 
@@ -196,16 +196,16 @@ def grade_cmd(ctx, task, file, batch_id, samples_file, suite, seed, trials, tria
     _refuse_other_options(ctx, form)
     config = per_repeat(load_config(ctx), trials_per_repeat)
     if form == "--predictions":
-        _grade_predictions(config, predictions, seed, k, db, as_json, cluster_address(config, cluster), report_file)
+        _grade_predictions(config, predictions, seed, k, db, as_json, scheduler(config, cluster), report_file)
         return
     if form == "--samples":
         done = grade_samples(config, samples_file, k=k, trials=trials, seed=seed, db=db, progress=Progress(True),  # stderr
-                             command=command_line(), warn=warn, cluster=cluster_address(config, cluster))
+                             command=command_line(), warn=warn, cluster=scheduler(config, cluster))
         print_batch(done, db or config.db_path, as_json, config.loop.min_coverage, samples=True)
         return
     if form == "--batch":
         done = run_batch(config, [], origin=Origin(), resume=batch_id, db=db, progress=Progress(True),  # stderr
-                         command=command_line(), warn=warn, cluster=cluster_address(config, cluster))
+                         command=command_line(), warn=warn, cluster=scheduler(config, cluster))
         print_batch(done, db or config.db_path, as_json, config.loop.min_coverage)
         return
     if not task or not file:
@@ -373,7 +373,7 @@ def run_cmd(ctx, task_names, samples, concurrency, base_url, model, record, repl
     done = run_batch(config, list(task_names), origin=origin, samples=samples, k=k, trials=trials,
                             rotate_seed=rotate_seed, resume=resume, db=db, progress=Progress(True),  # stderr, whatever stdout holds
                             command=command_line(), warn=warn, budget=budget, rounds=rounds,
-                            cluster=cluster_address(config, cluster))
+                            cluster=scheduler(config, cluster))
     print_batch(done, db or config.db_path, as_json, config.loop.min_coverage if min_coverage is None else min_coverage)
     # A finished batch exits 0: its failures are data (in runs.db and above), not a broken run; one that
     # decided less than loop.min_coverage of its candidates exits 3.

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
+import time
 from pathlib import Path
 
 import click
@@ -60,15 +62,44 @@ def headline(detail: str) -> str:
 
 
 class Progress:
-    """A live line on a terminal, plain lines otherwise."""
+    """A live line on a terminal, plain lines otherwise; and a line whenever nothing has moved for `quiet` seconds
+    (then every `every` seconds), saying what loop waits for: a slow candidate must not look like a hang."""
 
-    def __init__(self, enabled: bool = True):
+    def __init__(self, enabled: bool = True, quiet: float = 5.0, every: float = 15.0):
         self.tty = sys.stderr.isatty()
         self.enabled = enabled
+        self.state: dict | None = None
+        self.moved = time.monotonic()
+        self.stop = threading.Event()
+        if enabled:
+            threading.Thread(target=self._watch, args=(quiet, every), daemon=True, name="loop-progress").start()
+            ctx = click.get_current_context(silent=True)
+            if ctx is not None:
+                ctx.call_on_close(self.stop.set)
+
+    def _watch(self, quiet: float, every: float) -> None:
+        said = 0.0
+        while not self.stop.wait(min(1.0, quiet / 2)):
+            still = time.monotonic() - self.moved
+            if still < quiet or still - said < (every if said else quiet):
+                continue
+            said = still
+            s = self.state
+            if s is None:
+                what = f"preparing the batch for {still:.0f} s (loading the tasks, checking their polarity in the sandbox)"
+            else:
+                what = (f"{s['done']}/{s['total']} done, nothing finished for {still:.0f} s: waiting on the "
+                        f"candidates in flight (each runs up to its task's wall-clock limit) or the endpoint")
+            click.echo(("\n" if self.tty and s is not None else "") + f"still working: {what}", err=True)
 
     def __call__(self, state: dict) -> None:
         if not self.enabled:
             return
+        if state != self.state:  # a reply or a grade: something moved
+            self.moved = time.monotonic()
+        self.state = state
+        if state["done"] >= state["total"]:
+            self.stop.set()
         v = state["verdicts"]
         passed = v.get(V.STABLE_PASS, 0) + v.get(V.STABLE_PASS_VARYING, 0)
         line = (f"{state['done']}/{state['total']}  pass {passed}  fail {v.get(V.STABLE_FAIL, 0)}  "
