@@ -219,3 +219,21 @@ def test_a_scheduler_wait_is_said_before_it_starts(tmp_path):
     assert code == 2 and lines[0] == ("connecting to the Dask scheduler at tcp://127.0.0.1:9 (up to 10 s, "
                                       "[cluster] connect_timeout)")
     assert lines[1].startswith("error: ") and "none.jsonl" in lines[1]
+
+
+# ------------------------------------------------------------------ smaller things
+def test_tasks_list_cuts_descriptions_between_words(monkeypatch):
+    code, out, _ = invoke("tasks", "list", cwd=ROOT, monkeypatch=monkeypatch)
+    rows = {line.split()[0]: line for line in out.splitlines()}
+    assert code == 0 and rows["dedupe_words_py"].endswith("Drop words equal to an earlier word under ...")
+    for line in out.splitlines():
+        description = line.split(" goldens  ", 1)[1]
+        assert len(description) <= 60 and (description.endswith(" ...") or not description.endswith(" "))
+
+
+def test_a_seed_rotation_leaves_the_git_tree_clean():
+    import subprocess
+
+    ignored = subprocess.run(["git", "check-ignore", "-q", "harness/seeds/current.seed"], cwd=ROOT)
+    tracked = subprocess.run(["git", "ls-files", "harness/seeds"], cwd=ROOT, capture_output=True, text=True)
+    assert ignored.returncode == 0 and tracked.stdout == ""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 from pathlib import Path
 
 import click
@@ -63,7 +64,7 @@ def tasks_list(ctx, as_json):
     for r in rows:  # "tests": the tests the task names; "+ passing" when every base-passing test is pass-to-pass
         more = " + passing" if r["pass_to_pass"] is None else ""
         click.echo(f"{r['name']:<{width}}  {r['kind']:<8} {r['language']:<7} {r['tests']:>3} tests{more:<10} "
-                   f"{r['goldens']:>2} goldens  {r['description'][:60]}")
+                   f"{r['goldens']:>2} goldens  {textwrap.shorten(r['description'], 60, placeholder=' ...')}")
 
 
 @tasks_group.command("check")
