@@ -237,3 +237,9 @@ def test_a_seed_rotation_leaves_the_git_tree_clean():
     ignored = subprocess.run(["git", "check-ignore", "-q", "harness/seeds/current.seed"], cwd=ROOT)
     tracked = subprocess.run(["git", "ls-files", "harness/seeds"], cwd=ROOT, capture_output=True, text=True)
     assert ignored.returncode == 0 and tracked.stdout == ""
+
+
+def test_the_report_names_pass_at_k_by_its_k_not_k_equals(runs_db):
+    code, out, _ = invoke("report", "--db", runs_db, "--pass-k", "3")
+    head = out.splitlines()[0].split()
+    assert code == 0 and head[-4:] == ["pass@1", "pass@3", "fail", "reasons"] and "k=" not in out  # k= is a grade's repeats

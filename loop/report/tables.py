@@ -64,14 +64,15 @@ def fail_reasons(db: Path, *, batch: int | None = None, task: str | None = None)
 
 def render_table(rows: list[dict]) -> str:
     head = ["batch", "task", "model", "seed", "n", "decided", "pass", "varying", "flaky", "fail", "inconcl", "infra",
-            "rate [95% CI]", "coverage", "pass@1", "pass@k"] + (["fail reasons"] if any("reasons" in r for r in rows) else [])
+            "rate [95% CI]", "coverage", "pass@1", f"pass@{rows[0]['k']}" if rows else "pass@k"]
+    head += ["fail reasons"] if any("reasons" in r for r in rows) else []  # pass@5 names pass@k's k: "k=" is repeats
     body = []
     for r in rows:
         ci = "-" if r["pass_rate"] is None else f"{r['pass_rate']:.2f} [{r['wilson_low']:.2f}, {r['wilson_high']:.2f}]"
         body.append([str(r["batch_id"]), r["task"], str(r["model"] or "-"), str(r["seed"]), str(r["candidates"]),
                      str(r["decided"]), str(r["stable_pass"]), str(r["stable_pass_varying"]), str(r["flaky"]),
                      str(r["stable_fail"]), str(r["inconclusive"]), str(r["infra_unknown"]), ci,
-                     fmt_value(r["coverage"]), fmt_value(r["pass@1"]), fmt_value(r["pass@k"]) + (f" (k={r['k']})" if r["pass@k"] is not None else "")]
+                     fmt_value(r["coverage"]), fmt_value(r["pass@1"]), fmt_value(r["pass@k"])]
                     + ([r.get("reasons", "-")[:80]] if "reasons" in head[-1] else []))
     return columns(head, body)
 
