@@ -98,3 +98,44 @@ def test_every_repository_path_cited_exists(doc):
 def test_every_module_the_shipped_config_cites_exists():
     cited = re.findall(r"\bloop/[\w/]+\.py\b", (ROOT / "config.toml").read_text(encoding="utf-8"))
     assert cited and [c for c in cited if not (ROOT / c).is_file()] == []
+
+
+@pytest.mark.slow
+def test_the_canonical_solution_figures_of_humaneval_md_hold(tmp_path):
+    """docs/humaneval.md's figures for the 164 canonical solutions (k=1, no fuzzing), run as the page says."""
+    import json
+    import sqlite3
+
+    from click.testing import CliRunner
+
+    from loop.cli import cli
+    from loop.datasets.humaneval import tasks as humaneval
+
+    page = (ROOT / "docs" / "humaneval.md").read_text(encoding="utf-8")
+    passed, failed = map(int, re.search(r"\((\d+) `stable_pass`, (\d+) `stable_fail`\)", page).groups())
+    listed = re.search(r"the list under \[Input contracts\]\(#input-contracts\): ([/\d, \n]+);", page).group(1)
+
+    def numbers(bullet: str) -> set[int]:
+        text = re.search(rf"- \*\*{re.escape(bullet)} \((\d+)\):\*\*(.*?)(?=\n- |\n\n)", page, re.S)
+        found = {int(n) for n in re.findall(r"/(\d+)", text.group(2))}
+        assert len(found) == int(text.group(1)), bullet
+        return found
+
+    clock, memory, docstring = numbers("By the clock, not by a test"), numbers("By memory"), \
+        numbers("By their `docstring_NN` tests")
+    problems = humaneval.read_problems()
+    (tmp_path / "config.toml").write_text(f'[loop]\ndb = "{tmp_path / "runs.db"}"\n')
+    humaneval.import_humaneval(tmp_path / "harness" / "tasks", problems)
+    samples = tmp_path / "canonical.jsonl"
+    samples.write_text("".join(json.dumps({"task_id": p["task_id"], "completion": p["canonical_solution"]}) + "\n"
+                               for p in problems))
+    result = CliRunner().invoke(cli, ["--config", str(tmp_path / "config.toml"), "grade", "--samples", str(samples),
+                                      "--k", "1", "--trials", "0", "--json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    rows = sqlite3.connect(tmp_path / "runs.db").execute("select task, verdict, reason from candidates").fetchall()
+    fails = {int(task.rsplit("_", 1)[1]): reason for task, verdict, reason in rows if verdict != "stable_pass"}
+    assert (len(rows) - len(fails), len(fails)) == (passed, failed)
+    assert set(fails) == {int(n) for n in re.findall(r"/(\d+)", listed)} == clock | memory | docstring
+    assert {n for n, r in fails.items() if r == "timeout"} == clock
+    assert {n for n, r in fails.items() if r == "resource"} == memory
+    assert {n for n, r in fails.items() if r.startswith("test:docstring_")} == docstring
