@@ -189,12 +189,25 @@ def test_a_stalled_batch_says_what_it_waits_for(capsys):
     progress({"done": 1, "total": 3, "verdicts": {}})
     time.sleep(1.2)
     err = capsys.readouterr().err
-    waits = [line for line in err.splitlines() if line.startswith("still working:")]
-    assert waits and "1/3 done, nothing finished for" in waits[0] and "wall-clock limit" in waits[0]
+    waits = [line for line in err.splitlines() if line.startswith("still working (")]
+    assert waits and "(1/3 done, nothing finished for" in waits[0] and "wall-clock limit" in waits[0]
+    assert "endpoint" not in waits[0]  # a samples file asks none
     assert len(waits) <= 3  # a reminder now and then, not a line a second
     progress({"done": 3, "total": 3, "verdicts": {}})  # finished: the watch stops
     time.sleep(0.8)
     assert "still working" not in capsys.readouterr().err
+
+
+def test_a_batch_that_asks_says_so_before_anything_is_graded(capsys):
+    import time
+
+    from loop.cli.output import Progress
+
+    progress = Progress(True, quiet=0.3, asks=True)
+    time.sleep(0.8)
+    progress.stop.set()
+    (line, *_) = [l for l in capsys.readouterr().err.splitlines() if l.startswith("still working (")]
+    assert "nothing graded yet): waiting on the tasks' polarity checks, the endpoint's replies" in line
 
 
 def test_a_quick_batch_prints_no_wait_line(capsys):

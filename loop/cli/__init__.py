@@ -372,7 +372,7 @@ def run_cmd(ctx, task_names, samples, concurrency, base_url, model, record, repl
         return
     origin = origin_from(record, replay_path, base_url, model, concurrency)
     done = run_batch(config, list(task_names), origin=origin, samples=samples, k=k, trials=trials,
-                            rotate_seed=rotate_seed, resume=resume, db=db, progress=Progress(True),  # stderr, whatever stdout holds
+                            rotate_seed=rotate_seed, resume=resume, db=db, progress=Progress(True, asks=True),  # stderr, whatever stdout holds
                             command=command_line(), warn=warn, budget=budget, rounds=rounds,
                             cluster=scheduler(config, cluster))
     print_batch(done, db or config.db_path, as_json, config.loop.min_coverage if min_coverage is None else min_coverage)

@@ -65,12 +65,14 @@ class Progress:
     """A live line on a terminal, plain lines otherwise; and a line whenever nothing has moved for `quiet` seconds
     (then every `every` seconds), saying what loop waits for: a slow candidate must not look like a hang."""
 
-    def __init__(self, enabled: bool = True, quiet: float = 5.0, every: float = 15.0):
+    def __init__(self, enabled: bool = True, quiet: float = 5.0, every: float = 15.0, asks: bool = False):
         self.tty = sys.stderr.isatty()
         self.enabled = enabled
         self.state: dict | None = None
         self.moved = time.monotonic()
         self.stop = threading.Event()
+        self.waits_on = ("the tasks' polarity checks, " + ("the endpoint's replies " if asks else "")
+                         + "and the grades in flight (each up to its task's wall-clock limit)")
         if enabled:
             threading.Thread(target=self._watch, args=(quiet, every), daemon=True, name="loop-progress").start()
             ctx = click.get_current_context(silent=True)
@@ -85,12 +87,10 @@ class Progress:
                 continue
             said = still
             s = self.state
-            if s is None:
-                what = f"preparing the batch for {still:.0f} s (loading the tasks, checking their polarity in the sandbox)"
-            else:
-                what = (f"{s['done']}/{s['total']} done, nothing finished for {still:.0f} s: waiting on the "
-                        f"candidates in flight (each runs up to its task's wall-clock limit) or the endpoint")
-            click.echo(("\n" if self.tty and s is not None else "") + f"still working: {what}", err=True)
+            where = (f"{s['done']}/{s['total']} done, nothing finished for {still:.0f} s" if s is not None
+                     else f"{still:.0f} s, nothing graded yet")
+            click.echo(("\n" if self.tty and s is not None else "") + f"still working ({where}): waiting on "
+                       + self.waits_on, err=True)
 
     def __call__(self, state: dict) -> None:
         if not self.enabled:
