@@ -107,8 +107,9 @@ def did_you_mean(name: str, known: list[str]) -> str:
 
 def near(name: str, known: list[str], where: str, listing: str) -> str:
     """A near match for a name no one has, else the names (a few), or where they are and what lists them."""
-    if did_you_mean(name, known):
-        return did_you_mean(name, known)
+    suggestion = did_you_mean(name, known)
+    if suggestion:
+        return suggestion
     if not known:
         return f": there are none {where}"
     if len(known) <= 8:

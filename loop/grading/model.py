@@ -103,7 +103,7 @@ class Grade:
         for c in self.checks:
             if not c.passed and c.decides and c.check not in seen:
                 seen.add(c.check)
-                out.append({"check": c.check, "detail": c.detail.strip() and c.detail or self._attempt_detail(c.check)})
+                out.append({"check": c.check, "detail": c.detail if c.detail.strip() else self._attempt_detail(c.check)})
         return out
 
     def _attempt_detail(self, check: str) -> str:

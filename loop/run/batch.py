@@ -111,7 +111,8 @@ def every_task(config: Config, cassette: Path | None, warn: Callable[[str], None
         raise TaskError(tasks.no_tasks(config))
     if cassette is None:
         return names
-    answered = [n for n in names if n in cassette_tasks(cassette, names)]
+    found = cassette_tasks(cassette, names)
+    answered = [n for n in names if n in found]
     if not answered:
         raise TaskError(f"{config.path}: key 'endpoint.replay': cassette {cassette} answers none of the "
                         f"{len(names)} tasks in {tasks.tasks_root(config.root)}: name tasks with --task and an "
