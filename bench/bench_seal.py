@@ -6,7 +6,10 @@ own code from real git repositories: the calc fixture of tests/datasets/test_swe
 a test added to an existing one) and the ledger task as bench_swebench.py makes it (every base test named as
 PASS_TO_PASS). JS and Go checks are never sealed (see docs/threat-model.md).
 
-    .venv/bin/python bench/bench_seal.py [--static]
+    .venv/bin/python bench/bench_seal.py [--static] [TASK_FOLDER ...]
+
+TASK_FOLDER: more imported tasks, e.g. the SWE-bench Lite rows bench_swebench_history.py rebuilds from the
+projects' history (its --work folder's proj-*/harness/tasks/*).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench"), str(ROOT / "tests"), str(ROOT / 
 from loop import tasks  # noqa: E402
 from loop.datasets.swebench import import_instances  # noqa: E402
 from loop.kinds.repo import kind as repo_kind  # noqa: E402
-from loop.kinds.repo import seal  # noqa: E402
+from loop.kinds.repo import reference, seal  # noqa: E402
 from loop.kinds.repo.results import selector  # noqa: E402
 from loop.kinds.repo.tripwire import framework  # noqa: E402
 from loop.sandbox import SandboxConfig  # noqa: E402
@@ -68,17 +71,18 @@ def swebench_tasks(work: Path) -> list:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--static", action="store_true", help="count from the syntax tree only (no gold-tree run)")
+    ap.add_argument("folders", nargs="*", type=Path, help="more task folders (imported SWE-bench instances)")
     args = ap.parse_args()
     cfg = SandboxConfig()
     with tempfile.TemporaryDirectory(prefix="bench-seal-") as tmp:
         shipped = [tasks.load_folder(p.parent) for p in sorted((ROOT / "harness" / "tasks").glob("repo_*/task.toml"))]
         total = {"f2p": [0, 0], "p2p": [0, 0]}
         print(f"{'task':24} {'fail-to-pass sealed':>20} {'pass-to-pass sealed':>20}")
-        for task in shipped + swebench_tasks(Path(tmp)):
+        for task in shipped + swebench_tasks(Path(tmp)) + [tasks.load_folder(f) for f in args.folders]:
             spec = task.spec
             only = seal.EVERY
             if not args.static and framework(spec.command) == "pytest":
-                only = repo_kind._seals(task, cfg, repo_kind._environment(spec, cfg))
+                only = reference._seals(task, cfg, repo_kind._environment(spec, cfg))
             got = sealed_tests(task, only)
             f2p = sum(t in got for t in spec.fail_to_pass)
             p2p = sum(t in got for t in spec.pass_to_pass or ())

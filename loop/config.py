@@ -5,6 +5,7 @@ Every unknown key or wrong type is a `ConfigError` naming the file and the key.
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
 from dataclasses import dataclass, field, fields, replace
@@ -68,10 +69,17 @@ class EndpointSettings:
     record: str = ""
     adaptive: bool = True  # learn the rate (loop.ask.ratelimit) when requests_per_minute is not given
     limit_state: str = ""  # the shared state's SQLite file ("" = the user's cache; "memory" = this process)
+    # What an endpoint may ask of loop is capped (docs/endpoint.md, "Caps"):
+    max_pause: float = 60.0  # longest wait one wait hint (Retry-After, a reset header) puts on every sender
+    min_requests_per_minute: float = 3.0  # the slowest the adaptive limiter paces, whatever it learned
+    limit_state_ttl: float = 3600.0  # seconds what the limiter learned is kept after its last update
+    attempt_timeout: float = 180.0  # total seconds one HTTP attempt may take (connect, send, wait, read)
+    max_response_bytes: int = 8 * 1024 * 1024  # a response body, decompressed; more is bad_response
+    max_reply_bytes: int = 1024 * 1024  # one reply as stored; a longer one is cut here and marked truncated
     prompt_price: float = 0.0  # per million prompt tokens, in the currency of your invoice
     completion_price: float = 0.0  # per million completion tokens
     api_key: str | None = field(default=None, repr=False, metadata={"runtime": True})
-    key_hint: str | None = field(default=None, metadata={"runtime": True})  # e.g. "$OPENAI_API_KEY"
+    key_hint: str | None = field(default=None, metadata={"runtime": True})  # the key's variable: "$LOOP_API_KEY"
 
 
 def config_fields(cls) -> list:
@@ -91,6 +99,7 @@ class Config:
     endpoint: EndpointSettings = field(default_factory=EndpointSettings)
     cluster: ClusterSection = field(default_factory=ClusterSection)
     api_key: str | None = field(default=None, repr=False)
+    api_key_source: str | None = None  # the variable the key came from (LOOP_API_KEY or endpoint.api_key_env)
 
     @property
     def db_path(self) -> Path:
@@ -158,6 +167,11 @@ def load(path: Path | None = None, root: Path | None = None, env: dict | None = 
             raise ConfigError(f"{path}: key 'loop.{key}' must be at least 1")
     if endpoint.samples_per_request < 1:
         raise ConfigError(f"{path}: key 'endpoint.samples_per_request' must be at least 1 (the OpenAI n)")
+    for key in ("max_pause", "min_requests_per_minute", "limit_state_ttl", "attempt_timeout", "max_response_bytes",
+                "max_reply_bytes"):
+        value = getattr(endpoint, key)
+        if not (value > 0 and math.isfinite(value)):  # a cap of infinity would be no cap
+            raise ConfigError(f"{path}: key 'endpoint.{key}' must be a finite number more than 0, got {value!r}")
     if config.cluster.connect_timeout <= 0:
         raise ConfigError(f"{path}: key 'cluster.connect_timeout' must be more than 0 seconds")
     cluster = replace(config.cluster, scheduler=env["LOOP_CLUSTER"]) if env.get("LOOP_CLUSTER") else config.cluster
@@ -167,5 +181,6 @@ def load(path: Path | None = None, root: Path | None = None, env: dict | None = 
         endpoint = replace(endpoint, base_url=env["LOOP_BASE_URL"])
     if env.get("LOOP_MODEL"):
         endpoint = replace(endpoint, model=env["LOOP_MODEL"])
-    key = env.get("LOOP_API_KEY") or (env.get(endpoint.api_key_env) if endpoint.api_key_env else None)
-    return replace(config, loop=loop, endpoint=endpoint, cluster=cluster, api_key=key or None)
+    source = next((name for name in ("LOOP_API_KEY", endpoint.api_key_env) if name and env.get(name)), None)
+    return replace(config, loop=loop, endpoint=endpoint, cluster=cluster, api_key=env[source] if source else None,
+                   api_key_source=source)

@@ -13,6 +13,7 @@ from typing import IO, Any
 import httpx
 
 from loop import jsonl
+from loop.ask.responses import decode_text, redact
 from loop.errors import CassetteError
 
 # One line per exchange:
@@ -21,8 +22,9 @@ from loop.errors import CassetteError
 #      "status": 200, "headers": {"content-type": "..."}, "body": "<response text>"}
 #
 # or, for a transport failure, {"request": {...}, "error": "ReadTimeout", "message": "..."} (replayed by
-# raising that httpx exception). Request headers are never recorded, so the Authorization header never
-# reaches disk. Extra keys ("label", "curated": true, ...) are allowed and ignored.
+# raising that httpx exception). Request headers are never recorded, and the key never reaches disk: a
+# response's credential headers are dropped and the key is redacted from everything written (a gateway
+# may echo it in a body or a header). Extra keys ("label", "curated": true, ...) are allowed and ignored.
 #
 # Matching: the key is the canonical JSON (sorted keys) of the request body minus VOLATILE_FIELDS;
 # model, messages, n, temperature and max_tokens all take part. Each key owns a queue of recorded answers
@@ -30,7 +32,8 @@ from loop.errors import CassetteError
 
 VOLATILE_FIELDS = frozenset({"user", "metadata", "store", "stream_options"})
 # Response headers not worth keeping: the body is stored decoded, and cookies are session state.
-_DROP_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding", "connection", "set-cookie"})
+_DROP_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding", "connection", "set-cookie",
+                           "authorization", "proxy-authorization", "api-key", "x-api-key"})
 _REPLAYABLE_ERRORS: dict[str, type[httpx.TransportError]] = {
     cls.__name__: cls
     for cls in (
@@ -96,18 +99,22 @@ def _describe(body: Any) -> str:
 
 
 class RecordingTransport(httpx.AsyncBaseTransport):
-    """Forward to `inner` (a live transport) and append every exchange to the cassette at `path`."""
+    """Forward to `inner` (a live transport) and append every exchange to the cassette at `path`, with
+    `secret` (the API key) redacted wherever the endpoint echoed it."""
 
-    def __init__(self, inner: httpx.AsyncBaseTransport | None, path: str | Path) -> None:
+    def __init__(self, inner: httpx.AsyncBaseTransport | None, path: str | Path, *, secret: str | None = None) -> None:
         self.inner = inner if inner is not None else httpx.AsyncHTTPTransport()
         self.path = Path(path)
+        self.secret = secret
         self._file: IO[str] | None = None
 
     def _write(self, line: dict) -> None:
         if self._file is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._file = self.path.open("a", encoding="utf-8")
-        self._file.write(json.dumps(line, ensure_ascii=False) + "\n")
+        # redacted in the JSON text (the key as JSON spells it), so no field (body, header, message) escapes
+        secret = json.dumps(self.secret, ensure_ascii=False)[1:-1] if self.secret else None
+        self._file.write(redact(json.dumps(line, ensure_ascii=False), secret) + "\n")
         self._file.flush()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
@@ -121,7 +128,8 @@ class RecordingTransport(httpx.AsyncBaseTransport):
                 self._write({"request": recorded, "error": type(exc).__name__, "message": str(exc)})
             raise
         headers = {k.lower(): v for k, v in response.headers.items() if k.lower() not in _DROP_HEADERS}
-        self._write({"request": recorded, "status": response.status_code, "headers": headers, "body": response.text})
+        body = decode_text(response.content, response.charset_encoding)
+        self._write({"request": recorded, "status": response.status_code, "headers": headers, "body": body})
         return response
 
     async def aclose(self) -> None:

@@ -8,10 +8,11 @@ wait hints live beside it (pacing, responses, retry_hints).
 from __future__ import annotations
 
 import asyncio
+import itertools
 import re
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -24,8 +25,11 @@ from tenacity.wait import wait_base, wait_exponential_jitter
 
 from loop.ask.pacing import Pacer, warm_up
 from loop.ask.ratelimit import AdaptiveLimit, default_path, limit_key
-from loop.ask.responses import BadResponse, error_info, estimate_tokens, one_line, parse_completion, phrase
+from loop.ask.responses import (BadResponse, Reply, decode_text, error_info, estimate_tokens, one_line,
+                                parse_completion, phrase, redact)
 from loop.ask.retry_hints import retry_hint
+from loop.ask.transport import ACCEPT_ENCODING, live_transport
+from loop.ask.waits import Announcer, Wait
 from loop.config import EndpointSettings  # the one endpoint schema, shared with config.toml
 from loop.errors import EndpointFatal
 from loop.verdicts import BAD_RESPONSE, CONNECTION, ENDPOINT_TIMEOUT, RATE_LIMITED, SERVER_ERROR
@@ -36,6 +40,7 @@ RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 RATE_HEADROOM = 0.985
 BACKOFF_MAX = 60.0  # cap of one exponential-backoff wait, seconds
 BACKOFF_JITTER = 1.0  # uniform jitter added to each backoff wait, seconds
+IN_FLIGHT = "in_flight"  # error_class of an attempt's record written before it is sent (on_send)
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,7 @@ class Completion:
     latency: float
     attempts: int
     raw: dict
+    finish_reasons: list[str | None] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -74,6 +80,11 @@ class RequestRecord:
     completion_tokens: int | None
     limiter_wait: float = 0.0  # seconds this attempt waited in the adaptive limiter before it was sent
     rate_estimate: float | None = None  # the adaptive limiter's rate (requests/s) when it was sent
+    key: int = 0  # this attempt among the Endpoint's: on_send's record and on_request's share it
+    # What a budget counts: the usage when the endpoint reported a valid one, else for an answer (2xx: billed)
+    # the estimate (prompt characters / 4, and max_tokens x n); None for a request that got no answer.
+    billed_prompt_tokens: int | None = None
+    billed_completion_tokens: int | None = None
 
 
 class _Retryable(Exception):
@@ -93,6 +104,7 @@ class _Call:
     tag: object
     body: dict
     tokens: float
+    prompt_estimate: int = 0
     attempts: int = 0
     pending: RequestRecord | None = None  # the last attempt's record, written once its wait is known
     ended: float = 0.0  # when the last attempt ended (clock)
@@ -153,7 +165,7 @@ class _wait_server_hint(wait_base):
         outcome = retry_state.outcome
         exc = outcome.exception() if outcome is not None and outcome.failed else None
         if isinstance(exc, _Retryable) and exc.hint is not None:
-            return exc.hint
+            return exc.hint  # never beyond max_wait: _stop_budget gives up instead of waiting that long
         return float(self.fallback(retry_state))
 
 
@@ -193,6 +205,16 @@ class Endpoint:
     ``requests_per_minute`` through ``Pacer``: no burst, sends evenly spaced at RATE_HEADROOM of the limit
     as measured from when each request actually leaves, so strict per-second windows never refuse us.
 
+    Bounded, whatever the endpoint does (docs/endpoint.md, "Caps"): each attempt ends within
+    ``attempt_timeout`` (a drip is a ``timeout``), its body is read through ``loop.ask.transport`` (over
+    ``max_response_bytes`` decompressed is ``bad_response``), a reply is stored cut to ``max_reply_bytes``, and the
+    adaptive limiter caps what it learns (``max_pause``, ``min_requests_per_minute``, ``limit_state_ttl``). The key
+    is never in what it hands on: replies and details are redacted.
+
+    Hooks: ``on_send(record)`` before each attempt leaves (its ``error_class`` is IN_FLIGHT), so a killed process
+    leaves evidence of what may have been billed; ``on_request(record)`` once the attempt is over (the same
+    ``key``); ``on_wait(Wait)`` before a wait worth announcing (loop.ask.waits: a retry hint, a backoff, the limiter).
+
     ``CassetteError`` (and any other non-HTTP exception) raised by the transport propagates unchanged.
     """
 
@@ -204,6 +226,8 @@ class Endpoint:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         on_request: Callable[[RequestRecord], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
+        on_send: Callable[[RequestRecord], None] | None = None,
+        on_wait: Callable[[Wait], None] | None = None,
     ) -> None:
         if settings.max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
@@ -213,6 +237,9 @@ class Endpoint:
         self._transport = transport
         self._sleep = sleep
         self._on_request = on_request
+        self._on_send = on_send
+        self._announce = Announcer(on_wait, clock, self._scrub)
+        self._keys = itertools.count(1)
         self._clock = clock
         self._client: httpx.AsyncClient | None = None
         self._url = settings.base_url.rstrip("/") + "/chat/completions"
@@ -228,9 +255,13 @@ class Endpoint:
         self._adaptive = None
         if settings.adaptive and not rpm:  # an explicit limit wins
             path = None if settings.limit_state == "memory" else Path(settings.limit_state or default_path())
-            self._adaptive = AdaptiveLimit(limit_key(settings.base_url, settings.api_key), path)
+            self._adaptive = AdaptiveLimit(
+                limit_key(settings.base_url, settings.api_key), path, max_pause=settings.max_pause,
+                min_rate=settings.min_requests_per_minute / 60.0, ttl=settings.limit_state_ttl,
+                sleep=self._limiter_sleep)
         self._retrying = AsyncRetrying(
             sleep=self._tenacity_sleep,
+            before_sleep=self._before_retry,
             stop=_stop_budget(self),
             wait=_wait_server_hint(wait_exponential_jitter(max=BACKOFF_MAX, jitter=BACKOFF_JITTER)),
             retry=retry_if_exception_type(_Retryable),
@@ -241,16 +272,11 @@ class Endpoint:
 
     async def __aenter__(self) -> Endpoint:
         s = self.settings
-        headers = {"Authorization": f"Bearer {s.api_key}"} if s.api_key else {}
+        headers = {"Accept-Encoding": ACCEPT_ENCODING}
+        if s.api_key:
+            headers["Authorization"] = f"Bearer {s.api_key}"
         timeout = httpx.Timeout(s.read_timeout, connect=s.connect_timeout, pool=None)
-        transport = self._transport
-        if transport is None:
-            limits = httpx.Limits(
-                max_connections=s.max_concurrency, max_keepalive_connections=s.max_concurrency
-            )
-            # Plain http never uses TLS: skip loading the CA bundle (~50 ms per Endpoint).
-            plain = self._url.lower().startswith("http://")
-            transport = httpx.AsyncHTTPTransport(limits=limits, verify=not plain)
+        transport = self._transport if self._transport is not None else live_transport(s)
         self._client = httpx.AsyncClient(headers=headers, timeout=timeout, transport=transport)
         await warm_up()
         return self
@@ -279,7 +305,8 @@ class Endpoint:
             "max_tokens": s.max_tokens,
             "n": n,
         }
-        call = _Call(tag=tag, body=body, tokens=estimate_tokens(messages, s.max_tokens, n), n=n,
+        tokens = estimate_tokens(messages, s.max_tokens, n)
+        call = _Call(tag=tag, body=body, tokens=tokens, prompt_estimate=round(tokens - s.max_tokens * n), n=n,
                      oks_seen=self.successes)
         try:
             return await self._retrying.copy()(self._attempt, call)
@@ -292,24 +319,35 @@ class Endpoint:
 
     async def complete_each(
         self, messages: list[dict], count: int, *, tag: object = None
-    ) -> list[str | InfraUnknown]:
+    ) -> list[Reply | InfraUnknown]:
         """Exactly `count` answers to one prompt, in one request with n=count where the server honours `n`.
 
         A server that answers with fewer choices (llama.cpp and Ollama ignore `n`) is asked again for the
         rest; extra choices are dropped. Answers the endpoint could not give are its InfraUnknown.
         """
-        texts: list[str] = []
-        while len(texts) < count:
-            result = await self.complete(messages, n=count - len(texts), tag=tag)
+        replies: list[Reply] = []
+        while len(replies) < count:
+            result = await self.complete(messages, n=count - len(replies), tag=tag)
             if isinstance(result, InfraUnknown):
-                return [*texts, *[result] * (count - len(texts))]
-            texts += result.texts[: count - len(texts)]
-        return texts
+                return [*replies, *[result] * (count - len(replies))]
+            reasons = result.finish_reasons or [None] * len(result.texts)
+            replies += [Reply.of(text, why, self.settings.max_reply_bytes)
+                        for text, why in zip(result.texts, reasons)][: count - len(replies)]
+        return replies
 
     # ---- internals
 
     async def _tenacity_sleep(self, seconds: float) -> None:
         await self._sleep(float(seconds))
+
+    def _before_retry(self, retry_state: RetryCallState) -> None:
+        exc = retry_state.outcome.exception() if retry_state.outcome is not None else None
+        why = exc.detail if isinstance(exc, _Retryable) else "the last attempt failed"
+        self._announce(retry_state.upcoming_sleep, f"retrying after {one_line(why, 120)}")
+
+    async def _limiter_sleep(self, seconds: float) -> None:
+        self._announce(seconds, f"the adaptive rate limit for {self.settings.base_url} (`loop endpoint limits`)")
+        await asyncio.sleep(seconds)  # the limiter's clock is real time (`sleep` is the retries')
 
     def _flush(self, call: _Call, wait: float) -> None:
         record, call.pending = call.pending, None
@@ -317,8 +355,7 @@ class Endpoint:
             self._on_request(replace(record, wait=wait))
 
     def _scrub(self, text: str) -> str:
-        key = self.settings.api_key
-        return text.replace(key, "***") if key else text
+        return redact(text, self.settings.api_key)
 
     async def _attempt(self, call: _Call) -> Completion:
         assert self._client is not None
@@ -332,11 +369,17 @@ class Endpoint:
             # The previous attempt's record, with the time actually waited before this one goes out
             # (backoff plus any queueing behind the limits), not the backoff that was planned.
             self._flush(call, self._clock() - call.ended)
-            started_at = _now_iso()
+            s = self.settings
+            record = RequestRecord(tag=call.tag, attempt=call.attempts, started_at=_now_iso(), latency=0.0,
+                                   status_code=None, error_class=IN_FLIGHT, wait=0.0, prompt_tokens=None,
+                                   completion_tokens=None, limiter_wait=limiter_wait, key=next(self._keys))
+            if self._on_send is not None:  # before it leaves: a kill from here on leaves this row
+                self._on_send(record)
             start = self._clock()
             status: int | None = None
             error: str | None = None
             usage: tuple[int | None, int | None] = (None, None)
+            billed = False  # an answer came back: the server may bill it, whatever its body
             extensions: dict[str, Any] = {}
             if mark_sent is not None:
 
@@ -347,12 +390,19 @@ class Endpoint:
                 extensions["trace"] = trace
             try:
                 try:
-                    response = await self._client.post(self._url, json=call.body, extensions=extensions)
+                    # one deadline for the whole attempt: httpx's timeouts are per socket read, so a body
+                    # dripping a byte a second would never end
+                    async with asyncio.timeout(s.attempt_timeout):
+                        response = await self._client.post(self._url, json=call.body, extensions=extensions)
                 finally:
                     if mark_sent is not None:
                         mark_sent()
                 status = response.status_code
-                text = response.text
+                text = decode_text(response.content, response.charset_encoding)
+            except TimeoutError:
+                error = "AttemptTimeout"
+                raise _Retryable(ENDPOINT_TIMEOUT, f"no whole answer within {s.attempt_timeout:g} s "
+                                                   "(endpoint.attempt_timeout)") from None
             except httpx.TimeoutException as exc:
                 error = type(exc).__name__
                 raise _Retryable(ENDPOINT_TIMEOUT, f"{error}: {exc}".rstrip(": ")) from None
@@ -362,7 +412,7 @@ class Endpoint:
                     f"cannot talk to {self._url}: {self._scrub(str(exc))}; check base_url"
                 ) from None
             except httpx.DecodingError as exc:
-                error = BAD_RESPONSE
+                error, billed = BAD_RESPONSE, True
                 raise BadResponse(f"undecodable body: {exc}") from None
             except httpx.TransportError as exc:
                 error = type(exc).__name__
@@ -372,16 +422,16 @@ class Endpoint:
                 raise
             else:
                 if 200 <= status < 300:
+                    billed = True
                     try:
-                        texts, prompt_tokens, completion_tokens, raw = parse_completion(text)
+                        parsed = parse_completion(text)
                     except BadResponse:
                         error = BAD_RESPONSE
                         raise
-                    usage = (prompt_tokens, completion_tokens)
-                    self._answered(call, prompt_tokens, completion_tokens)
-                    return Completion(
-                        texts, prompt_tokens, completion_tokens, self._clock() - start, call.attempts, raw
-                    )
+                    usage = (parsed.prompt_tokens, parsed.completion_tokens)
+                    self._answered(call, *usage)
+                    return Completion([self._scrub(t) for t in parsed.texts], *usage, self._clock() - start,
+                                      call.attempts, parsed.raw, parsed.finish_reasons)
                 error, failure = self._classify(status, text, response.headers)
                 raise failure
             finally:
@@ -389,18 +439,17 @@ class Endpoint:
                     headers = response.headers if status is not None else None
                     self._adaptive.observe(sent, status, headers, retry_hint(headers) if status == 429 else None)
                 call.ended = self._clock()
-                call.pending = RequestRecord(
-                    tag=call.tag,
-                    attempt=call.attempts,
-                    started_at=started_at,
+                estimate = (call.prompt_estimate, s.max_tokens * call.n)
+                call.pending = replace(
+                    record,
                     latency=self._clock() - start,
                     status_code=status,
                     error_class=error,
-                    wait=0.0,
                     prompt_tokens=usage[0],
                     completion_tokens=usage[1],
-                    limiter_wait=limiter_wait,
                     rate_estimate=self._adaptive.estimate if self._adaptive is not None else None,
+                    billed_prompt_tokens=(estimate[0] if usage[0] is None else usage[0]) if billed else None,
+                    billed_completion_tokens=(estimate[1] if usage[1] is None else usage[1]) if billed else None,
                 )
 
     def _answered(self, call: _Call, prompt_tokens: int | None, completion_tokens: int | None) -> None:

@@ -16,6 +16,7 @@ from loop import verdicts as V
 from loop.cli import imports
 from loop.cli.common import (cluster_option, command_line, handle_errors, load_config, origin_from, per_repeat,
                              scheduler, source_options, warn)
+from loop.cli.endpoint import endpoint_group
 from loop.cli.output import Progress, grade_json, print_batch, print_grade, print_predictions, warn_unsandboxed
 from loop.errors import LoopError, SuiteError, TaskError
 from loop.grading.triage import load_quarantine
@@ -496,3 +497,5 @@ def tests_judge(ctx, task, file, as_json, no_sandbox):
             click.echo(f"  {t.cls:<19} {t.name}: {t.reason}")
     raise click.exceptions.Exit(V.EXIT_GREEN if j.verdict == V.ACCEPTED else V.EXIT_RED)
 
+
+cli.add_command(endpoint_group)

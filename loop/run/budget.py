@@ -40,11 +40,13 @@ class Budget:
         self._changed = asyncio.Condition()
 
     def cost(self, prompt_tokens: int | None, completion_tokens: int | None) -> float:
-        """Per-million prices, as the `usage` view computes them."""
-        return ((prompt_tokens or 0) * self.prices[0] + (completion_tokens or 0) * self.prices[1]) / 1e6
+        """Per-million prices, as the `usage` view computes them; a count below 0 counts as 0 (never a refund)."""
+        return (max(0, prompt_tokens or 0) * self.prices[0] + max(0, completion_tokens or 0) * self.prices[1]) / 1e6
 
     def charge(self, prompt_tokens: int | None, completion_tokens: int | None) -> None:
-        """One HTTP attempt's tokens (retries cost too when the server bills them)."""
+        """One HTTP attempt's billed tokens (retries cost too when the server bills them): what the endpoint
+        reported, or, where it reported no valid usage for an answer, the Endpoint's conservative estimate
+        (RequestRecord.billed_*), so what it claims can never push the batch past its limit."""
         self.spent += self.cost(prompt_tokens, completion_tokens)
 
     @property

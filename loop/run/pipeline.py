@@ -24,7 +24,10 @@ from loop.run.candidates import Candidate
 from loop.run.settings import Origin, endpoint_settings, make_transport, missing_key_warning
 from loop.run.verified import load_verified_task, quarantined_checks
 from loop.sandbox import SandboxConfig
-from loop.store.db import RunStore
+from loop.store.db import RequestRows, RunStore
+
+
+_TAG = ("candidate_id", "task", "sample", "round")  # what a request's tag says about its requests row
 
 
 @dataclass
@@ -75,6 +78,7 @@ class _Job:
     settings: EndpointSettings
     transport: object  # an httpx transport for a cassette, or None for a live endpoint
     cluster: object = None  # a connected loop.executors.cluster.Cluster, or None to grade on this machine
+    warn: Callable[[str], None] | None = None  # where a long wait is announced (the CLI's stderr)
 
     @classmethod
     def load(cls, config: Config, names: list[str], origin: Origin, recorded: dict | None, sandbox: SandboxConfig,
@@ -96,7 +100,7 @@ class _Job:
             why = kinds.unavailable(task)  # a missing toolchain: its grades say inconclusive, the batch goes on
             if why:
                 warn(why)
-        return cls(loaded, quarantine, settings, make_transport(origin), connected)
+        return cls(loaded, quarantine, settings, make_transport(origin, settings), connected, warn)
 
 
 class _Pipeline:
@@ -120,6 +124,8 @@ class _Pipeline:
         self.rounds = rounds
         self.started = started  # fork servers started while the tasks loaded (executors.prestart), or None
         self.endpoint = None  # open while the batch asks (follow-ups are asked from inside grading jobs)
+        self.warn = job.warn
+        self.requests = RequestRows(store, batch_id, lambda tag: dict(zip(_TAG, tag)))
 
     def run(self, rows: list[dict]) -> BatchResult:
         self.counts["total"] = len(rows)
@@ -162,7 +168,9 @@ class _Pipeline:
             if need_reply or follow_ups or self.rounds > 1:
                 from loop.ask.endpoint import Endpoint  # httpx: imported only by a batch that asks
 
-                async with Endpoint(self.settings, transport=self.transport, on_request=self._log) as endpoint:
+                on_wait = (lambda wait: self.warn(str(wait))) if self.warn is not None else None
+                async with Endpoint(self.settings, transport=self.transport, on_request=self._log,
+                                    on_send=self.requests.sent, on_wait=on_wait) as endpoint:
                     self.endpoint = endpoint
                     asks = (functools.partial(self._ask, endpoint, rows) for rows in self._requests(need_reply))
                     follows = (functools.partial(self._follow, r) for r in follow_ups)
@@ -182,10 +190,9 @@ class _Pipeline:
         return max(64, 4 * (self.workers * max(1, self.opts.k) + self.settings.max_concurrency))
 
     def _log(self, record) -> None:
-        cid, task, sample, round_no = record.tag
         if self.budget is not None:
-            self.budget.charge(record.prompt_tokens, record.completion_tokens)
-        self.store.add_request(self.batch_id, record, candidate_id=cid, task=task, sample=sample, round=round_no)
+            self.budget.charge(record.billed_prompt_tokens, record.billed_completion_tokens)
+        self.requests.done(record)
 
     def _requests(self, rows: list[dict]) -> list[list[dict]]:
         """The rows one request answers: up to samples_per_request (the OpenAI `n`) of one task, in order."""
@@ -219,7 +226,9 @@ class _Pipeline:
         candidate = Candidate.from_reply(task, answer, row["model"])
         source, sha = candidate.source, candidate.sha256
         self.counts["no_code"] += source is None
-        self.store.update_candidate(row["id"], status="generated", source=source, reply=answer, source_sha256=sha)
+        self.store.update_candidate(row["id"], status="generated", source=source, reply=answer, source_sha256=sha,
+                                    finish_reason=getattr(answer, "finish_reason", None),
+                                    truncated=int(getattr(answer, "truncated", False)))
         if self.grade_now:
             await self._grade_row({**row, "source": source, "source_sha256": sha, "status": "generated"})
         elif self.progress:

@@ -22,7 +22,7 @@ from loop.sandbox import SandboxConfig
 # Recorded endpoint settings a resumed batch does not take back: the key is never recorded, and where the
 # batch asks (base URL, model, cassettes, the adaptive limiter's state) is the Origin's decision.
 _NOT_RESUMED = frozenset({"api_key", "key_hint", "api_key_env", "base_url", "model", "adaptive", "limit_state",
-                          "replay", "record"})
+                          "max_pause", "min_requests_per_minute", "limit_state_ttl", "replay", "record"})
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,8 @@ def endpoint_settings(config: Config, origin: Origin, recorded: dict | None = No
     settings = replace(
         e, base_url=origin.base_url or e.base_url, model=origin.model or e.model, api_key=config.api_key,
         max_concurrency=origin.concurrency or e.max_concurrency,
-        key_hint=f"${e.api_key_env}" if e.api_key_env else None,
+        # messages name the variable the key came from (or, without a key, the one to set)
+        key_hint=f"${config.api_key_source or e.api_key_env}" if config.api_key_source or e.api_key_env else None,
         adaptive=e.adaptive and origin.replay is None,  # a cassette has no limit to learn
         limit_state=str(config.resolve(e.limit_state)) if e.limit_state not in ("", "memory") else e.limit_state,
     )
@@ -126,6 +127,15 @@ def default_origin(config: Config, origin: Origin) -> Origin:
     return origin
 
 
+def limit_state(config: Config, base_url: str | None = None) -> tuple[Path | None, str]:
+    """Where the adaptive limiter keeps what it learned about an endpoint (None: this process's memory only),
+    and the key of `base_url` (else the configured one) with the configured API key in that file."""
+    from loop.ask.ratelimit import default_path, limit_key
+
+    s = endpoint_settings(config, Origin(base_url))
+    return None if s.limit_state == "memory" else Path(s.limit_state or default_path()), limit_key(s.base_url, s.api_key)
+
+
 def missing_key_warning(config: Config, settings: EndpointSettings, origin: Origin) -> str | None:
     """The warning for a remote endpoint asked without a key (None when there is nothing to warn about)."""
     if settings.api_key or origin.replay or _local(settings.base_url):
@@ -138,18 +148,18 @@ def _local(url: str) -> bool:
     return (urlsplit(url).hostname or "") in ("localhost", "127.0.0.1", "::1")
 
 
-def make_transport(origin: Origin):
+def make_transport(origin: Origin, settings: EndpointSettings):
     """The httpx transport of a cassette origin (None for a live endpoint); a missing or malformed cassette
     raises CassetteError here, before anything is written. Imports httpx only then: a live endpoint's
-    batch imports it when it asks, a samples file's never."""
+    batch imports it when it asks, a samples file's never. A recording reads the endpoint through the
+    same bounded transport as a live batch, and never writes the key."""
     if origin.replay:
         from loop.ask.cassette import ReplayTransport
 
         return ReplayTransport(origin.replay)
     if origin.record:
-        import httpx
-
         from loop.ask.cassette import RecordingTransport
+        from loop.ask.transport import live_transport
 
-        return RecordingTransport(httpx.AsyncHTTPTransport(), origin.record)
+        return RecordingTransport(live_transport(settings), origin.record, secret=settings.api_key)
     return None

@@ -390,7 +390,7 @@ def synthesize(config, task_names: list[str], *, samples: int | None = None, bas
     from loop import tasks
     from loop.ask.endpoint import Endpoint, InfraUnknown
     from loop.run import seeds
-    from loop.store.db import RunStore
+    from loop.store.db import RequestRows, RunStore
 
     sandbox = sandbox_config(config, no_sandbox)
     names = task_names or config.loop.tasks or tasks.list_tasks(config.root)
@@ -405,7 +405,7 @@ def synthesize(config, task_names: list[str], *, samples: int | None = None, bas
             raise TaskError(f"task '{t.name}': test synthesis needs both a baseline and a reference")
     origin, samples = default_origin(config, given, samples)
     settings = endpoint_settings(config, origin)
-    transport = make_transport(origin)
+    transport = make_transport(origin, settings)
     prompts = {t.name: render_synthesize(t) for t in loaded}
     replies: dict[tuple[str, int], str | InfraUnknown] = {}
     per = settings.samples_per_request
@@ -415,9 +415,7 @@ def synthesize(config, task_names: list[str], *, samples: int | None = None, bas
                         endpoint=settings.base_url, config=config.snapshot(), sandboxed=int(sandbox.enabled),
                         command="synthesize") as batch_id:
 
-        def log(record_) -> None:
-            task, sample = record_.tag
-            store.add_request(batch_id, record_, task=task, sample=sample)
+        rows = RequestRows(store, batch_id, lambda tag: {"task": tag[0], "sample": tag[1]})
 
         async def ask(endpoint, task: Task, first: int) -> None:
             """Samples first .. first+per-1 of a task in one request (the OpenAI `n`)."""
@@ -427,7 +425,7 @@ def synthesize(config, task_names: list[str], *, samples: int | None = None, bas
                 replies[(task.name, first + i)] = answer
 
         async def main() -> None:
-            async with Endpoint(settings, transport=transport, on_request=log) as endpoint:
+            async with Endpoint(settings, transport=transport, on_send=rows.sent, on_request=rows.done) as endpoint:
                 await asyncio.gather(*(ask(endpoint, t, s) for t in loaded for s in range(0, samples, per)))
 
         asyncio.run(main())

@@ -191,8 +191,14 @@ class RunStore:
             raise StoreError(f"{self.path}: no candidate {candidate_id}") from None
 
     def spending(self, batch_id: int) -> dict:
-        """What a batch has spent so far (the `usage` view) and over how many answered samples."""
-        spent = self.db.execute("select coalesce(sum(cost), 0.0) from usage where batch_id = ?", [batch_id]).fetchone()
+        """What a batch has spent so far and over how many answered samples."""
+        # as Budget.charge counted: the billed tokens (an estimate where an answer's usage was unknown)
+        spent = self.db.execute("""
+            select (coalesce(sum(coalesce(r.billed_prompt_tokens, r.prompt_tokens)), 0)
+                      * coalesce(json_extract(b.config, '$.prices.prompt'), 0)
+                    + coalesce(sum(coalesce(r.billed_completion_tokens, r.completion_tokens)), 0)
+                      * coalesce(json_extract(b.config, '$.prices.completion'), 0)) / 1000000.0
+            from requests r join batches b on b.id = r.batch_id where r.batch_id = ?""", [batch_id]).fetchone()
         answered = self.db.execute("select count(*) from candidates where batch_id = ? and reply is not null",
                                    [batch_id]).fetchone()
         return {"spent": spent[0], "answered": answered[0]}
@@ -257,14 +263,17 @@ class RunStore:
 
     # requests and seeds -------------------------------------------------
     def add_request(self, batch_id: int, record, *, candidate_id: int | None = None, task: str | None = None,
-                    sample: int | None = None, round: int = 1) -> None:
+                    sample: int | None = None, round: int = 1) -> int:
+        """One HTTP attempt's row (loop.ask.endpoint.RequestRecord); its id, for update_request."""
         row = {"batch_id": batch_id, "candidate_id": candidate_id, "task": task, "sample": sample, "round": round,
-               "attempt": record.attempt, "started_at": record.started_at, "latency": record.latency,
-               "status_code": record.status_code, "error_class": record.error_class, "wait": record.wait,
-               "prompt_tokens": record.prompt_tokens, "completion_tokens": record.completion_tokens,
-               "limiter_wait": record.limiter_wait, "rate_estimate": record.rate_estimate}
+               **_request_columns(record)}
         with immediate(self.db):
-            self.db["requests"].insert(row)
+            return self.db["requests"].insert(row).last_pk
+
+    def update_request(self, request_id: int, record) -> None:
+        """The row written before the attempt was sent, now that it is over."""
+        with immediate(self.db):
+            self.db["requests"].update(request_id, _request_columns(record))
 
     def record_rotation(self, old: int | None, new: int) -> None:
         with immediate(self.db):
@@ -292,6 +301,35 @@ class RunStore:
             s["tests"] = list(self.db["synth_tests"].rows_where("suite_id = ?", [s["id"]], order_by="id"))
             out.append(s)
         return out
+
+
+class RequestRows:
+    """One batch's `requests` rows as an Endpoint reports its attempts: `sent` (its on_send) writes a row before
+    the attempt leaves, so a kill leaves evidence of what may have been billed; `done` (on_request) completes
+    it. `where(tag)` gives the row's candidate_id, task, sample and round from the request's tag."""
+
+    def __init__(self, store: RunStore, batch_id: int, where) -> None:
+        self.store, self.batch_id, self.where = store, batch_id, where
+        self._rows: dict[int, int] = {}  # RequestRecord.key -> row id
+
+    def sent(self, record) -> None:
+        self._rows[record.key] = self.store.add_request(self.batch_id, record, **self.where(record.tag))
+
+    def done(self, record) -> None:
+        row = self._rows.pop(record.key, None)
+        if row is None:
+            self.store.add_request(self.batch_id, record, **self.where(record.tag))
+        else:
+            self.store.update_request(row, record)
+
+
+def _request_columns(record) -> dict:
+    return {"attempt": record.attempt, "started_at": record.started_at, "latency": record.latency,
+            "status_code": record.status_code, "error_class": record.error_class, "wait": record.wait,
+            "prompt_tokens": record.prompt_tokens, "completion_tokens": record.completion_tokens,
+            "limiter_wait": record.limiter_wait, "rate_estimate": record.rate_estimate,
+            "billed_prompt_tokens": record.billed_prompt_tokens,
+            "billed_completion_tokens": record.billed_completion_tokens}
 
 
 def existing_db(path: Path, what: str) -> Path:

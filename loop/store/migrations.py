@@ -365,3 +365,16 @@ def m010_checks_decided_by(db):
     sandbox), `tripwire-guarded` (the report, corroborated by tripwires) or `unguarded` (the report alone)."""
     if "decided_by" not in db["checks"].columns_dict:
         db["checks"].add_column("decided_by", str)
+
+
+@migrations(name="011_hostile_endpoint")
+def m011_hostile_endpoint(db):
+    """Per candidate: why the model stopped (`finish_reason`) and whether its reply is cut short (`truncated`:
+    finish_reason `length`, or cut at endpoint.max_reply_bytes). Per request: the tokens a budget counted
+    (`billed_*`: the reported usage, else for an answer the estimate; NULL for a request that got none)."""
+    for name, kind in (("finish_reason", str), ("truncated", int)):
+        if name not in db["candidates"].columns_dict:
+            db["candidates"].add_column(name, kind)
+    for name in ("billed_prompt_tokens", "billed_completion_tokens"):
+        if name not in db["requests"].columns_dict:
+            db["requests"].add_column(name, int)

@@ -651,3 +651,31 @@ def test_tokens_per_request_are_learned_from_the_answers():
     asyncio.run(go())
     assert asked[0] > 2048  # the estimate: the prompt's characters / 4 plus max_tokens
     assert asked[1:] == [pytest.approx(100 + 300), pytest.approx(100 + 300 * 3)]
+
+
+# ---------------------------------------------------------------- issue 43: hooks a CLI and a store hang on
+
+
+def test_a_long_wait_is_announced_and_every_attempt_is_recorded_before_it_leaves():
+    answers = iter([httpx.Response(429, headers={"Retry-After": "30"}, json={"error": {"message": "slow"}}),
+                    httpx.Response(429, headers={"Retry-After": "2"}, json={"error": {"message": "slow"}}),
+                    httpx.Response(200, json=ok_body("done"))])
+    sent, done, waits, slept = [], [], [], []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    async def go():
+        transport = httpx.MockTransport(lambda request: next(answers))
+        settings = EndpointSettings(base_url="http://x/v1", model="m", api_key=KEY, adaptive=False)
+        async with Endpoint(settings, transport=transport, sleep=sleep, on_send=sent.append,
+                            on_request=done.append, on_wait=waits.append) as ep:
+            return await ep.complete(MESSAGES)
+
+    assert asyncio.run(go()).texts == ["done"]
+    assert slept == [30.0, 2.0]
+    (wait,) = waits  # 2 s is not worth a word
+    assert wait.seconds == 30.0 and "429 Too Many Requests" in wait.reason and str(wait).startswith("waiting 30 s, until ")
+    assert [r.error_class for r in sent] == ["in_flight"] * 3 and [r.status_code for r in done] == [429, 429, 200]
+    assert [r.key for r in sent] == [r.key for r in done] == [1, 2, 3]
+    assert [r.billed_completion_tokens for r in done] == [None, None, 5]

@@ -3,7 +3,9 @@ against a server on 127.0.0.1 allowing N requests/s: with headers in each dialec
 mid-batch, two processes on one key."""
 
 import asyncio
+import json
 import multiprocessing
+import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -11,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from loop.ask.endpoint import Completion, Endpoint, EndpointSettings
-from loop.ask.ratelimit import HEADROOM, PROBE_EVERY, QUIET, AdaptiveLimit, limit_key
+from loop.ask.ratelimit import HEADROOM, PROBE_EVERY, QUIET, TTL, AdaptiveLimit, forget, learned, limit_key
+from loop.ask.retry_hints import retry_hint
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from bench_endpoint import RateLimitedServer, adaptive_client  # noqa: E402
@@ -110,6 +113,59 @@ def test_two_processes_share_one_state_file_keyed_without_the_key(tmp_path):
     assert "sk-secret" not in path.read_bytes().decode(errors="replace")
     assert limit_key("http://x/v1", "sk-secret") != limit_key("http://x/v1", "sk-other")
     assert "sk-secret" not in limit_key("http://x/v1", "sk-secret")
+
+
+# ---- issue 43: nothing the endpoint says holds a sender longer than the caps
+
+
+@pytest.mark.parametrize("headers", [
+    {"Retry-After": "1000000000"},
+    {"Retry-After": "Fri, 31 Dec 2100 23:59:59 GMT"},
+    {"retry-after-ms": "1e12"},
+    {"llm_provider-retry-after": "1e9"},
+    {"x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "8760h"},
+], ids=["seconds", "http-date", "ms", "gateway", "reset"])
+def test_every_form_of_wait_hint_pauses_the_others_at_most_max_pause(headers):
+    clock = Clock()
+    lim = AdaptiveLimit("k", clock=clock, sleep=clock.sleep, max_pause=7.0)
+    hint = retry_hint(headers)
+    assert hint > 1e6  # the server did ask for years
+    lim.observe(clock.now, 429, headers, hint)
+    assert asyncio.run(lim.acquire())[0] == pytest.approx(7.0)
+
+
+def test_a_tiny_rate_from_the_headers_is_floored_at_min_rate():
+    """A per-year limit of 1 (an exhausted daily quota reads the same) implies 3e-8 requests/s."""
+    clock = Clock()
+    lim = AdaptiveLimit("k", clock=clock, sleep=clock.sleep, min_rate=0.5)
+    per_year = {"x-ratelimit-limit-requests": "1", "x-ratelimit-remaining-requests": "0",
+                "x-ratelimit-reset-requests": "8760h", "x-ratelimit-limit-tokens": "1",
+                "x-ratelimit-remaining-tokens": "0", "x-ratelimit-reset-tokens": "8760h"}
+    lim.observe(clock.now, 200, per_year, None)
+    assert lim.estimate == 0.5
+    waits = [asyncio.run(lim.acquire(5000))[0] for _ in range(3)]
+    assert waits[1:] == [pytest.approx(2.0)] * 2  # a token rate of 3e-8/s too: one send per 1 / min_rate
+
+
+def test_a_new_process_never_inherits_a_wait_beyond_its_cap(tmp_path):
+    """A state file paused for 31 years at 1e-9 requests/s (an older loop wrote pauses uncapped): the next
+    process waits at most its own max_pause and paces at least at its min_rate; an expired state is forgotten."""
+    path, clock = tmp_path / "limits.db", Clock()
+    AdaptiveLimit("k", path, clock=clock).close()  # creates the table
+    with sqlite3.connect(path) as db:
+        db.execute("insert into limits values ('k', ?)", [json.dumps(
+            {"pause": clock.now + 1e9, "next": clock.now + 1e9, "rate": 1e-9, "expires": clock.now + 1e9})])
+        db.execute("insert into limits values ('old', ?)", [json.dumps({"rate": 3.0, "expires": clock.now - 1})])
+        db.execute("insert into limits values ('older', ?)", [json.dumps({"pause": clock.now + 1e9})])
+    lim = AdaptiveLimit("k", path, clock=clock, sleep=clock.sleep, max_pause=2.0, min_rate=0.25)
+    assert asyncio.run(lim.acquire())[0] == pytest.approx(2.0)
+    # paced at min_rate (a slot 4 s on), and yet no send waits longer than max_pause
+    assert lim.estimate == 0.25 and asyncio.run(lim.acquire())[0] == pytest.approx(2.0)
+    for key in ("old", "older"):  # expired, or from before expiry existed: nothing learned
+        assert AdaptiveLimit(key, path, clock=clock, sleep=clock.sleep).estimate is None
+    (row,) = learned(path, "k", clock=clock)
+    assert row["rate"] == 0.25 and row["pause_until"] is None and row["expires"] == clock.now + TTL
+    assert forget(path, "k") == 1 and learned(path, "k") == [] and forget(path) == 2
 
 
 def run_batch(base_url: str, n: int, state: str, concurrency: int = 4):

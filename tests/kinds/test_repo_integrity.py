@@ -220,7 +220,7 @@ def test_tripwires_look_like_their_neighbours_and_differ_every_run(name, tree):
     assert derived, p.text
     # fresh names: a copy's is its original's with one word changed, so two runs may share one, rarely more
     assert len({w.name for w in plans[0].wires} & {w.name for w in plans[1].wires}) <= 1
-    assert len(wires) >= 24  # of 36 or so (12 runs)
+    assert len(wires) >= 18  # of about 36 (12 runs); a copy of a three-word Go name has some 30 to choose from
     stems = {"repo_ledger_py": "test_", "repo_strkit_js": "", "repo_semver_go": "Test"}[name]
     assert all(w.name.startswith(stems) for w in plans[0].wires)
     shutil.rmtree(work.parent, ignore_errors=True)

@@ -503,7 +503,7 @@ def test_base_runs_compile_nothing_and_a_candidate_only_its_patch(tmp_path, cach
     import dataclasses
     import re
 
-    from loop.kinds.repo import kind as repo
+    from loop.kinds.repo import kind as repo, reference
 
     task = tasks.load_folder(_copy(tmp_path, GO))
     verbose = dataclasses.replace(task.spec, command=("go", "test", "-x", "-json", "./..."))  # -x: each step run
@@ -517,7 +517,7 @@ def test_base_runs_compile_nothing_and_a_candidate_only_its_patch(tmp_path, cach
         assert res.outcomes and res.fault is None, res.stderr[-2000:]
         return len(re.findall(r"^\S*/compile ", res.stderr, re.M))
 
-    assert compiles(repo.run_tests(task, CFG, env, repo._base_tree(task.spec), 0, None)) == 0
+    assert compiles(repo.run_tests(task, CFG, env, reference._base_tree(task.spec), 0, None)) == 0
     assert compiles(repo.run_tests(task, CFG, env, patched, 0, None)) == 2  # package, test main
     assert compiles(repo.run_tests(task, CFG, env, patched, 1, None)) == 2
 

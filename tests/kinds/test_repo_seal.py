@@ -19,7 +19,7 @@ from loop import tasks
 from loop import verdicts as V
 from loop.grading.model import Options
 from loop.kinds.repo import kind as repo_kind
-from loop.kinds.repo import seal
+from loop.kinds.repo import reference, seal
 from loop.kinds.repo import testrun
 from loop.kinds.repo.kind import RepoKind
 from loop.kinds.repo.results import Outcome
@@ -320,18 +320,18 @@ def test_a_value_the_gold_tree_cannot_serialize_is_left_unsealed(tmp_path):
     toml = folder / "task.toml"
     toml.write_text(toml.read_text().replace('fail_to_pass = [\n', 'fail_to_pass = [\n  "tests/test_tax_rounding.py::test_decimal",\n'))
     task = tasks.load_folder(folder)
-    keep = repo_kind._seals(task, CFG, repo_kind._environment(task.spec, CFG))
+    keep = reference._seals(task, CFG, repo_kind._environment(task.spec, CFG))
     assert len(keep) == 4 and all(line != 24 for _, line, _ in keep)
     grade = _grade(task.reference, task)
     assert grade.verdict == V.STABLE_PASS, grade.failures()
     decided = {c.check.split("::")[-1]: c.decided_by for c in grade.checks if c.category == "test"}
     assert decided["test_decimal"] == seal.TRIPWIRE_GUARDED and decided["test_half_cent_rounds_up"] == seal.SEALED
     key = (task.spec.digest, task.spec.command, CFG, str(repo_kind._environment(task.spec, CFG).path))
-    assert key in repo_kind._SEALS
-    repo_kind._SEALS[key] = seal.EVERY  # what sealing without the gold tree's guard would do
+    assert key in reference._SEALS
+    reference._SEALS[key] = seal.EVERY  # what sealing without the gold tree's guard would do
     try:
         grade = _grade(task.reference, task)
     finally:
-        del repo_kind._SEALS[key]
+        del reference._SEALS[key]
     assert grade.verdict == V.STABLE_FAIL
     assert "could not be serialized (Decimal)" in grade.failures()[0]["detail"]

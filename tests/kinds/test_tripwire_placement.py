@@ -255,7 +255,8 @@ def test_a_gold_patch_in_a_file_of_multiline_decorators_passes_every_repeat(tmp_
     assert grade.verdict == V.STABLE_PASS, [(a.status, [c.detail for c in a.checks if not c.passed]) for a in grade.attempts]
     assert [a.status for a in grade.attempts] == [V.PASS] * 12
     allowed = repo_kind.tripwire_points(task, CFG, repo_kind._environment(task.spec, CFG))
-    assert allowed == {"tests/test_tax_rounding.py": {p.key for p in T.pytest_points(SWEBENCH_SHAPE)}}
+    assert set(allowed) == {"tests/test_tax_rounding.py"}
+    assert allowed["tests/test_tax_rounding.py"].points == {p.key for p in T.pytest_points(SWEBENCH_SHAPE)}
 
 
 @pytest.mark.sandbox
@@ -271,7 +272,7 @@ class TestShared:
 '''
     task = tasks.load_folder(_ledger(tmp_path, hidden))
     allowed = repo_kind.tripwire_points(task, CFG, repo_kind._environment(task.spec, CFG))
-    points = allowed["tests/test_tax_rounding.py"]
+    points = allowed["tests/test_tax_rounding.py"].points
     assert points and all(scope != ("TestShared",) for scope, _ in points)
     assert points == {p.key for p in T.pytest_points(hidden) if p.scope != ("TestShared",)}
     grade = repo_kind.KIND.grade(task, task.reference, CFG, Options(k=3, trials=0))
@@ -326,3 +327,50 @@ def test_a_class_end_and_the_module_end_on_one_line_keep_each_block_in_its_scope
         for w in p.wires:
             body = group.body if "::TestGroup::" in w.test_id else module.body
             assert any(getattr(n, "name", "") == w.name for n in body), (w, p.text)
+
+
+SEMVER = ROOT / "harness" / "tasks" / "repo_semver_go"
+
+
+@pytest.mark.sandbox
+def test_only_copies_that_fail_on_the_gold_tree_are_used(tmp_path):
+    """A copy of a check that never runs (a loop over nothing) passes beside its original on an honest tree,
+    which would read as a forged report; a check in a subtest (this task's fail-to-pass ones) runs, and its copy
+    is what a forger that flips only failing tests without a twin has to get past (the Go body-twins forger)."""
+    folder = tmp_path / "repo_semver_go"
+    shutil.copytree(SEMVER, folder)
+    hidden = folder / "hidden" / "compare_numeric_test.go"
+    hidden.write_text(hidden.read_text() + '''
+func TestNothingToCheck(t *testing.T) {
+	for _, v := range []string{} {
+		if got := v; got != "never" {
+			t.Fatalf("got %s", got)
+		}
+	}
+}
+''')
+    task = tasks.load_folder(folder)
+    env = repo_kind._environment(task.spec, CFG)
+    safe = repo_kind.tripwire_points(task, CFG, env)["compare_numeric_test.go"]
+    assert ("TestNumericPrerelease", 0) in safe.copies and ("TestNothingToCheck", 0) not in safe.copies
+    source = hidden.read_text()
+    for seed in range(30):  # never the unproven copy, often the subtest's
+        derived = T._derived_go(source, set(), random.Random(seed), safe.copies)
+        assert all(d[1] != "TestNothingToCheck" for d in derived)
+    assert any(d[1] == "TestNumericPrerelease" for d in T._derived_go(source, set(), random.Random(0), safe.copies))
+    grade = repo_kind.KIND.grade(task, task.reference, CFG, Options(k=3, trials=0))
+    assert grade.verdict == V.STABLE_PASS
+
+
+def test_a_copys_original_is_its_whole_id_not_a_test_named_like_it():
+    """Red team round five: code under test registered a skipped root-level node test titled as each original,
+    and the suffix lookup took that one for the original, excusing every copy that passed."""
+    from loop.kinds.repo.results import Outcome
+    copy = T.Wire("a title twice", V.FAIL, "suite > a title twice", "suite > a title")
+    p = T.Plan("t.js", "", (copy, T.Wire("other", V.PASS, "suite > other")))
+    forged = {"suite > a title twice": Outcome(V.PASS), "suite > a title": Outcome(V.PASS),
+              "a title": Outcome("skipped"), "suite > other": Outcome(V.PASS)}
+    assert "forged" in T.contradiction(p, forged, ())
+    go = T.Plan("x_test.go", "", (T.Wire("TestBTwice", V.FAIL, None, "TestB"),))
+    assert "forged" in T.contradiction(go, {"m::TestBTwice": Outcome(V.PASS), "m::TestB": Outcome(V.PASS)}, ())
+    assert T.contradiction(go, {"m::TestBTwice": Outcome(V.PASS), "m::TestB": Outcome(V.FAIL)}, ()) is None

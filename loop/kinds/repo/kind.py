@@ -15,7 +15,7 @@ import json
 import shlex
 import shutil
 from dataclasses import replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from loop import prompts
 from loop import verdicts as V
@@ -35,10 +35,11 @@ from loop.kinds.repo import tripwire as repo_tripwire
 from loop.kinds.repo.env import Env, EnvSpec
 from loop.kinds.repo.results import PARSERS, Outcome
 from loop.kinds.repo.spec import RepoSpec, RepoTask
-from loop.kinds.repo.testrun import Tripwires, fresh_tripwires, host_files, run_tests
+from loop.kinds.repo.reference import _missing_module, _run_ids, _seals, _stage_hidden, baseline, tripwire_points
+from loop.kinds.repo.testrun import Tripwires, fresh_tripwires, run_tests
 from loop.kinds.task import Task, Test, check_keys
 from loop.prompts.render import load_template
-from loop.sandbox import Limits, SandboxConfig, clean_env, make_scratch, scratch
+from loop.sandbox import Limits, SandboxConfig, clean_env, make_scratch
 
 KEYS = {"name", "kind", "language", "description", "bug_report", "repo", "context", "test_command", "parser",
         "test_paths", "hidden_tests", "gold_patch", "fail_to_pass", "pass_to_pass", "environment", "limits",
@@ -268,12 +269,6 @@ class RepoKind:
         return problems
 
 
-def _missing_module(task: Task, said: str) -> str:
-    """What to do when the base tree's tests cannot import a module: the environment lacks it."""
-    return (f"a module is missing from the task's environment ({said[:160]}): add it to "
-            f"{task.path / 'requirements.txt'}, or re-import a SWE-bench instance with --requirements FILE --force")
-
-
 def missing_tool(spec: RepoSpec) -> str | None:
     """The first toolchain program not installed where the sandbox looks for it (/usr/bin:/bin)."""
     return next((tool for tool in spec.toolchain if tool_missing(tool)), None)
@@ -292,21 +287,6 @@ def _test_files(spec: RepoSpec) -> list[str]:
     """The files that hold named tests (the part of a pytest node id before '::'): a patch may not edit them."""
     return sorted({t.split("::", 1)[0] for t in spec.fail_to_pass + (spec.pass_to_pass or ())
                    if "::" in t and "/" in t.split("::", 1)[0]})
-
-
-def _stage_hidden(spec: RepoSpec, tree: Path) -> None:
-    if spec.hidden is None:
-        return
-    for rel in spec.hidden_files:
-        dest = tree / PurePosixPath(rel)
-        here = tree
-        for part in PurePosixPath(rel).parts:  # whatever the patch put in the way (a file, a link) goes
-            here = here / part
-            if here.is_symlink() or (here.exists() and (here == dest) == here.is_dir()):
-                shutil.rmtree(here) if here.is_dir() and not here.is_symlink() else here.unlink()
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(spec.hidden / rel, dest)
-        dest.chmod(0o666)
 
 
 def _environment_spec(table: dict, folder: Path, tree: Path, hidden: Path | None, where: Path) -> EnvSpec | None:
@@ -345,120 +325,6 @@ def _environment_spec(table: dict, folder: Path, tree: Path, hidden: Path | None
 
 def _environment(spec: RepoSpec, cfg: SandboxConfig) -> Env | None:
     return repo_env.ensure(spec.environment, cfg.interpreter()) if spec.environment else None
-
-
-_BASE_TREES: dict[str, Path] = {}
-_BASELINES: dict[tuple, dict[str, Outcome]] = {}
-
-
-def _base_tree(spec: RepoSpec) -> Path:
-    """The base tree with the hidden tests staged, made once per process and content digest."""
-    if spec.digest not in _BASE_TREES or not _BASE_TREES[spec.digest].is_dir():
-        tree = repo_patch.fresh_copy(spec.tree, scratch("loop-base-") / "repo")  # removed at exit
-        _stage_hidden(spec, tree)
-        _BASE_TREES[spec.digest] = tree
-    return _BASE_TREES[spec.digest]
-
-
-def baseline(task: Task, cfg: SandboxConfig, env: Env | None, repeat: int) -> dict[str, Outcome]:
-    """The base tree's outcomes for one repeat (its perturbed environment), cached per task digest.
-    A base tree whose command writes no report, or whose report holds no test, is a broken task."""
-    spec: RepoSpec = task.spec
-    ids = _run_ids(spec)
-    key = (spec.digest, spec.command, spec.parser, repeat, cfg, str(env and env.path), tuple(ids or ()))
-    if key not in _BASELINES:
-        res = run_tests(task, cfg, env, _base_tree(spec), repeat, ids)
-        if res.fault is not None and res.outcomes is None:
-            raise TaskError(f"task '{task.name}': the test command fails on the base tree ({res.fault})")
-        if not res.outcomes:
-            lines = res.stderr.strip().splitlines()
-            # pytest names an id it cannot find on an "ERROR: not found: ..." line, before a detail line
-            tail = [x for x in lines if x.startswith("ERROR")][-1:] or lines[-1:] or [f"exit status {res.exit_code}"]
-            missing = next((x.strip() for x in lines if "No module named" in x), None)
-            hint = f"; {_missing_module(task, missing)}" if missing and spec.requirements is not None else ""
-            raise TaskError(f"task '{task.name}': the {spec.parser} parser found no tests in the base tree's "
-                            f"report ({tail[0][:200]}){hint}")
-        _BASELINES[key] = res.outcomes
-    return _BASELINES[key]
-
-
-_TRIPWIRE_POINTS: dict[tuple, dict[str, set] | str] = {}
-
-
-def tripwire_points(task: Task, cfg: SandboxConfig, env: Env | None) -> dict[str, set] | str | None:
-    """Where tripwires may go in the task's host file: the keys of the points of its structure (Point.key) at
-    which a probe's must-pass tripwire passed on the base tree, once per process and task, with the base tree's
-    own outcomes unchanged.
-    A probe that changes an outcome is retried with the end of the file alone; if that changes one too, the
-    reason (loop's fault, never a candidate's). None: this runner gets no tripwires."""
-    spec: RepoSpec = task.spec
-    kind = repo_tripwire.framework(spec.command)
-    if kind is None:
-        return None
-    key = (spec.digest, spec.command, spec.parser, cfg, str(env and env.path))
-    if key in _TRIPWIRE_POINTS:
-        return _TRIPWIRE_POINTS[key]
-    tree = _base_tree(spec)
-    host = repo_tripwire.host(kind, tree, host_files(spec, tree), spec.fail_to_pass)
-    if host is None:
-        return _TRIPWIRE_POINTS.setdefault(key, {})
-    points = repo_tripwire.points_of(kind, (tree / host).read_text(encoding="utf-8", errors="replace"))
-    plain = baseline(task, cfg, env, 0)
-    unstable: set[str] | None = None
-    for tried in (points, points[-1:]):
-        probe = repo_tripwire.plan(spec.command, tree, [host], spec.fail_to_pass, allowed={host: {p.key for p in tried}},
-                                   probe=True)
-        if probe is None:
-            return _TRIPWIRE_POINTS.setdefault(key, {host: set()})
-        res = run_tests(task, cfg, env, tree, 0, _run_ids(spec), lambda _spec, _work: probe)
-        safe, changed = repo_tripwire.settle(probe, tried, res.raw, plain, unstable or set())
-        if changed and unstable is None:  # a test that varies between plain runs anyway is not evidence
-            again = run_tests(task, cfg, env, tree, 0, _run_ids(spec)).outcomes or {}
-            unstable = {t for t, o in plain.items() if t not in again or again[t].status != o.status}
-            changed = [t for t in changed if t not in unstable]
-        if not changed:
-            return _TRIPWIRE_POINTS.setdefault(key, {host: safe})
-    why = (f"loop's tripwire tests in {host} change the base tree's outcome of {changed[0]}"
-           + (f" (and {len(changed) - 1} more)" if len(changed) > 1 else "")
-           + ": a fault of loop's instrumentation, not of the candidate; please report it")
-    return _TRIPWIRE_POINTS.setdefault(key, why)
-
-
-_SEALS: dict[tuple, frozenset] = {}
-
-
-def _seals(task: Task, cfg: SandboxConfig, env: Env | None) -> frozenset:
-    """The keys of the hidden tests' assertions a candidate's runs seal: those that, sealed, send the gold tree's
-    test run a plain value equal to their literal on every record (at least one), in a run whose report passes
-    every fail-to-pass test. An assertion the gold patch passes only through a value loop cannot serialize, or an
-    `__eq__` of its own, stays as it is: sealing never fails an honest tree that the original check passes. Run
-    once per process and task digest; a gold patch that does not apply seals nothing."""
-    spec: RepoSpec = task.spec
-    if repo_tripwire.framework(spec.command) != "pytest":
-        return frozenset()
-    key = (spec.digest, spec.command, cfg, str(env and env.path))
-    if key not in _SEALS:
-        work = make_scratch("loop-seal-")
-        try:
-            gold = repo_patch.fresh_copy(spec.tree, work / "gold")
-            keep = frozenset()
-            if repo_patch.apply(task.reference, gold, cfg) is None:
-                _stage_hidden(spec, gold)
-                res = run_tests(task, cfg, env, gold, 0, _run_ids(spec), seals=repo_seal.EVERY)
-                got = res.outcomes or {}
-                if res.seals and all(t in res.seals.failed or got.get(t, Outcome(V.FAIL)).status == V.PASS
-                                     for t in spec.fail_to_pass):  # the sealed file collects and runs them
-                    keep = res.seals.verified()
-        except SandboxUnavailable:
-            return frozenset()  # the attempts say so; nothing cached
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
-        _SEALS[key] = keep
-    return _SEALS[key]
-
-
-def _run_ids(spec: RepoSpec) -> list[str] | None:
-    return None if spec.pass_to_pass is None else list(spec.fail_to_pass + spec.pass_to_pass)
 
 
 def _ids(task: Task, cfg: SandboxConfig, env: Env | None) -> list[tuple[str, str]]:

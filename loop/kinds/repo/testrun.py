@@ -52,8 +52,8 @@ class RunResult:
 Tripwires = Callable[[RepoSpec, Path], "repo_tripwire.Plan | None"]
 
 
-def fresh_tripwires(allowed: dict[str, set]) -> Tripwires:
-    """Fresh tripwires for every run, at the points the base tree showed safe (kind.tripwire_points)."""
+def fresh_tripwires(allowed: dict[str, repo_tripwire.Safe]) -> Tripwires:
+    """Fresh tripwires for every run, at the points the base tree showed safe (reference.tripwire_points)."""
     return lambda spec, work: repo_tripwire.plan(spec.command, work, host_files(spec, work), spec.fail_to_pass,
                                                  allowed=allowed)
 

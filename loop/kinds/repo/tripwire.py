@@ -40,6 +40,14 @@ class Wire:
     test_id: str | None  # what {tests} names, for runners given ids
     source: str | None = None  # a copy's original test (its id or name): see contradiction
     point: int | None = None  # the index of its place among the host's points
+    copy: tuple | None = None  # a copy's key: which check of which test it copies (see _choose)
+
+
+@dataclass(frozen=True)
+class Safe:
+    """What probes showed of a host file: where tripwires may go, and which copies fail on the gold tree."""
+    points: frozenset  # keys of the points at which a probe's must-pass passed (Point.key)
+    copies: frozenset | None = None  # keys of the copies that failed there; None: no gold tree to show it
 
 
 @dataclass(frozen=True)
@@ -130,10 +138,10 @@ def _names(existing: list[str], twins: list[str | None], rng: random.Random, sty
 
 
 def plan(command: tuple[str, ...], tree: Path, candidates: Iterable[str], f2p: tuple[str, ...],
-         rng: random.Random = _RNG, allowed: dict[str, set] | None = None, probe: bool = False) -> Plan | None:
+         rng: random.Random = _RNG, allowed: dict[str, Safe] | None = None, probe: bool = False) -> Plan | None:
     """Tripwires for one run of `command` on `tree`, in the first of `candidates` (hidden test files first)
     that suits the runner; None when loop cannot write them for this runner or finds no such file. `allowed`:
-    the keys of the points per host file that the base tree showed safe (see settle), else every point.
+    what probes showed safe per host file (reference.tripwire_points), else every point and copy.
     `probe`: the plan that shows which points are safe (see _layout)."""
     kind = framework(command)
     if kind is None:
@@ -142,12 +150,13 @@ def plan(command: tuple[str, ...], tree: Path, candidates: Iterable[str], f2p: t
     if where is None:
         return None
     source = (tree / where).read_text(encoding="utf-8", errors="replace")
-    points = points_of(kind, source)
+    points, safe = points_of(kind, source), Safe(frozenset())
     if allowed is not None:
-        points = [p for p in points if p.key in allowed.get(where, ())]
+        safe = allowed.get(where, safe)
+        points = [p for p in points if p.key in safe.points]
     if not points:
         return None
-    p = {"pytest": _pytest, "node": _node, "go": _go}[kind](where, source, f2p, rng, points, probe)
+    p = {"pytest": _pytest, "node": _node, "go": _go}[kind](where, source, f2p, rng, points, probe, safe.copies)
     return replace(p, lines=_line_map(source, p.text)) if p.host == where else p
 
 
@@ -169,9 +178,10 @@ def host(kind: str, tree: Path, candidates: Iterable[str], f2p: tuple[str, ...])
 
 
 def _pytest(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, points: list[Point],
-            probe: bool = False) -> Plan:
+            probe: bool = False, copies: frozenset | None = None) -> Plan:
     wanted = {t.split("::")[-1].split("[")[0] for t in f2p if t.split("::")[0] == host}
-    layout = _layout(_derived_bodies(source, wanted, {p.scope for p in points}, rng), points, rng, probe)
+    derived = _derived_bodies(source, wanted, {p.scope for p in points}, rng, copies, probe)
+    layout = _layout(derived, points, rng, probe)
     names = _names(_TEST_NAME["pytest"].findall(source), [d and d[1] for _, d, _ in layout], rng, "pytest", source)
     unit, short = _indent_unit(source), _one_line_share(source)
     placed, wires = [], []
@@ -191,7 +201,7 @@ def _pytest(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, po
             body = f"{inner}{var} = {v!r}\n{inner}assert {agg}({var}) == {want}\n"
         placed.append((point, head + body))
         wires.append(Wire(name, expect, "::".join([host, *scope, name]),
-                          derived and "::".join([host, *scope, derived[1]]), i))
+                          derived and "::".join([host, *scope, derived[1]]), i, derived and derived[3]))
     return Plan(host, _place(source, placed), tuple(wires))
 
 
@@ -211,13 +221,14 @@ def _indent_unit(source: str) -> str:
         len(m.group(2)) > len(m.group(1)) else "    "
 
 
-def _derived_bodies(source: str, wanted: set[str], scopes: set[tuple[str, ...]],
-                    rng: random.Random) -> list[tuple[str, str, tuple[str, ...]]]:
+def _derived_bodies(source: str, wanted: set[str], scopes: set[tuple[str, ...]], rng: random.Random,
+                    copies: frozenset | None = None, every: bool = False) -> list[tuple]:
     """Bodies of real tests of the file (those named in `wanted` first), each up to one of its
     `assert <expr> == <literal>`, with that literal changed to one no tree returns: must-fails that call the
     candidate's code as the real tests do, so a forger cannot tell them from them by what they call or compare.
     Plain, undecorated tests that take no argument (a method: only self), in a scope a tripwire can go to
-    (the module, or the Test class they belong to, where their copy goes); one body per test."""
+    (the module, or the Test class they belong to, where their copy goes); one body per test (see _choose).
+    Each is (text, test name, scope, key)."""
     try:
         module = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -230,7 +241,6 @@ def _derived_bodies(source: str, wanted: set[str], scopes: set[tuple[str, ...]],
                 and scope in scopes and [a.arg for a in fn.args.args] == (["self"] if scope else [])
                 and not (fn.args.posonlyargs or fn.args.kwonlyargs or fn.args.vararg or fn.args.kwarg)):
             continue
-        checks = []
         for stmt in fn.body:
             test = stmt.test if isinstance(stmt, ast.Assert) else None
             if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
@@ -238,10 +248,10 @@ def _derived_bodies(source: str, wanted: set[str], scopes: set[tuple[str, ...]],
             for side, other in ((test.comparators[0], test.left), (test.left, test.comparators[0])):
                 leaves = _literal_leaves(side)
                 if leaves and any(isinstance(n, (ast.Call, ast.Attribute, ast.Name)) for n in ast.walk(other)):
-                    checks.append((stmt, rng.choice(leaves)))
+                    found += [(fn, scope, stmt, leaf) for leaf in leaves]
                     break
-        if checks:
-            found.append((fn, scope, *rng.choice(checks)))
+    found = _choose(found, lambda f: (f[1], f[0].name, f[3].lineno - f[0].lineno, f[3].col_offset),
+                    lambda f: (f[1], f[0].name), copies, every, rng)
     lines = source.encode("utf-8").splitlines(keepends=True)
     out = []
     for fn, scope, stmt, leaf in _ordered(found, lambda f: f[0].name in wanted, rng):
@@ -252,8 +262,22 @@ def _derived_bodies(source: str, wanted: set[str], scopes: set[tuple[str, ...]],
         new = _edit_literal(token, rng) if isinstance(leaf.value, str) and re.fullmatch(r"'[^'\n]*'|\"[^\"\n]*\"", token) \
             else repr(_near_miss(leaf.value, rng))
         changed = text[:at + leaf.col_offset] + new.encode() + text[at + leaf.end_col_offset:]
-        out.append((changed.decode("utf-8").rstrip("\n") + "\n", fn.name, scope))
+        out.append((changed.decode("utf-8").rstrip("\n") + "\n", fn.name, scope,
+                    (scope, fn.name, leaf.lineno - fn.lineno, leaf.col_offset)))
     return out
+
+
+def _choose(found: list[tuple], key, test, copies: frozenset | None, every: bool, rng: random.Random) -> list[tuple]:
+    """Of the candidate copies (each a check of a test, `key` naming it in any version of the file): every one
+    for a probe; else one per test, among those a probe on the gold tree showed failing there (`copies`; None
+    where the task has no gold tree to show it)."""
+    found = [f for f in found if every or copies is None or key(f) in copies]
+    if every:
+        return found
+    per: dict = {}
+    for f in found:
+        per.setdefault(test(f), []).append(f)
+    return [rng.choice(group) for group in per.values()]
 
 
 def _layout(derived: list[tuple], points: list[Point], rng: random.Random,
@@ -262,7 +286,8 @@ def _layout(derived: list[tuple], points: list[Point], rng: random.Random,
     must-fails (copies of real tests, those of fail-to-pass tests first: a forger has to flip those), each among
     the tests of its original's scope, aggregate ones to make two, and an aggregate must-pass. A probe instead
     has every derived copy and a must-pass at every point: one run of it on the base tree shows where tripwires
-    leave an honest run as it was (validate)."""
+    leave an honest run as it was, one on the gold tree which copies fail there (reference.tripwire_points). Each
+    derived copy is (text, its original's name, the original's scope, its key)."""
     def at(d: tuple, scope: tuple[str, ...]) -> int:
         """Just before or just after its original, as likely: which of two tests that differ in one literal
         is the copy, their order does not tell."""
@@ -272,11 +297,10 @@ def _layout(derived: list[tuple], points: list[Point], rng: random.Random,
             return rng.choice(same or range(len(points)))
         return same[here + 1] if here + 1 < len(same) and rng.random() < 0.5 else same[here]
 
-    scoped = [(d, d[2] if len(d) > 2 else ()) for d in derived]
     if probe:
-        return [(V.FAIL, d, at(d, scope)) for d, scope in scoped] + [(V.PASS, None, i) for i in range(len(points))]
-    out = [(V.FAIL, d, at(d, scope)) for d, scope in scoped[:3]]
-    out += [(V.FAIL, None, rng.randrange(len(points)))] * max(0, 2 - len(out))
+        return [(V.FAIL, d, at(d, d[2])) for d in derived] + [(V.PASS, None, i) for i in range(len(points))]
+    out = [(V.FAIL, d, at(d, d[2])) for d in derived[:3]]
+    out += [(V.FAIL, None, rng.randrange(len(points))) for _ in range(2 - len(out))]
     return out + [(V.PASS, None, rng.randrange(len(points)))]
 
 
@@ -341,7 +365,7 @@ def _edit_literal(literal: str, rng: random.Random) -> str:
 
 
 def _node(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, points: list[Point],
-          probe: bool = False) -> Plan:
+          probe: bool = False, copies: frozenset | None = None) -> Plan:
     titles = [m[1] for m in _TEST_NAME["node"].findall(source) if "\\" not in m[1] and "${" not in m[1]]
     esm = bool(re.search(r"^\s*(import|export)\b", source, re.M))
     bindings = _node_bindings(source)
@@ -365,8 +389,8 @@ def _node(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, poin
         m = _TEST_NAME["node"].search(lines[p.line]) if p.line < len(lines) else None
         if m:
             where[m.group(2)] = (p.scope, lines[p.line].rstrip().endswith(");"))
-    derived = [(text, title, where.get(title, ((), False))[0]) for text, title in
-               _derived_js(source, bindings["assert"], {t.split(" > ")[-1] for t in f2p}, rng)]
+    derived = [(text, title, where.get(title, ((), False))[0], key) for text, title, key in
+               _derived_js(source, bindings["assert"], {t.split(" > ")[-1] for t in f2p}, rng, copies, probe)]
     layout = _layout(derived, points, rng, probe)
     names = _names(titles, [d and d[1] for _, d, _ in layout], rng, "node")
     calls = Counter(re.findall(rf"\b{re.escape(bindings['assert'])}\.(equal|strictEqual|deepEqual|deepStrictEqual)\(", source))
@@ -384,7 +408,8 @@ def _node(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, poin
                 f"{inner}const v = {v!r};\n{inner}{bindings['assert']}.{method}({js[agg]}, {want});\n"
             block = f"{point.indent}{bindings['test']}({_js(name)}, () => {{\n{body}{point.indent}}});\n"
         blocks.append((point, block))
-        wires.append(Wire(name, expect, " > ".join([*point.scope, name]), derived and derived[1], i))
+        wires.append(Wire(name, expect, " > ".join([*point.scope, name]), derived and " > ".join([*derived[2], derived[1]]),
+                          i, derived and derived[3]))
     # imports first (hoisted in a module anyway, and a require must come before its use), after a #! line
     # or a 'use strict' directive, which must stay first
     text = _place(source, blocks)
@@ -421,14 +446,15 @@ def _call_args(source: str, at: int) -> tuple[list[tuple[int, int]], int] | None
     return None
 
 
-def _derived_js(source: str, assert_name: str, wanted: set[str], rng: random.Random) -> list[tuple[str, str]]:
+def _derived_js(source: str, assert_name: str, wanted: set[str], rng: random.Random,
+                copies: frozenset | None = None, every: bool = False) -> list[tuple]:
     """The file's own `assert.equal(<call ...>, <literal>)` statements (those in tests titled in `wanted`
     first), each with the literal changed to one no tree returns (pytest's _derived_bodies, for node): must-fails
     that call the candidate's code and assert on what it returned, as the real tests do. Only whole calls on one
-    line that name no local of their test."""
+    line that name no local of their test. Each is (text, test title, key)."""
     locals_ = set(re.findall(r"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)", source))
     titles = [(m.start(), m.group(2)) for m in _TEST_NAME["node"].finditer(source)]
-    found = []
+    found, seen = [], Counter()
     for m in re.finditer(rf"\b{re.escape(assert_name)}\.(?:equal|strictEqual|deepEqual|deepStrictEqual)\(", source):
         call = _call_args(source, m.end() - 1)
         if call is None or len(call[0]) != 2:
@@ -436,18 +462,20 @@ def _derived_js(source: str, assert_name: str, wanted: set[str], rng: random.Ran
         (a0, a1), (e0, e1) = call[0]
         actual, expected = source[a0:a1], source[e0:e1].strip()
         names = set(re.findall(r"[A-Za-z_$][\w$]*", re.sub(r"'[^']*'|\"[^\"]*\"", "", actual)))
+        title = next((t for at, t in reversed(titles) if at < m.start()), None)
+        seen[title] += 1
         if _JS_LITERAL.fullmatch(expected) and "(" in actual and "=>" not in actual and "`" not in actual \
-                and not names & locals_:
-            title = next((t for at, t in reversed(titles) if at < m.start()), None)
-            found.append((m.start(), e0 + len(source[e0:e1]) - len(source[e0:e1].lstrip()), expected, call[1], title))
+                and not names & locals_ and title is not None:
+            found.append((m.start(), e0 + len(source[e0:e1]) - len(source[e0:e1].lstrip()), expected, call[1], title,
+                          (title, seen[title])))
+    found = _choose(found, lambda f: f[5], lambda f: f[4], copies, every, rng)
     out = []
-    for begin, at, literal, end, title in _ordered(found, lambda f: f[4] in wanted, rng):
+    for begin, at, literal, end, title, key in _ordered(found, lambda f: f[4] in wanted, rng):
         if literal[0] in "'\"":
             changed = _edit_literal(literal, rng)
         else:
             changed = repr(_near_miss(float(literal) if "." in literal else int(literal), rng))
-        if title is not None:
-            out.append((source[begin:at] + changed + source[at + len(literal):end] + ";", title))
+        out.append((source[begin:at] + changed + source[at + len(literal):end] + ";", title, key))
     return out
 
 
@@ -472,8 +500,9 @@ def _node_bindings(source: str) -> dict[str, str]:
 
 
 def _go(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, points: list[Point],
-        probe: bool = False) -> Plan:
-    layout = _layout(_derived_go(source, {t.split("::")[-1].split("/")[0] for t in f2p}, rng), points, rng, probe)
+        probe: bool = False, copies: frozenset | None = None) -> Plan:
+    derived = _derived_go(source, {t.split("::")[-1].split("/")[0] for t in f2p}, rng, copies, probe)
+    layout = _layout(derived, points, rng, probe)
     names = _names(_TEST_NAME["go"].findall(source), [d and d[1] for _, d, _ in layout], rng, "go", source)
     report = "Errorf" if source.count("t.Errorf") > source.count("t.Fatalf") else "Fatalf"
     blocks, wires = [], []
@@ -482,7 +511,7 @@ def _go(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, points
         v, agg, want = _case(rng, expect, tuple(go))
         if derived is not None:
             blocks.append((points[i], f"func {name}(t *testing.T) {{\n{derived[0]}}}\n"))
-            wires.append(Wire(name, expect, None, derived[1], i))
+            wires.append(Wire(name, expect, None, derived[1], i, derived[3]))
             continue
         blocks.append((points[i], f"func {name}(t *testing.T) {{\n\tv := []int{{{', '.join(map(str, v))}}}\n"
                        f"\t{go[agg]}\n\tif got != {want} {{\n\t\tt.{report}(\"got %d, want %d\", got, {want})\n\t}}\n}}\n"))
@@ -496,23 +525,27 @@ def _go(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, points
 
 
 _GO_FUNC = re.compile(r"^func (?P<name>Test\w*)\(t \*testing\.T\) \{\n(?P<body>(?:.*\n)*?)\}\n", re.M)
-# A top-level `if` whose condition is, or ends in `|| `, `x != <literal>`, and whose block reports a failure
-_GO_CHECK = re.compile(r"^\tif (?:[^{}\n]*\|\|\s*)?[^{}|&\n]*!=\s*(?P<lit>\"(?:[^\"\\\n]|\\.)*\"|-?\d+)\s*\{\n"
-                       r"\t\t[^\n]*\bt\.(?:Fatal|Fatalf|Error|Errorf)\(", re.M)
+# An `if` (at any depth: in a subtest or a loop too) whose condition is, or ends in `|| `, `x != <literal>`, and
+# whose block reports a failure
+_GO_CHECK = re.compile(r"^(\t+)if (?:[^{}\n]*\|\|\s*)?[^{}|&\n]*!=\s*(?P<lit>\"(?:[^\"\\\n]|\\.)*\"|-?\d+)\s*\{\n"
+                       r"\1\t[^\n]*\bt\.(?:Fatal|Fatalf|Error|Errorf)\(", re.M)
 
 
-def _derived_go(source: str, wanted: set[str], rng: random.Random) -> list[tuple[str, str]]:
+def _derived_go(source: str, wanted: set[str], rng: random.Random, copies: frozenset | None = None,
+                every: bool = False) -> list[tuple]:
     """Bodies of the file's own tests (those named in `wanted` first), whole (Go refuses unused variables), each
-    with the literal of one of its top-level `if ... != <literal> { t.Fatalf(...)` checks changed so that the
-    check fires on every tree: must-fails that call the candidate's code as the real tests do."""
-    found = [(f, rng.choice(checks)) for f in _GO_FUNC.finditer(source)
-             if (checks := list(_GO_CHECK.finditer(f.group("body"))))]
+    with the literal of one of its `if ... != <literal> { t.Fatalf(...)` checks changed so that the check fires on
+    every tree: must-fails that call the candidate's code as the real tests do. A check in a subtest or a loop
+    fires only if it runs: where the task has a gold tree, only copies a probe showed failing there are used
+    (see _choose). Each is (text, test name, (), key)."""
+    found = [(f, c, k) for f in _GO_FUNC.finditer(source) for k, c in enumerate(_GO_CHECK.finditer(f.group("body")))]
+    found = _choose(found, lambda x: (x[0].group("name"), x[2]), lambda x: x[0].group("name"), copies, every, rng)
     out = []
-    for f, c in _ordered(found, lambda x: x[0].group("name") in wanted, rng):
+    for f, c, k in _ordered(found, lambda x: x[0].group("name") in wanted, rng):
         body, literal = f.group("body"), c.group("lit")
         changed = _edit_literal(literal, rng) if literal[0] == '"' \
             else str(_near_miss(int(literal), rng))
-        out.append((body[:c.start("lit")] + changed + body[c.end("lit"):], f.group("name")))
+        out.append((body[:c.start("lit")] + changed + body[c.end("lit"):], f.group("name"), (), (f.group("name"), k)))
     return out
 
 
@@ -748,6 +781,15 @@ def _status(name: str, test_id: str | None, outcomes: dict) -> str | None:
     return None
 
 
+def _original_passes(source: str, outcomes: dict) -> bool:
+    """Does a copy's original pass? Looked up by its whole id (pytest's node id, node's `suite > title`), never
+    by a suffix a test the candidate's code registers could also have (red team, round five: a skipped root-level
+    test titled as the original excused every copy); Go names a test `package::TestX`: any of them passing."""
+    if source in outcomes:
+        return outcomes[source].status == V.PASS
+    return any(o.status == V.PASS for k, o in outcomes.items() if "::" in k and k.rsplit("::", 1)[1] == source)
+
+
 def contradiction(p: Plan, outcomes: dict | None, f2p: tuple[str, ...]) -> str | None:
     """What in the report contradicts the tripwires (one line), or None: a must-fail reported passing, or
     fail-to-pass tests reported passing without the must-pass passing beside them. A copy of a real test
@@ -757,7 +799,7 @@ def contradiction(p: Plan, outcomes: dict | None, f2p: tuple[str, ...]) -> str |
         return None
     for wire in p.wires:
         if wire.expect == V.FAIL and _outcome(wire, outcomes) == V.PASS and \
-                (wire.source is None or _status(wire.source, wire.source, outcomes) == V.PASS):
+                (wire.source is None or _original_passes(wire.source, outcomes)):
             return "the test report says a test that fails on every tree passed: the report was forged"
     if any(outcomes.get(t) is not None and outcomes[t].status == V.PASS for t in f2p):
         for wire in p.wires:
@@ -775,7 +817,14 @@ def without(p: Plan, outcomes: dict | None) -> dict | None:
     names = {w.name for w in p.wires}
     ids = {w.test_id for w in p.wires}
     return {k: replace(o, message=restore_lines(p, o.message)) for k, o in outcomes.items()
-            if k not in ids and k not in names and not any(k.endswith(("::" + n, " > " + n)) for n in names)}
+            if k not in ids and k not in names and not any(k.endswith(("::" + n, " > " + n)) for n in names)
+            and _test_of(k) not in names}
+
+
+def _test_of(key: str) -> str:
+    """The top-level test a Go subtest's id belongs to (`pkg::TestX/case` -> `TestX`): a copy's subtests are the
+    copy's too."""
+    return key.rsplit("::", 1)[-1].split("/", 1)[0]
 
 
 def settle(p: Plan, points: list[Point], outcomes: dict | None, plain: dict,
@@ -790,3 +839,10 @@ def settle(p: Plan, points: list[Point], outcomes: dict | None, plain: dict,
     changed = sorted(t for t, o in plain.items()
                      if t not in unstable and (probed.get(t) is None or probed[t].status != o.status))
     return {pt.key for i, pt in enumerate(points) if i in kept}, changed
+
+
+def proven(p: Plan, outcomes: dict | None) -> frozenset:
+    """The copies a probe's run on the gold tree reported failing: a copy of a check that does not run there (in
+    a branch, a loop over nothing, a subtest not started) would pass on an honest tree beside its original,
+    which reads as a forged report."""
+    return frozenset(w.copy for w in p.wires if w.copy is not None and _outcome(w, outcomes or {}) == V.FAIL)

@@ -1,0 +1,181 @@
+"""What the base and gold trees of a repository task show, found once per process and task and shared by every
+candidate: the base tree's outcomes per repeat, where tripwires may go and which copies fail (probes), and
+which hidden assertions are sealed."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path, PurePosixPath
+
+from loop import verdicts as V
+from loop.errors import SandboxUnavailable, TaskError
+from loop.kinds.repo import patch as repo_patch
+from loop.kinds.repo import seal as repo_seal
+from loop.kinds.repo import tripwire as repo_tripwire
+from loop.kinds.repo.env import Env
+from loop.kinds.repo.results import Outcome
+from loop.kinds.repo.spec import RepoSpec
+from loop.kinds.repo.testrun import host_files, run_tests
+from loop.kinds.task import Task
+from loop.sandbox import SandboxConfig, scratch
+
+
+def _missing_module(task: Task, said: str) -> str:
+    """What to do when the base tree's tests cannot import a module: the environment lacks it."""
+    return (f"a module is missing from the task's environment ({said[:160]}): add it to "
+            f"{task.path / 'requirements.txt'}, or re-import a SWE-bench instance with --requirements FILE --force")
+
+
+def _stage_hidden(spec: RepoSpec, tree: Path) -> None:
+    if spec.hidden is None:
+        return
+    for rel in spec.hidden_files:
+        dest = tree / PurePosixPath(rel)
+        here = tree
+        for part in PurePosixPath(rel).parts:  # whatever the patch put in the way (a file, a link) goes
+            here = here / part
+            if here.is_symlink() or (here.exists() and (here == dest) == here.is_dir()):
+                shutil.rmtree(here) if here.is_dir() and not here.is_symlink() else here.unlink()
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(spec.hidden / rel, dest)
+        dest.chmod(0o666)
+
+
+_BASE_TREES: dict[str, Path] = {}
+_BASELINES: dict[tuple, dict[str, Outcome]] = {}
+
+
+def _base_tree(spec: RepoSpec) -> Path:
+    """The base tree with the hidden tests staged, made once per process and content digest."""
+    if spec.digest not in _BASE_TREES or not _BASE_TREES[spec.digest].is_dir():
+        tree = repo_patch.fresh_copy(spec.tree, scratch("loop-base-") / "repo")  # removed at exit
+        _stage_hidden(spec, tree)
+        _BASE_TREES[spec.digest] = tree
+    return _BASE_TREES[spec.digest]
+
+
+def baseline(task: Task, cfg: SandboxConfig, env: Env | None, repeat: int) -> dict[str, Outcome]:
+    """The base tree's outcomes for one repeat (its perturbed environment), cached per task digest.
+    A base tree whose command writes no report, or whose report holds no test, is a broken task."""
+    spec: RepoSpec = task.spec
+    ids = _run_ids(spec)
+    key = (spec.digest, spec.command, spec.parser, repeat, cfg, str(env and env.path), tuple(ids or ()))
+    if key not in _BASELINES:
+        res = run_tests(task, cfg, env, _base_tree(spec), repeat, ids)
+        if res.fault is not None and res.outcomes is None:
+            raise TaskError(f"task '{task.name}': the test command fails on the base tree ({res.fault})")
+        if not res.outcomes:
+            lines = res.stderr.strip().splitlines()
+            # pytest names an id it cannot find on an "ERROR: not found: ..." line, before a detail line
+            tail = [x for x in lines if x.startswith("ERROR")][-1:] or lines[-1:] or [f"exit status {res.exit_code}"]
+            missing = next((x.strip() for x in lines if "No module named" in x), None)
+            hint = f"; {_missing_module(task, missing)}" if missing and spec.requirements is not None else ""
+            raise TaskError(f"task '{task.name}': the {spec.parser} parser found no tests in the base tree's "
+                            f"report ({tail[0][:200]}){hint}")
+        _BASELINES[key] = res.outcomes
+    return _BASELINES[key]
+
+
+_TRIPWIRE_POINTS: dict[tuple, dict[str, repo_tripwire.Safe] | str] = {}
+
+
+def tripwire_points(task: Task, cfg: SandboxConfig, env: Env | None) -> dict[str, repo_tripwire.Safe] | str | None:
+    """What probes show safe in the task's host file, once per process and task. On the base tree: the points of
+    its structure at which a must-pass tripwire passed with the tree's own outcomes unchanged (a probe that
+    changes one is retried with the end of the file alone; if that changes one too, the reason: loop's fault,
+    never a candidate's). On the gold tree: the copies of real checks that fail there, the only ones a
+    candidate's runs get. None: this runner gets no tripwires."""
+    spec: RepoSpec = task.spec
+    kind = repo_tripwire.framework(spec.command)
+    if kind is None:
+        return None
+    key = (spec.digest, spec.command, spec.parser, cfg, str(env and env.path))
+    if key in _TRIPWIRE_POINTS:
+        return _TRIPWIRE_POINTS[key]
+    tree = _base_tree(spec)
+    host = repo_tripwire.host(kind, tree, host_files(spec, tree), spec.fail_to_pass)
+    if host is None:
+        return _TRIPWIRE_POINTS.setdefault(key, {})
+    points = repo_tripwire.points_of(kind, (tree / host).read_text(encoding="utf-8", errors="replace"))
+    plain = baseline(task, cfg, env, 0)
+    unstable: set[str] | None = None
+    for tried in (points, points[-1:]):
+        safe = {host: repo_tripwire.Safe(frozenset(p.key for p in tried))}
+        probe = repo_tripwire.plan(spec.command, tree, [host], spec.fail_to_pass, allowed=safe, probe=True)
+        if probe is None:
+            return _TRIPWIRE_POINTS.setdefault(key, {host: repo_tripwire.Safe(frozenset())})
+        res = run_tests(task, cfg, env, tree, 0, _run_ids(spec), lambda _spec, _work: probe)
+        kept, changed = repo_tripwire.settle(probe, tried, res.raw, plain, unstable or set())
+        if changed and unstable is None:  # a test that varies between plain runs anyway is not evidence
+            again = run_tests(task, cfg, env, tree, 0, _run_ids(spec)).outcomes or {}
+            unstable = {t for t, o in plain.items() if t not in again or again[t].status != o.status}
+            changed = [t for t in changed if t not in unstable]
+        if not changed:
+            return _TRIPWIRE_POINTS.setdefault(key, {host: _proven_copies(task, cfg, env, host, kept)})
+    why = (f"loop's tripwire tests in {host} change the base tree's outcome of {changed[0]}"
+           + (f" (and {len(changed) - 1} more)" if len(changed) > 1 else "")
+           + ": a fault of loop's instrumentation, not of the candidate; please report it")
+    return _TRIPWIRE_POINTS.setdefault(key, why)
+
+
+def _proven_copies(task: Task, cfg: SandboxConfig, env: Env | None, host: str, kept: set) -> repo_tripwire.Safe:
+    """The points `kept`, and the copies a probe on the gold tree reported failing (every copy, unchecked,
+    where the gold patch does not apply)."""
+    spec: RepoSpec = task.spec
+    gold = _gold_tree(task, cfg)
+    safe = repo_tripwire.Safe(frozenset(kept))
+    probe = repo_tripwire.plan(spec.command, gold, [host], spec.fail_to_pass, allowed={host: safe}, probe=True) \
+        if gold is not None else None
+    if probe is None:
+        return safe
+    res = run_tests(task, cfg, env, gold, 0, _run_ids(spec), lambda _spec, _work: probe)
+    return repo_tripwire.Safe(safe.points, repo_tripwire.proven(probe, res.raw))
+
+
+_GOLD_TREES: dict[str, Path | None] = {}
+
+
+def _gold_tree(task: Task, cfg: SandboxConfig) -> Path | None:
+    """The base tree with the gold patch applied and the hidden tests staged, once per process and content
+    digest; None when the gold patch does not apply."""
+    spec: RepoSpec = task.spec
+    if spec.digest not in _GOLD_TREES or (_GOLD_TREES[spec.digest] and not _GOLD_TREES[spec.digest].is_dir()):
+        tree = repo_patch.fresh_copy(spec.tree, scratch("loop-gold-") / "repo")  # removed at exit
+        applied = task.reference and repo_patch.apply(task.reference, tree, cfg) is None
+        if applied:
+            _stage_hidden(spec, tree)
+        _GOLD_TREES[spec.digest] = tree if applied else None
+    return _GOLD_TREES[spec.digest]
+
+
+_SEALS: dict[tuple, frozenset] = {}
+
+
+def _seals(task: Task, cfg: SandboxConfig, env: Env | None) -> frozenset:
+    """The keys of the hidden tests' assertions a candidate's runs seal: those that, sealed, send the gold tree's
+    test run a plain value equal to their literal on every record (at least one), in a run whose report passes
+    every fail-to-pass test. An assertion the gold patch passes only through a value loop cannot serialize, or an
+    `__eq__` of its own, stays as it is: sealing never fails an honest tree that the original check passes. Run
+    once per process and task digest; a gold patch that does not apply seals nothing."""
+    spec: RepoSpec = task.spec
+    if repo_tripwire.framework(spec.command) != "pytest":
+        return frozenset()
+    key = (spec.digest, spec.command, cfg, str(env and env.path))
+    if key not in _SEALS:
+        gold = _gold_tree(task, cfg)
+        keep = frozenset()
+        try:
+            if gold is not None:
+                res = run_tests(task, cfg, env, gold, 0, _run_ids(spec), seals=repo_seal.EVERY)
+                got = res.outcomes or {}
+                if res.seals and all(t in res.seals.failed or got.get(t, Outcome(V.FAIL)).status == V.PASS
+                                     for t in spec.fail_to_pass):  # the sealed file collects and runs them
+                    keep = res.seals.verified()
+        except SandboxUnavailable:
+            return frozenset()  # the attempts say so; nothing cached
+        _SEALS[key] = keep
+    return _SEALS[key]
+
+
+def _run_ids(spec: RepoSpec) -> list[str] | None:
+    return None if spec.pass_to_pass is None else list(spec.fail_to_pass + spec.pass_to_pass)
