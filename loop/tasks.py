@@ -52,6 +52,17 @@ def unknown_task(root: Path, name: str) -> str:
     return f"unknown task '{name}'" + near(name, list_tasks(root), f"in {tasks_root(root)}", "`loop tasks list`")
 
 
+def chosen(config, names: tuple | list) -> list[str]:
+    """The tasks a command named, each one existing, else every task (one at least): a TaskError otherwise."""
+    for name in names:
+        if not (tasks_root(config.root) / name / "task.toml").is_file():
+            raise TaskError(unknown_task(config.root, name))
+    every = list(names) or list_tasks(config.root)
+    if not every:
+        raise TaskError(no_tasks(config))
+    return every
+
+
 def no_tasks(config) -> str:
     """Why a command that runs every task found none: where it looked and how to point loop elsewhere."""
     where = (f"beside {config.path}" if config.path is not None

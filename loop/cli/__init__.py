@@ -18,7 +18,7 @@ from loop.cli.common import (cluster_option, command_line, handle_errors, load_c
                              scheduler, source_options, warn)
 from loop.cli.endpoint import endpoint_group
 from loop.cli.output import Progress, grade_json, print_batch, print_grade, print_predictions, warn_unsandboxed
-from loop.errors import LoopError, SuiteError, TaskError
+from loop.errors import LoopError, SuiteError
 from loop.grading.triage import load_quarantine
 from loop.run import one, seeds
 from loop.run.batch import grade_samples, rotate_seed_recorded, run_batch
@@ -79,13 +79,7 @@ def tasks_check(ctx, names, no_sandbox):
     load_quarantine(config.root / "harness" / "quarantine.toml")
     sandbox = sandbox_config(config, no_sandbox)
     warn_unsandboxed(sandbox)
-    every = names or tasks.list_tasks(config.root)
-    if not every:
-        raise TaskError(tasks.no_tasks(config))
-    for name in names:  # a typo is the user's mistake (stderr, exit 2), not a broken task
-        if not (tasks.tasks_root(config.root) / name / "task.toml").is_file():
-            raise TaskError(tasks.unknown_task(config.root, name))
-    bad, skipped = [], 0
+    bad, skipped, every = [], 0, tasks.chosen(config, names)  # a typo'd name is the user's error (exit 2), not a FAIL
     for name in every:  # every task, whatever the one before it did: a broken task is a line, not the end
         try:
             task = tasks.load(config.root, name)

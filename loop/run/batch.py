@@ -106,9 +106,7 @@ def every_task(config: Config, cassette: Path | None, warn: Callable[[str], None
     """The tasks a run that names none asks for: every task folder, or, replaying config.toml's cassette (the
     demo), the ones it holds answers for: tasks imported since (HumanEval) would otherwise stop the demo at the
     first request it cannot answer."""
-    names = tasks.list_tasks(config.root)
-    if not names:
-        raise TaskError(tasks.no_tasks(config))
+    names = tasks.chosen(config, [])
     if cassette is None:
         return names
     found = cassette_tasks(cassette, names)
