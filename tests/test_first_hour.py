@@ -37,11 +37,12 @@ def one_line(err: str) -> str:
 
 
 # ------------------------------------------------------------------ no tasks where loop looks
-@pytest.mark.parametrize("command", ["run", "generate"])
+@pytest.mark.parametrize("command", [["run"], ["generate"], ["tasks", "list"], ["tasks", "list", "--json"],
+                                     ["tasks", "prepare"], ["tasks", "check"]])
 def test_a_run_in_a_folder_without_tasks_says_where_it_looked(tmp_path, monkeypatch, command):
-    code, out, err = invoke(command, cwd=tmp_path, monkeypatch=monkeypatch)
+    code, out, err = invoke(*command, cwd=tmp_path, monkeypatch=monkeypatch)
     line = one_line(err)
-    assert code == 2 and out == ""
+    assert code == 2 and out in ("", '{"error": "%s", "exit": 2}\n' % line.removeprefix("error: "))
     assert f"no tasks in {tmp_path}/harness/tasks" in line and "no ./config.toml" in line and "--config" in line
     assert list(tmp_path.iterdir()) == []  # no runs.db, no empty batch marked done
 

@@ -57,7 +57,8 @@ def tasks_group():
 @handle_errors
 def tasks_list(ctx, as_json):
     """List the tasks."""
-    rows = tasks.summaries(load_config(ctx).root)
+    config = load_config(ctx)
+    rows = tasks.summaries(config.root) or tasks.chosen(config, [])  # none: where loop looked, exit 2
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
@@ -112,7 +113,7 @@ def tasks_prepare(ctx, names):
     """Build the tasks' environments ahead of a batch (a grade that finds none builds it on demand)."""
     config = load_config(ctx)
     sandbox = sandbox_config(config)
-    loaded = [tasks.load(config.root, name) for name in names or tasks.list_tasks(config.root)]
+    loaded = [tasks.load(config.root, name) for name in tasks.chosen(config, names)]
     done = []
     with click.progressbar(loaded, label="preparing", item_show_func=lambda t: t.name if t else "",
                            file=sys.stderr) as bar:
