@@ -3,6 +3,7 @@
 Only `loop.cli` turns them into a one-line message and an exit status (2 for all of these).
 """
 
+import difflib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -96,3 +97,21 @@ def read_text(path: Path, what: str, error: type[LoopError], unpack: Callable[[b
         raise error(f"{path}: {what} file is not UTF-8") from None
     except (OSError, EOFError) as exc:  # EOFError, BadGzipFile (an OSError): a truncated or foreign archive
         raise error(f"{path}: {what} file cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
+
+
+def did_you_mean(name: str, known: list[str]) -> str:
+    """`; did you mean 'x'?` for a near-miss name, else ""."""
+    close = difflib.get_close_matches(name, known, n=1)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
+def near(name: str, known: list[str], where: str, listing: str) -> str:
+    """A near match for a name no one has, else the names (a few), or where they are and what lists them."""
+    suggestion = did_you_mean(name, known)
+    if suggestion:
+        return suggestion
+    if not known:
+        return f": there are none {where}"
+    if len(known) <= 8:
+        return f" (known: {', '.join(known)})"
+    return f" ({len(known)} {where}: {listing} lists them)"

@@ -13,7 +13,8 @@ def parse(line: str, where: str, error: type[Exception]) -> dict:
     try:
         obj = json.loads(line)
     except (ValueError, RecursionError) as exc:
-        raise error(f"{where}: not valid JSON ({getattr(exc, 'msg', 'nested too deeply')})") from None
+        at = f": column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""  # the line is in `where`
+        raise error(f"{where}: not valid JSON ({getattr(exc, 'msg', 'nested too deeply')}{at})") from None
     if not isinstance(obj, dict):
         raise error(f"{where}: expected a JSON object")
     return obj
@@ -38,7 +39,9 @@ def show(value: str, width: int = 60) -> str:
 
 def one_line(obj: dict, key: str, where: str, error: type[Exception], limit: int = 200) -> str:
     """obj[key] as a one-line string of at most `limit` characters, or `error("WHERE: field 'KEY' ...")`."""
-    value = obj.get(key)
+    if key not in obj:
+        raise error(f"{where}: missing key '{key}'")
+    value = obj[key]
     if not isinstance(value, str):
         raise error(f"{where}: field '{key}' must be a string, got {type(value).__name__}")
     if len(value) > limit:

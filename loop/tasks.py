@@ -11,7 +11,7 @@ from pathlib import Path
 
 from loop import kinds
 from loop import verdicts as V
-from loop.errors import TaskError
+from loop.errors import TaskError, near
 from loop.kinds.task import Task
 
 
@@ -42,9 +42,33 @@ def summaries(root: Path) -> list[dict]:
 def load(root: Path, name: str) -> Task:
     folder = tasks_root(root) / name
     if not (folder / "task.toml").is_file():
-        known = ", ".join(list_tasks(root)) or "none"
-        raise TaskError(f"unknown task '{name}' (known: {known})")
+        raise TaskError(unknown_task(root, name))
     return load_folder(folder)
+
+
+def unknown_task(root: Path, name: str) -> str:
+    """The one line for a task name no folder has: a near match when there is one, never the whole list
+    (after a HumanEval import that is 170 names)."""
+    return f"unknown task '{name}'" + near(name, list_tasks(root), f"in {tasks_root(root)}", "`loop tasks list`")
+
+
+def chosen(config, names: tuple | list) -> list[str]:
+    """The tasks a command named, each one existing, else every task (one at least): a TaskError otherwise."""
+    for name in names:
+        if not (tasks_root(config.root) / name / "task.toml").is_file():
+            raise TaskError(unknown_task(config.root, name))
+    every = list(names) or list_tasks(config.root)
+    if not every:
+        raise TaskError(no_tasks(config))
+    return every
+
+
+def no_tasks(config) -> str:
+    """Why a command that runs every task found none: where it looked and how to point loop elsewhere."""
+    where = (f"beside {config.path}" if config.path is not None
+             else "in the current folder: no ./config.toml (or $LOOP_CONFIG) was found")
+    return (f"no tasks in {tasks_root(config.root)} (loop looks for harness/tasks/<name>/task.toml {where}): "
+            "run loop from the project folder, or pass --config PROJECT/config.toml")
 
 
 def load_folder(folder: Path) -> Task:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 from pathlib import Path
 
 import click
@@ -14,14 +15,14 @@ from loop import kinds, tasks
 from loop import verdicts as V
 from loop.cli import imports
 from loop.cli.common import (cluster_option, command_line, handle_errors, load_config, origin_from, per_repeat,
-                             source_options, warn)
+                             scheduler, source_options, warn)
 from loop.cli.endpoint import endpoint_group
 from loop.cli.output import Progress, grade_json, print_batch, print_grade, print_predictions, warn_unsandboxed
 from loop.errors import LoopError, SuiteError
 from loop.grading.triage import load_quarantine
 from loop.run import one, seeds
 from loop.run.batch import grade_samples, rotate_seed_recorded, run_batch
-from loop.run.settings import Origin, cluster_address, sandbox_config
+from loop.run.settings import Origin, sandbox_config
 from loop.store.db import RunStore
 
 
@@ -56,7 +57,8 @@ def tasks_group():
 @handle_errors
 def tasks_list(ctx, as_json):
     """List the tasks."""
-    rows = tasks.summaries(load_config(ctx).root)
+    config = load_config(ctx)
+    rows = tasks.summaries(config.root) or tasks.chosen(config, [])  # none: where loop looked, exit 2
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
@@ -64,7 +66,7 @@ def tasks_list(ctx, as_json):
     for r in rows:  # "tests": the tests the task names; "+ passing" when every base-passing test is pass-to-pass
         more = " + passing" if r["pass_to_pass"] is None else ""
         click.echo(f"{r['name']:<{width}}  {r['kind']:<8} {r['language']:<7} {r['tests']:>3} tests{more:<10} "
-                   f"{r['goldens']:>2} goldens  {r['description'][:60]}")
+                   f"{r['goldens']:>2} goldens  {textwrap.shorten(r['description'], 60, placeholder=' ...')}")
 
 
 @tasks_group.command("check")
@@ -78,7 +80,7 @@ def tasks_check(ctx, names, no_sandbox):
     load_quarantine(config.root / "harness" / "quarantine.toml")
     sandbox = sandbox_config(config, no_sandbox)
     warn_unsandboxed(sandbox)
-    bad, skipped, every = [], 0, names or tasks.list_tasks(config.root)
+    bad, skipped, every = [], 0, tasks.chosen(config, names)  # a typo'd name is the user's error (exit 2), not a FAIL
     for name in every:  # every task, whatever the one before it did: a broken task is a line, not the end
         try:
             task = tasks.load(config.root, name)
@@ -96,7 +98,7 @@ def tasks_check(ctx, names, no_sandbox):
             click.echo(f"ok   {name}")
         else:
             bad.append(name)
-    if len(every) > 1:
+    if len(every) > 1 or names:
         click.echo(f"{len(every) - len(bad) - skipped} ok, {len(bad)} failed, {skipped} skipped of {len(every)} tasks"
                    + (f"; failed: {', '.join(bad)}" if bad else ""))
     if bad:
@@ -111,7 +113,7 @@ def tasks_prepare(ctx, names):
     """Build the tasks' environments ahead of a batch (a grade that finds none builds it on demand)."""
     config = load_config(ctx)
     sandbox = sandbox_config(config)
-    loaded = [tasks.load(config.root, name) for name in names or tasks.list_tasks(config.root)]
+    loaded = [tasks.load(config.root, name) for name in tasks.chosen(config, names)]
     done = []
     with click.progressbar(loaded, label="preparing", item_show_func=lambda t: t.name if t else "",
                            file=sys.stderr) as bar:
@@ -191,16 +193,16 @@ def grade_cmd(ctx, task, file, batch_id, samples_file, suite, seed, trials, tria
     _refuse_other_options(ctx, form)
     config = per_repeat(load_config(ctx), trials_per_repeat)
     if form == "--predictions":
-        _grade_predictions(config, predictions, seed, k, db, as_json, cluster_address(config, cluster), report_file)
+        _grade_predictions(config, predictions, seed, k, db, as_json, scheduler(config, cluster), report_file)
         return
     if form == "--samples":
         done = grade_samples(config, samples_file, k=k, trials=trials, seed=seed, db=db, progress=Progress(True),  # stderr
-                             command=command_line(), warn=warn, cluster=cluster_address(config, cluster))
+                             command=command_line(), warn=warn, cluster=scheduler(config, cluster))
         print_batch(done, db or config.db_path, as_json, config.loop.min_coverage, samples=True)
         return
     if form == "--batch":
         done = run_batch(config, [], origin=Origin(), resume=batch_id, db=db, progress=Progress(True),  # stderr
-                         command=command_line(), warn=warn, cluster=cluster_address(config, cluster))
+                         command=command_line(), warn=warn, cluster=scheduler(config, cluster))
         print_batch(done, db or config.db_path, as_json, config.loop.min_coverage)
         return
     if not task or not file:
@@ -366,9 +368,9 @@ def run_cmd(ctx, task_names, samples, concurrency, base_url, model, record, repl
         return
     origin = origin_from(record, replay_path, base_url, model, concurrency)
     done = run_batch(config, list(task_names), origin=origin, samples=samples, k=k, trials=trials,
-                            rotate_seed=rotate_seed, resume=resume, db=db, progress=Progress(True),  # stderr, whatever stdout holds
+                            rotate_seed=rotate_seed, resume=resume, db=db, progress=Progress(True, asks=True),  # stderr, whatever stdout holds
                             command=command_line(), warn=warn, budget=budget, rounds=rounds,
-                            cluster=cluster_address(config, cluster))
+                            cluster=scheduler(config, cluster))
     print_batch(done, db or config.db_path, as_json, config.loop.min_coverage if min_coverage is None else min_coverage)
     # A finished batch exits 0: its failures are data (in runs.db and above), not a broken run; one that
     # decided less than loop.min_coverage of its candidates exits 3.
@@ -428,6 +430,7 @@ def report_cmd(ctx, batch, task, fmt, output, pass_k, compare, by, min_coverage,
         a, b = compare
         if by == "batch" and not (a.isdigit() and b.isdigit()):
             raise click.UsageError(f"--compare takes two batch ids (or use --by model|seed): {a!r} {b!r}")
+    report.check_selection(path, batch=batch, task=task)  # a typo is an error, not an empty table
     if fmt == "html":  # one self-contained page (loop.report.html)
         from loop.report import html as report_html
 

@@ -15,7 +15,7 @@ from loop import config as config_mod
 from loop import prompts
 from loop import verdicts as V
 from loop.errors import LoopError
-from loop.run.settings import Origin
+from loop.run.settings import Origin, cluster_address
 
 
 def handle_errors(fn):
@@ -50,6 +50,16 @@ def cluster_option(fn):
     """--cluster ADDRESS, for every command that grades a batch; `cluster_address` picks flag, env or config."""
     return click.option("--cluster", "cluster", default=None, metavar="tcp://HOST:8786",
                         help="Grade on this Dask scheduler's workers ($LOOP_CLUSTER, [cluster] scheduler).")(fn)
+
+
+def scheduler(config, flag: str | None) -> str | None:
+    """The Dask scheduler a command grades on (settings.cluster_address); reaching one that does not answer takes
+    [cluster] connect_timeout, so a wait longer than a few seconds is said first."""
+    address = cluster_address(config, flag)
+    if address and config.cluster.connect_timeout > 5:
+        click.echo(f"connecting to the Dask scheduler at {address} (up to {config.cluster.connect_timeout:g} s, "
+                   "[cluster] connect_timeout)", err=True)
+    return address
 
 
 def command_line() -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
+import time
 from pathlib import Path
 
 import click
@@ -43,7 +45,7 @@ def print_grade(g, candidate_id=None) -> None:
         click.echo(f"  fuzz inputs: {n['generated']} generated, {n['kept']} kept; discarded: {n['contract']} outside "
                    f"the contract, {n['reference_error']} the reference rejected, {n['reference_timeout']} too slow for it")
     for f in g.failures():
-        click.echo(f"  FAIL {f['check']}: {f['detail'].strip().splitlines()[0][:200] if f['detail'].strip() else ''}")
+        click.echo(f"  FAIL {f['check']}: {headline(f['detail'])}")
     for note in g.notes:
         click.echo(f"  note: {note}")
     if g.verdict == V.STABLE_PASS_VARYING:
@@ -51,16 +53,53 @@ def print_grade(g, candidate_id=None) -> None:
                     fg="yellow", err=True)
 
 
-class Progress:
-    """A live line on a terminal, plain lines otherwise."""
+def headline(detail: str) -> str:
+    """A failure's detail in one line: its first `error:` line (a compiler's "In function ...:" says nothing),
+    else its first line."""
+    lines = [line.strip() for line in detail.strip().splitlines() if line.strip()]
+    first = next((line for line in lines if "error:" in line), lines[0] if lines else "")
+    return first[:200]
 
-    def __init__(self, enabled: bool = True):
+
+class Progress:
+    """A live line on a terminal, plain lines otherwise; and a line whenever nothing has moved for `quiet` seconds
+    (then every `every` seconds), saying what loop waits for: a slow candidate must not look like a hang."""
+
+    def __init__(self, enabled: bool = True, quiet: float = 5.0, every: float = 15.0, asks: bool = False):
         self.tty = sys.stderr.isatty()
         self.enabled = enabled
+        self.state: dict | None = None
+        self.moved = time.monotonic()
+        self.stop = threading.Event()
+        self.waits_on = ("the tasks' polarity checks, " + ("the endpoint's replies " if asks else "")
+                         + "and the grades in flight (each up to its task's wall-clock limit)")
+        if enabled:
+            threading.Thread(target=self._watch, args=(quiet, every), daemon=True, name="loop-progress").start()
+            ctx = click.get_current_context(silent=True)
+            if ctx is not None:
+                ctx.call_on_close(self.stop.set)
+
+    def _watch(self, quiet: float, every: float) -> None:
+        said = 0.0
+        while not self.stop.wait(min(1.0, quiet / 2)):
+            still = time.monotonic() - self.moved
+            if still < quiet or still - said < (every if said else quiet):
+                continue
+            said = still
+            s = self.state
+            where = (f"{s['done']}/{s['total']} done, nothing finished for {still:.0f} s" if s is not None
+                     else f"{still:.0f} s, nothing graded yet")
+            click.echo(("\n" if self.tty and s is not None else "") + f"still working ({where}): waiting on "
+                       + self.waits_on, err=True)
 
     def __call__(self, state: dict) -> None:
         if not self.enabled:
             return
+        if state != self.state:  # a reply or a grade: something moved
+            self.moved = time.monotonic()
+        self.state = state
+        if state["done"] >= state["total"]:
+            self.stop.set()
         v = state["verdicts"]
         passed = v.get(V.STABLE_PASS, 0) + v.get(V.STABLE_PASS_VARYING, 0)
         line = (f"{state['done']}/{state['total']}  pass {passed}  fail {v.get(V.STABLE_FAIL, 0)}  "

@@ -36,8 +36,7 @@ def read_samples(path: Path, root: Path) -> list[Sample]:
             raise SamplesError(f"{where}: 'task_id' must look like \"HumanEval/12\" or \"Mbpp/2\", got "
                                f"{jsonl.show(task_id)}")
         if name not in known:
-            how = "humaneval" if task_id.startswith("HumanEval/") else "evalplus MbppPlus.jsonl"
-            raise SamplesError(f"{where}: task {task_id} is not imported (run: loop tasks import {how})")
+            raise SamplesError(f"{where}: {_not_known(task_id, name, known)}")
         if isinstance(obj.get("solution"), str):
             source = obj["solution"]
         elif isinstance(obj.get("completion"), str):
@@ -50,3 +49,14 @@ def read_samples(path: Path, root: Path) -> list[Sample]:
     if not out:
         raise SamplesError(f"{path}: no samples")
     return out
+
+
+def _not_known(task_id: str, name: str, known: set[str]) -> str:
+    """Why a task id has no task folder: its dataset is not imported, or it is and holds no such problem."""
+    prefix = name.rsplit("_", 1)[0] + "_"
+    imported = sorted(n for n in known if n.startswith(prefix))
+    if not imported:
+        how = "humaneval" if task_id.startswith("HumanEval/") else "evalplus MbppPlus.jsonl"
+        return f"task {task_id} is not imported (run: loop tasks import {how})"
+    # the range, not a near match: HumanEval/7 is no typo of HumanEval/2
+    return f"task {task_id} does not exist (imported: {imported[0]} .. {imported[-1]})"

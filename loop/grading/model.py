@@ -97,12 +97,22 @@ class Grade:
         return len({a.digest for a in self.attempts if a.status == "pass"})
 
     def failures(self) -> list[dict]:
+        """Each failing check once, with its evidence: a check that failed in some repeats only (flaky) has no
+        detail of its own, so the first failing attempt's is shown, naming the repeat."""
         seen, out = set(), []
         for c in self.checks:
             if not c.passed and c.decides and c.check not in seen:
                 seen.add(c.check)
-                out.append({"check": c.check, "detail": c.detail})
+                out.append({"check": c.check, "detail": c.detail if c.detail.strip() else self._attempt_detail(c.check)})
         return out
+
+    def _attempt_detail(self, check: str) -> str:
+        failed = [(a.repeat, c.detail) for a in self.attempts for c in a.checks
+                  if c.check == check and not c.passed and c.detail.strip()]
+        if not failed:
+            return ""
+        repeat, detail = failed[0]
+        return f"{detail} (repeat {repeat}; failed in {len(failed)} of {len(self.attempts)} repeats)"
 
     def transitions(self) -> dict:
         counts = {"fail_to_pass": {"repaired": 0, "still_broken": 0}, "pass_to_pass": {"preserved": 0, "regressed": 0}}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import signal
 import subprocess
 import sys
 import tempfile
@@ -46,7 +47,16 @@ def serve(db: Path, *, host: str = "127.0.0.1", port: int = 8001) -> int:
         meta.write_text(json.dumps(metadata(db), indent=2), encoding="utf-8")
         argv = [sys.executable, "-m", "datasette", "serve", str(db), "--metadata", str(meta), "--host", host,
                 "--port", str(port)]
+        server = subprocess.Popen(argv)
+        # SIGTERM to loop (a service manager, `kill`) stops Datasette too, as Ctrl-C does (it reaches the group)
+        previous = signal.signal(signal.SIGTERM, lambda *_: server.terminate())
         try:
-            return subprocess.run(argv).returncode
+            code = server.wait()
+            return 0 if code == -signal.SIGTERM else code
         except KeyboardInterrupt:
             return 0
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+            if server.poll() is None:
+                server.terminate()
+                server.wait()

@@ -14,11 +14,11 @@ from pathlib import Path
 import sqlite_utils
 
 from loop import verdicts as V
-from loop.errors import LoopError
+from loop.errors import LoopError, near
 from loop.report import rounds
 from loop.report.format import COLUMNS, columns, fmt_value, render_csv, view_rows
 from loop.report.stats import newcombe, pass_at_k
-from loop.store.db import RunStore
+from loop.store.db import RunStore, existing_db
 
 
 def _filters(batch: int | None, task: str | None) -> tuple[list[str], list]:
@@ -64,14 +64,15 @@ def fail_reasons(db: Path, *, batch: int | None = None, task: str | None = None)
 
 def render_table(rows: list[dict]) -> str:
     head = ["batch", "task", "model", "seed", "n", "decided", "pass", "varying", "flaky", "fail", "inconcl", "infra",
-            "rate [95% CI]", "coverage", "pass@1", "pass@k"] + (["fail reasons"] if any("reasons" in r for r in rows) else [])
+            "rate [95% CI]", "coverage", "pass@1", f"pass@{rows[0]['k']}" if rows else "pass@k"]
+    head += ["fail reasons"] if any("reasons" in r for r in rows) else []  # pass@5 names pass@k's k: "k=" is repeats
     body = []
     for r in rows:
         ci = "-" if r["pass_rate"] is None else f"{r['pass_rate']:.2f} [{r['wilson_low']:.2f}, {r['wilson_high']:.2f}]"
         body.append([str(r["batch_id"]), r["task"], str(r["model"] or "-"), str(r["seed"]), str(r["candidates"]),
                      str(r["decided"]), str(r["stable_pass"]), str(r["stable_pass_varying"]), str(r["flaky"]),
                      str(r["stable_fail"]), str(r["inconclusive"]), str(r["infra_unknown"]), ci,
-                     fmt_value(r["coverage"]), fmt_value(r["pass@1"]), fmt_value(r["pass@k"]) + (f" (k={r['k']})" if r["pass@k"] is not None else "")]
+                     fmt_value(r["coverage"]), fmt_value(r["pass@1"]), fmt_value(r["pass@k"])]
                     + ([r.get("reasons", "-")[:80]] if "reasons" in head[-1] else []))
     return columns(head, body)
 
@@ -291,6 +292,22 @@ def render_comparison(db: Path, a: str, b: str, fmt: str = "table", *, by: str =
     if fmt == "csv":
         return render_compare_csv(rows)
     return render_compare_table(rows, a, b, by)
+
+
+def check_selection(db: Path, *, batch: int | None = None, task: str | None = None) -> None:
+    """What a report names must exist: the runs.db (never created by reading it), the batch, a task with
+    candidates (a near match suggested); else a LoopError, where an empty table would look like an answer."""
+    existing_db(db, "such file (`loop run` writes one; --db names another)")
+    with RunStore(db) as store:
+        if batch is not None:
+            store.batch_row(batch)
+        if task is not None:
+            sql = "select distinct task from candidates" + (" where batch_id = ?" if batch is not None else "")
+            known = sorted(r["task"] for r in store.db.query(sql, [batch] if batch is not None else []))
+            if task not in known:
+                where = f"in batch {batch}" if batch is not None else f"in {db}"
+                raise LoopError(f"{db}: no candidates for task '{task}' {where}"
+                                + near(task, known, where, "`loop report`"))
 
 
 def comparison(db: Path, a: str, b: str, *, by: str = "batch", min_coverage: float = 0.9) -> list[dict]:

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 
 from loop import executors, tasks
 from loop.config import Config, EndpointSettings
 from loop.datasets.samples import read_samples
-from loop.errors import CassetteError, ResumeError
+from loop.errors import CassetteError, ResumeError, TaskError
 from loop.grading.model import Options
 from loop.run import seeds
 from loop.run.budget import Budget, check_limit
@@ -52,10 +53,11 @@ def run_batch(config: Config, task_names: list[str], *, origin: Origin, samples:
     else:
         # Whatever can refuse a new batch (a task, the cassette, the scheduler, the budget) does so before
         # runs.db is opened: a refused run leaves no file behind.
+        shipped = not origin.explicit  # config.toml's cassette, if it names one: not a flag's
         origin = default_origin(config, origin)
         # a budget without prices is refused first: before minutes of polarity checks, and before the batch exists
         spending = _budget(endpoint_settings(config, origin), budget)
-        names = task_names or config.loop.tasks or tasks.list_tasks(config.root)
+        names = task_names or config.loop.tasks or every_task(config, origin.replay if shipped else None, warn)
         job = _Job.load(config, names, origin, None, sandbox, grade_now, warn, cluster)
     with RunStore(path) as store:
         if resume is not None:
@@ -98,6 +100,38 @@ def run_batch(config: Config, task_names: list[str], *, origin: Origin, samples:
             rows = store.candidates(batch_id)
             return _Pipeline(config, store, batch_id, job, sandbox, opts, grade_now, progress, workers,
                              spending, rounds=rounds).run(rows)
+
+
+def every_task(config: Config, cassette: Path | None, warn: Callable[[str], None] | None) -> list[str]:
+    """The tasks a run that names none asks for: every task folder, or, replaying config.toml's cassette (the
+    demo), the ones it holds answers for: tasks imported since (HumanEval) would otherwise stop the demo at the
+    first request it cannot answer."""
+    names = tasks.chosen(config, [])
+    if cassette is None:
+        return names
+    found = cassette_tasks(cassette, names)
+    answered = [n for n in names if n in found]
+    if not answered:
+        raise TaskError(f"{config.path}: key 'endpoint.replay': cassette {cassette} answers none of the "
+                        f"{len(names)} tasks in {tasks.tasks_root(config.root)}: name tasks with --task and an "
+                        "endpoint with --base-url, or record a cassette with --record")
+    if len(answered) < len(names) and warn is not None:
+        warn(f"the cassette {cassette} answers {len(answered)} of the {len(names)} tasks: running those "
+             "(--task NAME or [loop] tasks to choose, --base-url to ask an endpoint)")
+    return answered
+
+
+def cassette_tasks(path: Path, names: list[str]) -> set[str]:
+    """The task names that occur as words in a cassette's requests (a prompt names its task: "Task: NAME").
+    An unreadable cassette answers all of them: the replay reports what is wrong with it."""
+    words: set[str] = set()
+    try:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            for message in json.loads(line)["request"]["body"]["messages"] if line.strip() else ():
+                words.update(re.findall(r"[\w-]+(?:\.[\w-]+)*", message["content"]))
+    except (OSError, UnicodeDecodeError, ValueError, LookupError, TypeError):
+        return set(names)
+    return {n for n in names if n in words}
 
 
 def _budget(settings: EndpointSettings, limit: float | None, spent: float = 0.0, answered: int = 0):

@@ -165,7 +165,8 @@ def test_a_signature_the_contract_header_disagrees_with_is_refused_when_the_driv
     toml.write_text(toml.read_text().replace('returns = "std::vector<std::string>"', 'returns = "std::vector<int>"'))
     code, out = loop_cli("tasks", "check", "dedupe_words_cpp", config=cfg)
     assert code == 2 and "the driver generated from [signature] does not build against dedupe_words.hpp" in out
-    assert "does not" in out and out.strip().count("\n") == 0
+    assert "does not" in out and out.strip().count("\n") == 1  # one FAIL line, then the summary
+    assert out.strip().splitlines()[-1].startswith("0 ok, 1 failed, 0 skipped of 1 tasks")
 
 
 @pytest.mark.sandbox

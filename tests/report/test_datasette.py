@@ -98,3 +98,30 @@ def test_datasette_on_a_missing_database_is_a_one_line_error(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and done.stderr.strip() == f"error: {tmp_path / 'nope.db'}: no such database"
     assert not (tmp_path / "nope.db").exists()
+
+
+@pytest.mark.slow
+def test_sigterm_to_loop_stops_datasette_too(tmp_path):
+    db = tmp_path / "runs.db"
+    RunStore(db).close()
+    port = _free_port()
+    loop = subprocess.Popen([sys.executable, "-m", "loop", "report", "--db", str(db), "--datasette", "--port",
+                             str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/-/versions.json", timeout=2)
+                break
+            except httpx.TransportError:
+                assert loop.poll() is None and time.monotonic() < deadline, loop.stderr.read().decode()
+                time.sleep(0.3)
+        loop.send_signal(signal.SIGTERM)  # to loop alone, as a service manager or `kill PID` sends it
+        assert loop.wait(timeout=30) == 0
+        with pytest.raises(httpx.TransportError):  # nothing left listening
+            httpx.get(f"http://127.0.0.1:{port}/-/versions.json", timeout=2)
+    finally:
+        try:  # whatever is left of the group (a Datasette that outlived loop, were the test failing)
+            os.killpg(loop.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
