@@ -306,7 +306,6 @@ def test_a_batch_warns_once_for_a_missing_toolchain_and_finishes(tmp_path, loop_
 
     folder = _copy(tmp_path, GO)
     _edit(folder, 'parser = "go-test-json"', 'parser = "go-test-json"\ntoolchain = ["no-such-go-xyz"]')
-    shutil.copytree(ROOT / "harness" / "seeds", tmp_path / "harness" / "seeds")
     gold = (EXAMPLES / GO / "gold.diff").read_text()
     server = ChatServer(lambda body: (200, {"choices": [{"index": 0, "message": {
         "role": "assistant", "content": f"```diff\n{gold}```"}}]}, {}))
