@@ -6,6 +6,7 @@ Replays let runs, tests and demos exercise the real Endpoint (retries, limits, l
 from __future__ import annotations
 
 import json
+import re
 from collections import deque
 from pathlib import Path
 from typing import IO, Any
@@ -87,15 +88,21 @@ def _request_body(request: httpx.Request) -> Any:
         return content.decode("utf-8", "replace")
 
 
+_TASK_LINE = re.compile(r"^(?:Repository task|Task): (\S+)", re.M)  # as the shipped prompt templates name it
+
+
 def _describe(body: Any) -> str:
+    """What a user needs to find the request: its model, the task its prompt names, its first message."""
     if not isinstance(body, dict):
         return "non-JSON body"
-    first = ""
+    first, task = "", None
     messages = body.get("messages")
     if isinstance(messages, list) and messages and isinstance(messages[0], dict):
         first = " ".join(str(messages[0].get("content", "")).split())
         first = first if len(first) <= 60 else first[:57] + "..."
-    return f"model={body.get('model')!r}, first message {first!r}"
+        task = next((m.group(1) for message in messages if isinstance(message, dict)
+                     for m in [_TASK_LINE.search(str(message.get("content", "")))] if m), None)
+    return f"model={body.get('model')!r}" + (f", task {task!r}" if task else "") + f", first message {first!r}"
 
 
 class RecordingTransport(httpx.AsyncBaseTransport):

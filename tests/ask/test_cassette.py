@@ -138,6 +138,9 @@ def test_unknown_request_raises_fast(tmp_path: Path):
     assert str(path) in message and "#2" in message and "m1" in message and "never recorded" in message
     with pytest.raises(CassetteError, match="used up"):
         asyncio.run(go("known"))
+    # the task the prompt names, as the shipped templates name it (issue 47: the message named no task)
+    with pytest.raises(CassetteError, match="task 'humaneval_012'"):
+        asyncio.run(go("Fix the function.\n\nTask: humaneval_012\n\nThe function..."))
 
 
 @pytest.mark.slow
