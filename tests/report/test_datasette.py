@@ -30,6 +30,25 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _serve(db) -> tuple[subprocess.Popen, int]:
+    """`loop report --datasette` on a free port, in a process group of its own, once it answers (60 s at most)."""
+    port = _free_port()
+    server = subprocess.Popen([sys.executable, "-m", "loop", "report", "--db", str(db), "--datasette", "--port",
+                               str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/-/versions.json", timeout=2)
+            return server, port
+        except httpx.TransportError:
+            if server.poll() is None and time.monotonic() > deadline:
+                os.killpg(server.pid, signal.SIGKILL)
+                server.wait(timeout=10)
+            if server.poll() is not None:
+                raise AssertionError(f"Datasette did not answer (60 s at most): {server.stderr.read().decode()}")
+            time.sleep(0.3)
+
+
 @pytest.mark.slow
 def test_datasette_serves_the_canned_comparison_as_json(tmp_path):
     db = tmp_path / "results.db"  # not runs.db: the queries follow the file's name
@@ -40,20 +59,9 @@ def test_datasette_serves_the_canned_comparison_as_json(tmp_path):
         store.db["candidates"].update(cid, {"verdict": "flaky"})
         store.db["checks"].insert({"candidate_id": cid, "check": "test:wobbly", "kind": "test", "passed": 0,
                                    "baseline": "pass", "candidate": "flaky", "transition": "regressed"})
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "loop", "report", "--db", str(db), "--datasette", "--port",
-                               str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    server, port = _serve(db)
     try:
         base = f"http://127.0.0.1:{port}/results"
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/-/versions.json", timeout=2)
-                break
-            except httpx.TransportError:
-                assert server.poll() is None, server.stderr.read().decode()
-                assert time.monotonic() < deadline, "Datasette did not start within 60 s"
-                time.sleep(0.3)
         rows = httpx.get(f"{base}/comparisons.json", params={"a": a, "b": b, "_shape": "array"}, timeout=10).json()
         by_task = {r["task"]: r for r in rows}
         t = by_task["t"]
@@ -104,18 +112,8 @@ def test_datasette_on_a_missing_database_is_a_one_line_error(tmp_path):
 def test_sigterm_to_loop_stops_datasette_too(tmp_path):
     db = tmp_path / "runs.db"
     RunStore(db).close()
-    port = _free_port()
-    loop = subprocess.Popen([sys.executable, "-m", "loop", "report", "--db", str(db), "--datasette", "--port",
-                             str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    loop, port = _serve(db)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/-/versions.json", timeout=2)
-                break
-            except httpx.TransportError:
-                assert loop.poll() is None and time.monotonic() < deadline, loop.stderr.read().decode()
-                time.sleep(0.3)
         loop.send_signal(signal.SIGTERM)  # to loop alone, as a service manager or `kill PID` sends it
         assert loop.wait(timeout=30) == 0
         with pytest.raises(httpx.TransportError):  # nothing left listening
