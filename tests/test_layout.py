@@ -133,7 +133,7 @@ def test_inside_the_sandbox_imports_nothing_from_loop():
 def test_grading_imports_no_http_and_no_sqlite():
     """Grading a candidate (kinds, executors, the fork servers) loads neither httpx nor SQLite."""
     code = ("import sys; import loop.kinds, loop.kinds.function.kind, loop.kinds.repo.kind, loop.kinds.answer, "
-            "loop.executors, loop.executors.fork, loop.tasks; "
+            "loop.executors, loop.kinds.function.fork, loop.tasks; "
             "print(sorted(m for m in ('httpx', 'sqlite3', 'sqlite_utils', 'loop.store', 'loop.ask') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

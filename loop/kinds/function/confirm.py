@@ -5,7 +5,7 @@ process (in order, one process): failing then, it is a deterministic bug of that
 and the sequence is run in every repeat's environment as the counterexample alone would be.
 
 The rule (`confirm`) is the same on every path; how a fresh process is asked is the path's own (the slow
-path here, the fork servers in executors/fork.py).
+path here, the fork servers in fork/pool.py).
 """
 
 from __future__ import annotations

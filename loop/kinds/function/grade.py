@@ -93,7 +93,7 @@ def _timed_out(a: Attempt) -> Check | None:
 
 
 def _timeouts_everywhere(plan: Plan, attempts: list[Attempt]) -> list[str]:
-    """Split trials, as on the fork servers (executors/fork.py): a repeat whose share timed out runs once
+    """Split trials, as on the fork servers (fork/pool.py): a repeat whose share timed out runs once
     more in the next repeat's environment; a timeout there too fails every repeat (the inputs are slow
     whatever the environment), else the grade keeps the one timeout (flaky)."""
     k = plan.k

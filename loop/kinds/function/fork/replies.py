@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from loop import verdicts as V
 from loop.errors import CandidateFault
-from loop.executors.fork_trials import Table
+from loop.kinds.function.fork.trials import Table
 from loop.grading.model import Attempt, Check, Options
 from loop.kinds.function.attempt import digest, golden_check, outcome, test_check, test_outcome
 from loop.kinds.task import Task, Test

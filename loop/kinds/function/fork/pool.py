@@ -2,7 +2,7 @@
 
 `ForkPool` grades Python candidates with the verdict, checks and transitions `grade` gives them, at any k
 (a lane of servers per repeat, each started with that repeat's PYTHONHASHSEED) and with differential
-fuzzing where the parent can decide it from one batch of values (fork_trials.py); `grade_batch`
+fuzzing where the parent can decide it from one batch of values (trials.py); `grade_batch`
 (bench/bench_humaneval.py) wraps it, list in, list out. Each server is a bubblewrap
 sandbox (the one `loop grade` uses: no network, read-only system, private /tmp, rlimits, per-sandbox
 uid) running a trusted server (loop/sandbox/inside/forkserver.py) that has already paid for interpreter start-up and
@@ -38,12 +38,12 @@ from pathlib import Path
 
 from loop import verdicts as V
 from loop.errors import CandidateFault, HarnessError, SandboxUnavailable
-from loop.executors import fork_trials
-from loop.executors.fork_server import ForkServer, job_for
+from loop.kinds.function.fork import trials as fork_trials
+from loop.kinds.function.fork.server import ForkServer, job_for
 from loop.grading.conclude import conclude, grade_without_attempts, precheck
 from loop.grading.model import Attempt, Check, Grade, Options
 from loop.kinds import grade
-from loop.executors.fork_replies import Item, attempt_of, baseline_results, timed_out
+from loop.kinds.function.fork.replies import Item, attempt_of, baseline_results, timed_out
 from loop.kinds.function.attempt import relation_check
 from loop.kinds.function.confirm import confirm
 from loop.kinds.function.programs import wire_args
