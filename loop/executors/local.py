@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from concurrent.futures import Future, ProcessPoolExecutor
 
-from loop.cachedir import cache_dir
 from loop.executors.base import TaskRef, die_with_parent, grade_ref
 from loop import kinds
 from loop.kinds import grade

@@ -1,5 +1,6 @@
-"""A fork server's replies -> the Attempts `run_attempt` gives: one grade in the making (`Item`) and what
-one repeat's reply says about its goldens and named tests. The relations are fork.py's."""
+"""A fork server's replies -> Attempts: one grade in the making (`Item`) and what one repeat's reply says
+about its goldens and named tests (decided by decide.py, as on the fresh-sandbox path). The relations are
+pool.py's."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ from dataclasses import dataclass, field
 from loop import verdicts as V
 from loop.errors import CandidateFault
 from loop.kinds.function.fork.trials import Table
-from loop.grading.model import Attempt, Check, Options
-from loop.kinds.function.attempt import digest, golden_check, outcome, test_check, test_outcome
-from loop.kinds.task import Task, Test
+from loop.grading.model import Attempt, Options
+from loop.kinds.function.decide import attempt_digest, fault_check, named_checks, value_of
+from loop.kinds.task import Task
 from loop.sandbox import clean_env
 
 
@@ -48,47 +49,37 @@ def timed_out(reply: dict) -> bool:
 
 def attempt_of(item: Item, repeat: int, reply: dict, duration: float) -> tuple[Attempt, list | None]:
     """One repeat's reply -> its Attempt with the goldens' and named tests' checks (or the fault that ended
-    it), and the replies to its fuzzed inputs (None when it has none to give); the relations are the
-    caller's. Split trials: the digest covers what every repeat runs (the named checks' values)."""
+    it), decided as on every path (decide.py), and the replies to its fuzzed inputs (None when it has none to
+    give); the relations are the caller's."""
     task, q, opts = item.task, item.quarantined, item.opts
-    checks: list[Check] = []
-    values: list = []
     tests = task.selected(opts.suite)
-    base = item.base.get(repeat)
-    cases = [(g, None) for g in task.goldens] + list(zip(tests, base or [None] * len(tests)))
     results = reply.get("results")
-    trial = None
+    checks, named, trial = [], [], None
     try:
         if results is None and "fault" in reply:
             raise CandidateFault(str(reply["fault"]), str(reply.get("detail", "")))
         keys = item.table.share(opts.part(repeat))[0] if item.relations else ()
-        if not (isinstance(results, list) and len(results) == len(cases) + len(keys)
-                and set(map(type, results)) <= {dict}):
+        n = len(task.goldens) + len(tests)
+        if not (isinstance(results, list) and len(results) == n + len(keys) and set(map(type, results)) <= {dict}):
             raise CandidateFault(V.CRASH, "the result channel was corrupted")  # the candidate wrote on it
-        for (case, base_msg), msg in zip(cases, results):
-            if "resource" in msg:  # as in run_attempt: a resource fault ends the attempt
-                raise CandidateFault(V.RESOURCE, str(msg["resource"]))
-            ok, value = outcome(msg)
-            values.append(msg.get("ok", {"raised": msg.get("raised")}))
-            if isinstance(case, Test):
-                base_out = test_outcome(case, base_msg) if base_msg is not None else None
-                checks.append(test_check(task, case, ok, value, base_out, q))
-            else:
-                checks.append(golden_check(task, case, ok, value, q))
-        trial = results[len(cases):]
+        checks, named = named_checks(task, tests, results[:n], item.base.get(repeat), q)
+        trial = results[n:]
     except CandidateFault as fault:
-        checks.append(Check(fault.check, "fault", False, fault.detail, quarantined=fault.check in q))
+        checks.append(fault_check(fault, q))
     out, err = (str(reply.get(name, "")).encode() for name in ("output", "errors"))
-    if opts.part(repeat) is not None:
-        if not reply.get("common_output"):
-            out = err = b""  # the output of the named checks alone is not known
-    elif trial is not None:
-        try:
-            values += list(map(_OK, trial))  # every call returned (in C; else one at a time below)
-        except KeyError:
-            values += [m.get("ok", {"raised": m.get("raised")}) for m in trial]
-    return (Attempt(repeat, V.PASS, None, None, digest(values, out, err), round(duration, 4), opts.seed,
-                    clean_env(repeat), checks), trial)
+    split = opts.part(repeat) is not None
+    if split and not reply.get("common_output"):
+        out = err = b""  # the output of the named checks alone is not known
+    values = [] if split or trial is None else _trial_values(trial)
+    return (Attempt(repeat, V.PASS, None, None, attempt_digest(named, values, (out, err), split), round(duration, 4),
+                    opts.seed, clean_env(repeat), checks), trial)
+
+
+def _trial_values(trial: list) -> list:
+    try:
+        return list(map(_OK, trial))  # every call returned (in C; else one at a time below)
+    except KeyError:
+        return list(map(value_of, trial))
 
 
 _OK = operator.itemgetter("ok")
