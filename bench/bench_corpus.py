@@ -28,7 +28,7 @@ from loop import verdicts as V  # noqa: E402
 from loop.datasets import evalplus  # noqa: E402
 from loop.datasets.evalplus import release  # noqa: E402
 from loop.datasets.humaneval import tasks as humaneval  # noqa: E402
-from loop.executors.fork import grade_batch  # noqa: E402
+from loop.kinds.function.fork import grade_batch  # noqa: E402
 from loop.sandbox import SandboxConfig  # noqa: E402
 
 CORPUS = ROOT / "tests" / "humaneval_corpus"

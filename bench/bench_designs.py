@@ -23,7 +23,7 @@ from bench_corpus import CORPUS, load  # noqa: E402
 from bench_mutants import mutants  # noqa: E402
 
 from loop.datasets.humaneval import tasks as humaneval  # noqa: E402
-from loop.executors.fork import grade_batch  # noqa: E402
+from loop.kinds.function.fork import grade_batch  # noqa: E402
 from loop.sandbox import SandboxConfig  # noqa: E402
 
 

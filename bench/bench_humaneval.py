@@ -56,7 +56,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from loop import tasks
 from loop.datasets.humaneval import tasks as humaneval  # noqa: E402
-from loop.executors.fork import ForkPool, grade_batch  # noqa: E402
+from loop.kinds.function.fork import ForkPool, grade_batch  # noqa: E402
 from loop.grading.model import Options  # noqa: E402
 from loop.sandbox import SandboxConfig  # noqa: E402
 
@@ -125,8 +125,8 @@ def run_loop(root: Path, servers: int, k: int, trials: int, steady: bool) -> dic
 def reference_pass(project: Path) -> float:
     """One fork server runs each task's reference on its named tests and the kept inputs of the table the
     CLI runs remembered (seed and sandbox as they used): the grading work of one repeat, timed."""
-    from loop.executors import fork_trials
-    from loop.executors.fork import ForkServer, job_for
+    from loop.kinds.function.fork import trials as fork_trials
+    from loop.kinds.function.fork import ForkServer, job_for
     from loop.run import seeds
 
     cfg, seed = SandboxConfig(enabled=True), seeds.current(project)

@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from loop import tasks
 from loop import verdicts as V  # noqa: E402
 from loop.datasets.humaneval import tasks as humaneval  # noqa: E402
-from loop.executors.fork import grade_batch  # noqa: E402
+from loop.kinds.function.fork import grade_batch  # noqa: E402
 from loop.oracles import reach  # noqa: E402
 from loop.sandbox import SandboxConfig  # noqa: E402
 

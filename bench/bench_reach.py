@@ -24,7 +24,7 @@ from bench_mutants import unreached  # noqa: E402
 from loop import tasks  # noqa: E402
 from loop import verdicts as V  # noqa: E402
 from loop.datasets.humaneval import tasks as humaneval  # noqa: E402
-from loop.executors.fork import grade_batch  # noqa: E402
+from loop.kinds.function.fork import grade_batch  # noqa: E402
 from loop.oracles import reach  # noqa: E402
 from loop.sandbox import SandboxConfig  # noqa: E402
 

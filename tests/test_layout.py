@@ -133,7 +133,7 @@ def test_inside_the_sandbox_imports_nothing_from_loop():
 def test_grading_imports_no_http_and_no_sqlite():
     """Grading a candidate (kinds, executors, the fork servers) loads neither httpx nor SQLite."""
     code = ("import sys; import loop.kinds, loop.kinds.function.kind, loop.kinds.repo.kind, loop.kinds.answer, "
-            "loop.executors, loop.executors.fork, loop.tasks; "
+            "loop.executors, loop.kinds.function.fork, loop.tasks; "
             "print(sorted(m for m in ('httpx', 'sqlite3', 'sqlite_utils', 'loop.store', 'loop.ask') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
@@ -150,3 +150,51 @@ def test_long_modules_say_why():
     unexplained = [str(p.relative_to(LOOP)) for p in long
                    if "One module on purpose" not in (ast.get_docstring(ast.parse(p.read_text(encoding="utf-8"))) or "")]
     assert unexplained == []
+
+
+def test_executors_hold_placement_only(graph):
+    """executors/ decides where a grade runs, never how: it reaches a kind only through the kinds registry
+    (a kind's own pool comes from TaskKind.pool), and imports no kind's package."""
+    wrong = sorted(f"{a} -> {b}" for a, targets in graph.items() if a.startswith("loop.executors")
+                   for b in targets if b.startswith("loop.kinds.") and b != "loop.kinds.task")
+    assert wrong == []
+
+
+# Edges into a kind's internals from outside it, each a known debt with its way out (the architecture review of
+# 2026-12-04, findings 3 and 5): the list may only shrink.
+KNOWN_REACH_IN = {
+    "loop.datasets.evalplus -> loop.kinds.function.grade",  # reference_outputs: an importer runs references
+    "loop.datasets.swebench -> loop.kinds.repo.changes",  # a SWE-bench package of its own (finding 5)
+    "loop.datasets.swebench -> loop.kinds.repo.kind",
+    "loop.datasets.swebench -> loop.kinds.repo.patch",
+    "loop.datasets.swebench -> loop.kinds.repo.screen",
+    "loop.kinds.task -> loop.kinds.function.cppwire",  # Task.signature's type (a per-kind spec, finding 3)
+    "loop.run.feedback -> loop.kinds.function.decide",  # show(): a value in a feedback message
+    "loop.run.predictions -> loop.kinds.repo.patch",  # constants of SWE-bench's report (finding 5)
+    "loop.run.predictions -> loop.kinds.repo.screen",
+    "loop.run.predictions -> loop.kinds.repo.tripwire",
+    "loop.run.synthesis -> loop.kinds.function.attempt",  # synthesized tests run on the baseline and reference
+    "loop.run.synthesis -> loop.kinds.function.decide",
+    "loop.run.synthesis -> loop.kinds.function.programs",
+}
+
+
+def test_a_kinds_internals_stay_inside_it(graph):
+    """Code outside kinds/X/ imports kinds.X itself (its KIND), never the modules inside it: a new edge is a
+    rule of the kind leaking out. The fork servers in particular are reached only through TaskKind.pool."""
+    kinds = {n for n in graph if n.count(".") == 2 and n.startswith("loop.kinds.") and any(
+        m.startswith(n + ".") for m in graph)}
+    reach = {f"{a} -> {b}" for a, targets in graph.items() for b in targets for k in kinds
+             if b.startswith(k + ".") and not (a == k or a.startswith(k + "."))}
+    assert not {e for e in reach if ".fork" in e.split(" -> ")[1]}
+    assert reach <= KNOWN_REACH_IN, sorted(reach - KNOWN_REACH_IN)
+
+
+def test_the_reach_in_rule_finds_an_edge():
+    """The rule itself: an executor importing the fork pool's module is seen."""
+    graph = {"loop.executors.local": {"loop.kinds.function.fork.pool"}, "loop.kinds.function": set(),
+             "loop.kinds.function.fork.pool": set()}
+    with pytest.raises(AssertionError):
+        test_executors_hold_placement_only(graph)
+    with pytest.raises(AssertionError):
+        test_a_kinds_internals_stay_inside_it(graph)

@@ -43,7 +43,7 @@ from pathlib import Path
 import loop, loop.kinds, loop.prompts, loop.tasks
 from loop.kinds.function.cppwire import WIRE_HEADER
 from loop.kinds.function.programs import CODEC_SOURCE, WORKER_SOURCE
-from loop.executors.fork_server import SERVER_SOURCE
+from loop.kinds.function.fork.server import SERVER_SOURCE
 from loop.report.datasette import METADATA
 from loop.sandbox import SandboxConfig
 

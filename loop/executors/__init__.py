@@ -17,7 +17,8 @@ An executor may also offer `status() -> dict` (e.g. workers connected, grades in
 from __future__ import annotations
 
 from loop.errors import ConfigError
-from loop.executors.local import ForkExecutor, for_machine
+from loop import kinds
+from loop.executors.local import for_machine
 from loop.grading.model import Options
 from loop.kinds.task import Task
 from loop.sandbox import SandboxConfig
@@ -45,7 +46,8 @@ def for_batch(cfg: SandboxConfig, opts: Options, loaded: dict[str, Task], worker
     return for_machine(cfg, opts, loaded, workers, started)
 
 
-def prestart(cfg: SandboxConfig, opts: Options, workers: int):
-    """Fork servers started now, while a batch's tasks load (a samples file's are Python functions): handed to
-    for_batch, which stops them if no task takes them."""
-    return ForkExecutor(cfg, workers, opts.k)
+def prestart(cfg: SandboxConfig, opts: Options, workers: int, kind: str = "function"):
+    """The pool `kind` offers, started now, while a batch's tasks load (a samples file's are Python functions:
+    fork servers): handed to for_batch, which stops it if no task takes it. None if the kind offers none."""
+    offered = kinds.pool(kind)
+    return offered(cfg, workers, opts.k) if offered is not None else None

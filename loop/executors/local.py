@@ -1,14 +1,13 @@
-"""This machine's executors: a process pool, fork servers for Python function tasks, inline grading, and the
-router that gives each grade to the first executor that accepts it."""
+"""This machine's executors: a process pool, inline grading, the pools task kinds offer (fork servers for
+Python functions), and the router that gives each grade to the first executor that accepts it."""
 
 from __future__ import annotations
 
 from concurrent.futures import Future, ProcessPoolExecutor
 
-from loop.cachedir import cache_dir
 from loop.executors.base import TaskRef, die_with_parent, grade_ref
+from loop import kinds
 from loop.kinds import grade
-from loop.executors.fork import ForkPool
 from loop.grading.model import Options
 from loop.kinds.task import Task
 from loop.sandbox import SandboxConfig
@@ -48,26 +47,6 @@ class InlineExecutor:
         pass
 
 
-class ForkExecutor:
-    """Fork servers: the grade `grade` gives, a fork per repeat instead of a sandbox start
-    (loop.executors.fork)."""
-
-    def __init__(self, cfg: SandboxConfig, workers: int, k: int = 1):
-        # Tables (inputs and the reference's answers) are remembered only for sandboxed grades: an unsandboxed
-        # candidate runs as the user and could write the cache the next run reads.
-        self.pool = ForkPool(cfg, workers, k, tables=cache_dir() / "tables" if cfg.enabled else None)
-
-    @staticmethod
-    def accepts(task: Task, opts: Options) -> bool:
-        return ForkPool.accepts(task, opts)
-
-    def submit(self, task: Task, source: str | None, opts: Options, quarantined: frozenset = frozenset()) -> Future:
-        return self.pool.submit(task, source, opts, quarantined)
-
-    def close(self, cancel: bool = False) -> None:
-        self.pool.close(cancel=cancel)
-
-
 class Routed:
     """Each grade goes to the first executor that accepts it; the last should accept everything."""
 
@@ -86,14 +65,17 @@ class Routed:
             e.close(cancel=cancel)
 
 
-def for_machine(cfg: SandboxConfig, opts: Options, tasks: dict[str, Task], workers: int,
-                started: ForkExecutor | None = None) -> Routed:
-    """Fork servers where they apply and a process pool for the rest (a cluster's workers use this too).
-    `started`: fork servers started while the tasks loaded, used if any task takes them, else stopped."""
+def for_machine(cfg: SandboxConfig, opts: Options, tasks: dict[str, Task], workers: int, started=None) -> Routed:
+    """The pools the tasks' kinds offer where they accept a task (fork servers), and a process pool for the rest
+    (a cluster's workers use this too). `started`: a kind's pool started while the tasks loaded (prestart),
+    used if it accepts a task, else stopped."""
     executors: list = []
-    if any(ForkExecutor.accepts(t, opts) for t in tasks.values()):
-        executors.append(started or ForkExecutor(cfg, workers, opts.k))
-    elif started is not None:
+    for name in sorted({t.kind for t in tasks.values()}):
+        offered = kinds.pool(name)
+        if offered is not None and any(offered.accepts(t, opts) for t in tasks.values() if t.kind == name):
+            use = started if isinstance(started, offered) else offered(cfg, workers, opts.k)
+            executors.append(use)
+    if started is not None and started not in executors:
         started.close()
     executors.append(LocalExecutor(cfg, workers))
     return Routed(executors)

@@ -104,6 +104,13 @@ def prepare(task: "Task", cfg: "SandboxConfig") -> str | None:
     return method(task, cfg) if method else None
 
 
+def pool(name: str):
+    """The executor class a kind offers for its own tasks on this machine (a kind's optional `pool`: the function
+    kind's fork servers), or None. It is built as `pool(cfg, workers, k)` and says which grades it takes with
+    `pool.accepts(task, opts)`; the executors place grades on it without looking inside the kind."""
+    return getattr(get(name), "pool", None)
+
+
 def grade(task: "Task", source: str | None, cfg: "SandboxConfig", opts: "Options",
           quarantined: set[str] = frozenset()) -> "Grade":
     """Grade one candidate the way its task's kind grades."""

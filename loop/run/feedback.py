@@ -22,7 +22,7 @@ from loop import prompts
 from loop import verdicts as V
 from loop.grading.model import Check, Grade
 from loop.grading.model import text as clean
-from loop.kinds.function.attempt import show
+from loop.kinds.function.decide import show
 from loop.kinds.task import CheckSource, Task
 from loop.prompts.render import DISPLAY_NAMES, canonical_language, fence
 

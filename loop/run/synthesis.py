@@ -15,7 +15,9 @@ from typing import Any
 from loop import prompts
 from loop import verdicts as V
 from loop.errors import CandidateFault, SuiteError, TaskError, read_text
-from loop.kinds.function.attempt import RestartingWorker, outcome, same_value
+from loop.kinds.function.attempt import RestartingWorker
+from loop.kinds.function.decide import outcome
+from loop.oracles.engine import same_value
 from loop.kinds.function.programs import Program, build
 from loop.kinds.task import Task
 from loop.oracles.engine import json_repr

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from loop import tasks  # noqa: E402
-from loop.executors.fork import grade_batch  # noqa: E402
+from loop.kinds.function.fork import grade_batch  # noqa: E402
 from loop.sandbox import SandboxConfig  # noqa: E402
 
 ap = argparse.ArgumentParser()

@@ -69,7 +69,7 @@ FORK = r"""
 import json, sys
 from pathlib import Path
 from loop import tasks
-from loop.executors.fork import grade_batch
+from loop.kinds.function.fork import grade_batch
 from loop.sandbox import SandboxConfig
 root, seed, files = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
 task = tasks.load(root, "humaneval_003")

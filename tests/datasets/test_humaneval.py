@@ -16,7 +16,7 @@ from loop.datasets.humaneval import tasks as humaneval
 
 from loop import tasks
 from loop import verdicts as V
-from loop.executors.fork import ForkPool, ForkServer, grade_batch
+from loop.kinds.function.fork import ForkPool, ForkServer, grade_batch
 from loop.grading.model import Options
 from loop.kinds.function.grade import check_polarity
 from loop.kinds import grade

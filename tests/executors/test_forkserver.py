@@ -12,7 +12,7 @@ import pytest
 from loop.datasets.humaneval import tasks as humaneval
 
 from loop import tasks
-from loop.executors.fork import ForkPool
+from loop.kinds.function.fork import ForkPool
 from loop.grading.model import Options
 from loop.kinds import grade
 from loop.sandbox import SandboxConfig
@@ -81,7 +81,7 @@ def test_remembered_tables_give_the_same_grades_without_generating_again(root, t
     """A reference table (generated inputs, the reference's answers, whether the relations hold on them) is
     remembered per (task content, seed, trials, sandbox, loop's code): a second run grades exactly as the
     first without generating an input or running the reference; another seed, or a torn file, is a miss."""
-    from loop.executors import fork_trials
+    from loop.kinds.function.fork import trials as fork_trials
 
     cfg = SandboxConfig(enabled=True)
     opts = Options(k=2, trials=40, seed=5)
@@ -114,7 +114,7 @@ def test_remembered_tables_give_the_same_grades_without_generating_again(root, t
 def test_prune_keeps_the_most_recently_used_tables(tmp_path):
     import os
 
-    from loop.executors import fork_trials
+    from loop.kinds.function.fork import trials as fork_trials
 
     for i in range(5):
         (tmp_path / f"{i}.pickle").write_bytes(b"x")
@@ -185,7 +185,7 @@ def test_cpu_time_counts_every_process_the_candidate_starts():
     started from zero in each, so 2.4 s of CPU passed a job's 1 s limit and only its wall clock (4x) could
     stop it: flaky, as the machine's load decided. The server holds the job's processes together to the
     limit, whatever the wall clock allows (60 s here: the outcome does not depend on the machine's speed)."""
-    from loop.executors.fork_server import ForkServer
+    from loop.kinds.function.fork.server import ForkServer
 
     server = ForkServer(SandboxConfig(enabled=True))
     try:

@@ -11,7 +11,7 @@ import pytest
 
 from loop import tasks
 from loop.datasets.humaneval import tasks as humaneval
-from loop.executors.fork import ForkPool
+from loop.kinds.function.fork import ForkPool
 from loop.grading.model import Options
 from loop.kinds import grade
 from loop.sandbox import SandboxConfig

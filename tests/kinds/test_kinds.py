@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from loop.executors.base import TaskRef, grade_ref
-from loop.executors.local import ForkExecutor, InlineExecutor, LocalExecutor
+from loop.executors.local import InlineExecutor, LocalExecutor
+from loop.kinds.function.fork import ForkExecutor
 
 from loop import kinds, tasks
 from loop import verdicts as V

@@ -10,7 +10,7 @@ import pytest
 
 from loop import verdicts as V
 from loop.errors import CandidateFault
-from loop.kinds.function.attempt import arg_after, mutation_check
+from loop.kinds.function.decide import arg_after, mutation_check
 from loop.oracles import Oracle, Returned, run_relations
 from loop.oracles import common, engine, fuzz
 from loop.oracles.engine import CandidateRaised, Relation

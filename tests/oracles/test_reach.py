@@ -13,7 +13,7 @@ import pytest
 from loop import tasks
 from loop import verdicts as V
 from loop.datasets.humaneval import tasks as humaneval
-from loop.executors.fork import grade_batch
+from loop.kinds.function.fork import grade_batch
 from loop.oracles import gen, reach
 from loop.oracles.engine import NO_INPUT, trials_made
 from loop.sandbox import SandboxConfig

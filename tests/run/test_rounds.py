@@ -19,7 +19,7 @@ from conftest import EXAMPLES, ROOT, ChatServer
 from loop import config, tasks
 from loop.run import feedback
 from loop.report import html as report_html, rounds as report_rounds, stats, tables as report
-from loop.kinds.function.attempt import show
+from loop.kinds.function.decide import show
 from loop.grading.model import Options
 from loop.kinds import grade
 from loop.grading.model import Check, Grade

@@ -56,7 +56,7 @@ def test_k1_without_relations_grades_python_on_fork_servers(loop_cli, db, monkey
     """`loop run --k 1 --trials 0`: Python candidates go to fork servers and get exactly the verdict, reason
     and checks (transitions included) that `grade` gives them with k=1 and no relations; C++ does not."""
     from loop import tasks
-    from loop.executors.fork import ForkPool
+    from loop.kinds.function.fork import ForkPool
     from loop.grading.model import Options
     from loop.kinds import grade
     from loop.sandbox import SandboxConfig

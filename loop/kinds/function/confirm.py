@@ -5,7 +5,7 @@ process (in order, one process): failing then, it is a deterministic bug of that
 and the sequence is run in every repeat's environment as the counterexample alone would be.
 
 The rule (`confirm`) is the same on every path; how a fresh process is asked is the path's own (the slow
-path here, the fork servers in executors/fork.py).
+path here, the fork servers in fork/pool.py).
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ from dataclasses import replace
 from loop import verdicts as V
 from loop.errors import CandidateFault, HarnessError, SandboxUnavailable
 from loop.grading.model import Attempt, Check
-from loop.kinds.function.attempt import Plan, RestartingWorker, _call_args, _ref_caller, arg_after, outcome
+from loop.kinds.function.attempt import Plan, RestartingWorker, _ref_caller
+from loop.kinds.function.decide import call_args, returned
 from loop.kinds.function.programs import wire_args
-from loop.oracles.engine import CandidateRaised, Returned, json_repr, recheck
+from loop.oracles.engine import Returned, json_repr, recheck
 from loop.oracles.oracle import Oracle
 
 SHOWN = 600  # characters of a replayed sequence a check's detail shows
@@ -116,17 +117,12 @@ def recheck_in_fresh_processes(plan: Plan, check: Check, repeat: int, keys: list
     cand = RestartingWorker(plan.candidate, plan.cfg, repeat)
     ref = RestartingWorker(plan.reference, plan.cfg, 0)  # the reference: always repeat 0's environment
     inputs = {json_repr(x): x for xs in plan.shares.values() for x in xs}
-    replay = [wire_args(_call_args(oracle, inputs[key])) for key in keys or ()]
+    replay = [wire_args(call_args(oracle, inputs[key])) for key in keys or ()]
 
     def call(x) -> Returned:
-        msg = cand.call(_call_args(oracle, x), before=replay)
+        msg = cand.call(call_args(oracle, x), before=replay)
         replay.clear()  # once: the first call of the fresh process is the one the sequence preceded
-        if "resource" in msg:
-            raise CandidateFault(V.RESOURCE, str(msg["resource"])[:300])
-        ok, value = outcome(msg)
-        if not ok:
-            raise CandidateRaised(str(value))
-        return Returned(value, arg_after(oracle, x, msg))
+        return returned(oracle, x, msg)
 
     try:
         return fails_again(oracle, check, call, _ref_caller(plan, ref), replayed=keys is not None)

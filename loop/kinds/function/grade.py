@@ -15,18 +15,12 @@ from loop.errors import CandidateFault, HarnessError, SandboxUnavailable, TaskEr
 from loop.grading import triage
 from loop.grading.conclude import conclude, grade_without_attempts, precheck
 from loop.grading.model import Attempt, Check, Grade, Options
-from loop.kinds.function.attempt import (
-    Plan,
-    RestartingWorker,
-    golden_matches,
-    outcome,
-    run_attempt,
-    same_value,
-    sanitizer_gate,
-)
+from loop.kinds.function.attempt import Plan, RestartingWorker, run_attempt, sanitizer_gate
 from loop.kinds.function.confirm import confirm, recheck_in_fresh_processes, shares_of
+from loop.kinds.function.decide import golden_matches, outcome, timed_out, timeouts_everywhere
 from loop.kinds.function.programs import build, release, sanitizer_probe
 from loop.kinds.task import Task
+from loop.oracles.engine import same_value
 from loop.sandbox import SandboxConfig
 
 
@@ -70,7 +64,7 @@ def _grade_built(task: Task, source: str, cfg: SandboxConfig, opts: Options, qua
     plan = Plan(task, cfg, candidate, baseline, reference, None, task.selected(opts.suite),
                 opts.seed, opts.trials, set(quarantined), k=opts.k if opts.part(0) else 0)
     attempts = [run_attempt(plan, repeat) for repeat in range(opts.k)]
-    notes = _timeouts_everywhere(plan, attempts)
+    notes = timeouts_everywhere(attempts, plan.k > 1, lambda r, j: timed_out(run_attempt(plan, r, lane=j)))
     notes += confirm(attempts, plan.k, functools.partial(recheck_in_fresh_processes, plan), shares_of(plan))
     triage.settle(attempts)
     if sanitizing is not None:
@@ -86,29 +80,6 @@ def _grade_built(task: Task, source: str, cfg: SandboxConfig, opts: Options, qua
     graded.inputs = plan.inputs
     graded.notes += notes
     return graded
-
-
-def _timed_out(a: Attempt) -> Check | None:
-    return next((c for c in a.checks if c.check == V.TIMEOUT and not c.passed), None)
-
-
-def _timeouts_everywhere(plan: Plan, attempts: list[Attempt]) -> list[str]:
-    """Split trials, as on the fork servers (executors/fork.py): a repeat whose share timed out runs once
-    more in the next repeat's environment; a timeout there too fails every repeat (the inputs are slow
-    whatever the environment), else the grade keeps the one timeout (flaky)."""
-    k = plan.k
-    slow = [a.repeat for a in attempts if _timed_out(a)]
-    if k < 2 or not slow or len(slow) == k:
-        return []
-    r = slow[0]
-    j = next(j % k for j in range(r + 1, r + k) if not _timed_out(attempts[j % k]))
-    timeout = _timed_out(run_attempt(plan, r, lane=j))
-    if timeout is None:
-        return []
-    for a in attempts:
-        if not _timed_out(a):
-            a.checks.append(replace(timeout))
-    return [f"repeat {r}'s inputs timed out in repeat {j}'s environment too: every repeat fails"]
 
 
 def _sanitizer_build(task: Task, source: str, cfg: SandboxConfig, built: list) -> tuple[str | None, object]:

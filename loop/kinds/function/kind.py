@@ -16,6 +16,13 @@ from loop.sandbox import SandboxConfig
 class FunctionKind:
     name = "function"
 
+    @property
+    def pool(self):
+        """Fork servers for Python function tasks (loaded when a batch asks: the executor is its own package)."""
+        from loop.kinds.function.fork import ForkExecutor
+
+        return ForkExecutor
+
     def load(self, folder: Path, meta: dict) -> Task:
         return load_function(folder, meta)
 

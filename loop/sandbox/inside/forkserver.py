@@ -1,8 +1,8 @@
 """The fork server's own program: runs inside the sandbox, forks a child per candidate job.
 
-Started by path (staged beside worker.py and codec.py, see ForkServer in loop.executors.fork) with
+Started by path (staged beside worker.py and codec.py, see ForkServer in loop.kinds.function.fork) with
 `python -s -S -P -B`; standard library only. The parent side and the isolation it keeps between candidates
-are described in loop.executors.fork and the threat model. One module on purpose: it is a program staged into
+are described in loop.kinds.function.fork and the threat model. One module on purpose: it is a program staged into
 the sandbox by path, beside worker.py and codec.py only.
 """
 

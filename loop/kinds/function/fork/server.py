@@ -14,7 +14,7 @@ from loop.kinds.function.programs import stage_worker, wire_args
 from loop.kinds.task import Task
 from loop.sandbox import Limits, SandboxConfig, Worker, clean_env, scratch, stage
 
-SERVER_SOURCE = Path(__file__).resolve().parents[1] / "sandbox" / "inside" / "forkserver.py"  # the program the sandbox runs
+SERVER_SOURCE = Path(__file__).resolve().parents[3] / "sandbox" / "inside" / "forkserver.py"  # the program the sandbox runs
 
 
 WALL_PER_CPU = 4  # a CPU-limited job's wall clock, per second of CPU it may use

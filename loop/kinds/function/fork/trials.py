@@ -26,7 +26,7 @@ from pathlib import Path
 from loop import verdicts as V
 from loop.cachedir import key as cache_key
 from loop.errors import CandidateFault, HarnessError, SandboxUnavailable
-from loop.kinds.function.attempt import _call_args, arg_after, outcome
+from loop.kinds.function.decide import Rejected, call_args, reference_answer, returned
 from loop.kinds.function.confirm import fails_again
 from loop.kinds.function.programs import wire_args
 from loop.kinds.task import Task
@@ -63,12 +63,6 @@ def fast(oracle: Oracle) -> bool:
 class _Miss(BaseException):
     """A relation asked for a value the batch did not hold (BaseException: no relation's `except Exception`
     may swallow it)."""
-
-
-@dataclass(frozen=True)
-class Rejected:
-    why: str
-    reason: str  # reference_error | reference_timeout
 
 
 @dataclass
@@ -194,7 +188,7 @@ class Pending:
         self.wires = {}  # key -> wire arguments, each distinct input once, in trial order
         for key, x in zip(self.xkeys, self.xs):
             if key not in self.wires:
-                self.wires[key] = wire_args(_call_args(oracle, x))
+                self.wires[key] = wire_args(call_args(oracle, x))
         self.keys = list(self.wires)
         limits = reference_limits(oracle, self.made, self.xkeys)
         self.limits = [limits[key] for key in self.keys]
@@ -246,21 +240,6 @@ def reference_job(task: Task, wires: list, limits: list[float] | None = None) ->
     return job
 
 
-def reference_answer(oracle: Oracle, x, msg) -> "Returned | Rejected":
-    """One reply of a reference job on input x -> its answer (the arguments' state after it included), or
-    why the input is discarded."""
-    if not isinstance(msg, dict) or "crash" in msg:
-        return Rejected("the reference's process ended", "reference_error")
-    if "timeout" in msg:
-        return Rejected("timed out", "reference_timeout")
-    try:
-        ok, value = outcome(msg)
-        after = arg_after(oracle, x, msg) if ok else None
-    except CandidateFault as fault:
-        ok, value = False, str(fault)
-    return Returned(value, after) if ok else Rejected(value, "reference_error")
-
-
 def signature(msgs: list) -> str | None:
     """The replies as one string, exact (json: True is not 1, -0.0 is not 0.0; a raised error or any other
     field is part of it); None when they do not encode. One C-level dumps: no Python loop per reply."""
@@ -287,26 +266,25 @@ def holds(oracle: Oracle, table: Table, msgs: list, *, seed: int, trials: int) -
 
 
 def _holds(oracle: Oracle, table: Table, msgs: list, seed: int, trials: int) -> bool:
-    got = {}
-    for key, msg in zip(table.keys, msgs):
-        if not isinstance(msg, dict) or "resource" in msg:
-            return False
-        try:
-            got[key] = (*outcome(msg), msg)
-        except CandidateFault:
-            return False
+    if not all(isinstance(msg, dict) and "resource" not in msg for msg in msgs):
+        return False
+    got = dict(zip(table.keys, msgs))
+    decided: dict = {}  # key -> Returned or CandidateRaised, each reply decided once (decide.returned)
 
     def call(x, key: str) -> Returned:
-        hit = got.get(key)
-        if hit is None:
-            raise _Miss
-        ok, value, msg = hit
-        if not ok:
-            raise CandidateRaised(str(value))
-        try:
-            return Returned(value, arg_after(oracle, x, msg))
-        except CandidateFault:
-            raise _Miss from None  # a malformed state: the search decides (and reports) it
+        if key not in decided:
+            if key not in got:
+                raise _Miss
+            try:
+                decided[key] = returned(oracle, x, got[key])
+            except CandidateRaised as raised:
+                decided[key] = raised
+            except CandidateFault:
+                raise _Miss from None  # a malformed reply or state: the search decides (and reports) it
+        hit = decided[key]
+        if isinstance(hit, CandidateRaised):
+            raise CandidateRaised(*hit.args)
+        return hit
 
     def call_ref(x, key: str) -> Returned:
         hit = table.answers.get(key)
@@ -343,7 +321,7 @@ class Asker:
                 ref.setdefault(key, x)
         for todo, ask, keep in ((ref, self.ask_ref, self._keep_ref), (cand, self.ask, self._keep)):
             if todo:
-                reply = ask([wire_args(_call_args(self.oracle, x)) for x in todo.values()])
+                reply = ask([wire_args(call_args(self.oracle, x)) for x in todo.values()])
                 results = reply.get("results")
                 if isinstance(results, list) and len(results) == len(todo):
                     for (key, x), msg in zip(todo.items(), results):
@@ -363,19 +341,12 @@ class Asker:
         if key not in self.got:
             self.fetch([x])
         msg = self.got[key]
-        if not isinstance(msg, dict):
-            raise CandidateFault(V.CRASH, "the result channel was corrupted")
-        if "job" in msg:
+        if isinstance(msg, dict) and "job" in msg:
             job = msg["job"]
             if "unavailable" in job:
                 raise SandboxUnavailable(str(job["unavailable"]))
             raise CandidateFault(str(job.get("fault", V.CRASH)), str(job.get("detail", job.get("build_error", ""))))
-        if "resource" in msg:
-            raise CandidateFault(V.RESOURCE, str(msg["resource"])[:300])
-        ok, value = outcome(msg)
-        if not ok:
-            raise CandidateRaised(str(value))
-        return Returned(value, arg_after(self.oracle, x, msg))
+        return returned(self.oracle, x, msg)
 
     def call_ref(self, x, key: str) -> Returned:
         hit = self.table.answers.get(key) or self.refs.get(key)
@@ -399,7 +370,7 @@ class Asker:
         and those inputs of the table, in one job (confirm.preceding)."""
         if keys is not None:
             wire = dict(zip(self.table.keys, self.table.wires))
-            wires = [*before, *(wire[key] for key in keys), wire_args(_call_args(self.oracle, check.input))]
+            wires = [*before, *(wire[key] for key in keys), wire_args(call_args(self.oracle, check.input))]
             reply = self.ask(wires)
             results = reply.get("results")
             ok = isinstance(results, list) and len(results) == len(wires)

@@ -2,7 +2,7 @@
 
 `ForkPool` grades Python candidates with the verdict, checks and transitions `grade` gives them, at any k
 (a lane of servers per repeat, each started with that repeat's PYTHONHASHSEED) and with differential
-fuzzing where the parent can decide it from one batch of values (fork_trials.py); `grade_batch`
+fuzzing where the parent can decide it from one batch of values (trials.py); `grade_batch`
 (bench/bench_humaneval.py) wraps it, list in, list out. Each server is a bubblewrap
 sandbox (the one `loop grade` uses: no network, read-only system, private /tmp, rlimits, per-sandbox
 uid) running a trusted server (loop/sandbox/inside/forkserver.py) that has already paid for interpreter start-up and
@@ -38,13 +38,13 @@ from pathlib import Path
 
 from loop import verdicts as V
 from loop.errors import CandidateFault, HarnessError, SandboxUnavailable
-from loop.executors import fork_trials
-from loop.executors.fork_server import ForkServer, job_for
+from loop.kinds.function.fork import trials as fork_trials
+from loop.kinds.function.fork.server import ForkServer, job_for
 from loop.grading.conclude import conclude, grade_without_attempts, precheck
 from loop.grading.model import Attempt, Check, Grade, Options
 from loop.kinds import grade
-from loop.executors.fork_replies import Item, attempt_of, baseline_results, timed_out
-from loop.kinds.function.attempt import relation_check
+from loop.kinds.function.fork.replies import Item, attempt_of, baseline_results, timed_out
+from loop.kinds.function.decide import fault_check, relation_check, timeouts_everywhere
 from loop.kinds.function.confirm import confirm
 from loop.kinds.function.programs import wire_args
 from loop.kinds.task import Task
@@ -74,7 +74,7 @@ class ForkPool:
 
     Repeat r of every grade runs on a server started with repeat r's environment, so each repeat keeps its
     own PYTHONHASHSEED and a fresh forked process. Goldens, named tests and their transitions are decided
-    from the replies as run_attempt decides them. Differential fuzzing (fork_trials.fast) runs every
+    from the replies by decide.py, as on the fresh-sandbox path. Differential fuzzing (fork_trials.fast) runs every
     kept input in the same job; the reference's answers come once per (task, seed, trials) from a
     reference job, the baseline's once per (task, suite, repeat). A candidate the values alone cannot
     settle is graded by `grade` itself (the slow path) in a helper thread.
@@ -328,37 +328,27 @@ class ForkPool:
             self._answer(item, grade_without_attempts(task, item.source, opts, self.cfg, V.BUILD,
                                                       str(replies[0]["build_error"])))
             return
-        if item.relations:
-            self._timeouts_everywhere(item, replies)
         duration = time.monotonic() - item.started
-        attempts, trials = zip(*(attempt_of(item, r, reply, duration) for r, reply in enumerate(replies)))
+        attempts, trials = map(list, zip(*(attempt_of(item, r, reply, duration) for r, reply in enumerate(replies))))
         if item.relations:
-            self._relations(item, list(attempts), list(trials))
+            item.notes += timeouts_everywhere(attempts, opts.part(0) is not None,
+                                              functools.partial(self._again, item))
+            self._relations(item, attempts, trials)
         grade = conclude(task, item.source, opts, self.cfg, list(attempts))
         grade.notes += item.notes
         if item.relations:
             grade.inputs = dict(item.table.inputs)
         self._answer(item, grade)
 
-    def _timeouts_everywhere(self, item: Item, replies: list) -> None:
-        """Split trials: a repeat whose share timed out runs that job once more in the next repeat's lane
-        (another environment, a fresh fork); if it times out there too, the inputs are slow whatever the
-        environment and every repeat gets the timeout, as repeat 0's double timeout does. Else the grade
-        keeps the one timeout (flaky). Without this, an input slow for the candidate, which only one share
-        holds, could never fail more than one repeat."""
-        k = item.opts.k
-        slow = [r for r in range(k) if timed_out(replies[r])]
-        if item.opts.part(0) is None or not slow or len(slow) == k:
-            return
-        r = slow[0]
-        j = next(j for j in range(r + 1, r + k) if not timed_out(replies[j % k])) % k
+    def _again(self, item: Item, r: int, j: int) -> Check | None:
+        """Repeat r's share once more in a fresh fork of repeat j's lane: its timeout, if it timed out again."""
         again = self._wait(self._lane(j), item.jobs[r])
-        if timed_out(again):
-            item.notes.append(f"repeat {r}'s inputs timed out in repeat {j}'s environment too: every repeat fails")
-            replies[:] = [again if not timed_out(reply) else reply for reply in replies]
+        if not timed_out(again):
+            return None
+        return fault_check(CandidateFault(V.TIMEOUT, str(again.get("detail", ""))), item.quarantined)
 
     def _relations(self, item: Item, attempts: list[Attempt], trials: list) -> None:
-        """The relations over the repeats' values, decided here as run_attempt decides them; any other
+        """The relations over the repeats' values, decided here by the rule every path uses; any other
         value they ask for (shrinking a counterexample, confirming it) comes from fresh forks."""
         task, opts, table = item.task, item.opts, item.table
         oracle, k, refs = task.oracle, opts.k, {}
@@ -374,8 +364,7 @@ class ForkPool:
                 for f in a.search(seed=opts.seed, trials=opts.trials, on_trial=lambda t: now.__setitem__(0, t), **how):
                     attempts[repeat_of(f.trial)].checks.append(relation_check(f, item.quarantined))
             except CandidateFault as fault:
-                attempts[repeat_of(now[0])].checks.append(Check(fault.check, "fault", False, fault.detail,
-                                                                quarantined=fault.check in item.quarantined))
+                attempts[repeat_of(now[0])].checks.append(fault_check(fault, item.quarantined))
             except (SandboxUnavailable, HarnessError) as exc:
                 a = attempts[repeat_of(now[0])]
                 a.status, a.reason, a.digest = V.INFRA_UNKNOWN, str(exc), ""

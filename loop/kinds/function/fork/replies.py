@@ -1,0 +1,85 @@
+"""A fork server's replies -> Attempts: one grade in the making (`Item`) and what one repeat's reply says
+about its goldens and named tests (decided by decide.py, as on the fresh-sandbox path). The relations are
+pool.py's."""
+
+from __future__ import annotations
+
+import operator
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+
+from loop import verdicts as V
+from loop.errors import CandidateFault
+from loop.kinds.function.fork.trials import Table
+from loop.grading.model import Attempt, Options
+from loop.kinds.function.decide import attempt_digest, fault_check, named_checks, value_of
+from loop.kinds.task import Task
+from loop.sandbox import clean_env
+
+
+@dataclass(eq=False)
+class Item:
+    """One candidate's grade in the making: k repeats' replies, the baseline's per repeat, the reference's."""
+
+    future: Future
+    task: Task
+    source: str
+    opts: Options
+    quarantined: frozenset
+    relations: bool = False  # differential fuzzing runs (applies() and trials > 0)
+    started: float = 0.0
+    waiting: int = 0  # replies still to come (candidate and baseline, every repeat)
+    table: Table | None = None
+    base: dict = field(default_factory=dict)     # repeat -> the baseline's replies to the named tests
+    replies: dict = field(default_factory=dict)  # repeat -> the candidate job's reply
+    jobs: dict = field(default_factory=dict)     # repeat -> the candidate's job
+    retimed: bool = False  # a timeout was run once more (at most one per grade)
+    notes: list = field(default_factory=list)
+
+
+def baseline_results(item: Item, reply: dict) -> list:
+    n = len(item.task.selected(item.opts.suite))
+    why = str(reply.get("detail", reply.get("build_error", reply.get("unavailable", "?"))))[:200]
+    return reply.get("results") or [{"raised": "the baseline failed: " + why}] * n
+
+
+def timed_out(reply: dict) -> bool:
+    return reply.get("fault") == V.TIMEOUT
+
+
+def attempt_of(item: Item, repeat: int, reply: dict, duration: float) -> tuple[Attempt, list | None]:
+    """One repeat's reply -> its Attempt with the goldens' and named tests' checks (or the fault that ended
+    it), decided as on every path (decide.py), and the replies to its fuzzed inputs (None when it has none to
+    give); the relations are the caller's."""
+    task, q, opts = item.task, item.quarantined, item.opts
+    tests = task.selected(opts.suite)
+    results = reply.get("results")
+    checks, named, trial = [], [], None
+    try:
+        if results is None and "fault" in reply:
+            raise CandidateFault(str(reply["fault"]), str(reply.get("detail", "")))
+        keys = item.table.share(opts.part(repeat))[0] if item.relations else ()
+        n = len(task.goldens) + len(tests)
+        if not (isinstance(results, list) and len(results) == n + len(keys) and set(map(type, results)) <= {dict}):
+            raise CandidateFault(V.CRASH, "the result channel was corrupted")  # the candidate wrote on it
+        checks, named = named_checks(task, tests, results[:n], item.base.get(repeat), q)
+        trial = results[n:]
+    except CandidateFault as fault:
+        checks.append(fault_check(fault, q))
+    out, err = (str(reply.get(name, "")).encode() for name in ("output", "errors"))
+    split = opts.part(repeat) is not None
+    if split and not reply.get("common_output"):
+        out = err = b""  # the output of the named checks alone is not known
+    values = [] if split or trial is None else _trial_values(trial)
+    return (Attempt(repeat, V.PASS, None, None, attempt_digest(named, values, (out, err), split), round(duration, 4),
+                    opts.seed, clean_env(repeat), checks), trial)
+
+
+def _trial_values(trial: list) -> list:
+    try:
+        return list(map(_OK, trial))  # every call returned (in C; else one at a time below)
+    except KeyError:
+        return list(map(value_of, trial))
+
+
+_OK = operator.itemgetter("ok")
