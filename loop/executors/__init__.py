@@ -5,8 +5,8 @@ Task is handed over as it is; to another process or host it travels as a `TaskRe
 and refused when its digest differs. Shipped:
 
 - `LocalExecutor`: a process pool; each worker loads a task once and grades with the task's kind;
-- `ForkExecutor`: fork servers for Python function tasks (any k; relations where the parent can decide
-  them from one batch of values: differential fuzzing, see loop.executors.fork_trials);
+- a pool a task kind offers for its own tasks (`TaskKind.pool`: the function kind's fork servers for Python,
+  loop.kinds.function.fork), chosen through the kinds registry without looking inside the kind;
 - `InlineExecutor`: grades in the caller's thread (tests, debugging; the smallest executor);
 - `Routed`: the first executor that accepts a grade gets it;
 - `cluster.ClusterExecutor`: a Dask cluster (`loop[cluster]`), whose workers grade with `local.for_machine` in turn.
@@ -46,8 +46,8 @@ def for_batch(cfg: SandboxConfig, opts: Options, loaded: dict[str, Task], worker
     return for_machine(cfg, opts, loaded, workers, started)
 
 
-def prestart(cfg: SandboxConfig, opts: Options, workers: int, kind: str = "function"):
-    """The pool `kind` offers, started now, while a batch's tasks load (a samples file's are Python functions:
-    fork servers): handed to for_batch, which stops it if no task takes it. None if the kind offers none."""
+def prestart(cfg: SandboxConfig, opts: Options, workers: int, kind: str):
+    """The pool `kind` offers, started now, while a batch's tasks load: handed to for_batch, which stops it if no
+    task takes it. None if the kind offers none."""
     offered = kinds.pool(kind)
     return offered(cfg, workers, opts.k) if offered is not None else None

@@ -178,7 +178,7 @@ def grade_candidates(config: Config, candidates: list[Candidate], opts: Options,
     `prestart`: start fork servers while the tasks load (a samples file's tasks are Python functions)."""
     sandbox = sandbox_config(config)
     workers = workers or config.loop.concurrency or os.cpu_count() or 1
-    started = executors.prestart(sandbox, opts, workers) if prestart and not cluster and candidates else None
+    started = executors.prestart(sandbox, opts, workers, "function") if prestart and not cluster and candidates else None
     try:
         return _grade_loaded(config, candidates, opts, record, sandbox, workers, started, batch_kind=batch_kind, db=db,
                              progress=progress, command=command, warn=warn, cluster=cluster)

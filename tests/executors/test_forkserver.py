@@ -143,20 +143,54 @@ def test_the_reference_runs_under_repeat_0s_environment(root, monkeypatch):
 
 
 @pytest.mark.sandbox
-@pytest.mark.parametrize("body, why", [("    while True:\n        pass\n", "killed by SIGXCPU"),
-                                       ("    import time\n    time.sleep(60)\n", "exceeded the 4s wall-clock limit")])
-def test_a_hanging_candidate_costs_two_jobs_within_the_limit_its_work_earns(root, body, why):
+@pytest.mark.parametrize("body, why, note", [
+    ("    while True:\n        pass\n", "CPU", "timed out on its CPU limit in repeat 0: repeats 1-4 were not run"),
+    ("    import time\n    time.sleep(60)\n", "exceeded the 4s wall-clock limit",
+     "timed out twice in repeat 0: repeats 1-4 were not run")])
+def test_a_hanging_candidate_costs_one_or_two_jobs_within_the_limit_its_work_earns(root, body, why, note):
     """Split trials: a job's time limit follows the reference's own time on its inputs: here the floor's
-    share, 1 s of CPU time (5 s / k) within 4 s of wall clock, not the task's 20 s; and a timeout in repeat 0
-    is confirmed by one more fresh fork instead of k full attempts: the other repeats never run."""
+    share, 1 s of CPU time (5 s / k) within 4 s of wall clock, not the task's 20 s. A timeout in repeat 0 ends
+    the grade without the other repeats: at once when it used up its CPU time (the same work takes the same
+    CPU time, whatever the machine's load), after one more fresh fork when its wall clock ran out."""
     task = tasks.load(root, "humaneval_002")
     opts = Options(k=5, trials=40, seed=5)
     with ForkPool(SandboxConfig(enabled=True), servers=2, k=opts.k) as pool:
         g = pool.submit(task, task.contract + body, opts).result()
     assert g.verdict == "stable_fail"
-    assert "timed out twice in repeat 0: repeats 1-4 were not run" in g.notes
+    assert note in g.notes
+    assert ("repeat 0 timed out; run once more in a fresh process" in g.notes) == (why != "CPU")
     assert [c.check for a in g.attempts for c in a.checks] == ["timeout"] * 5
     assert why in g.attempts[0].checks[0].detail
+
+
+BUSY = """
+import time
+
+def f(x):
+    end = time.process_time() + x
+    while time.process_time() < end:
+        pass
+    return x
+"""
+
+
+@pytest.mark.sandbox
+def test_a_job_at_work_when_its_wall_clock_runs_out_gets_its_cpu_time_a_sleeper_does_not():
+    """The wall clock of a job with a CPU limit is for a candidate that sleeps. A candidate still computing
+    when it runs out (a loaded machine stretches its CPU time; here a wall clock shorter than the work does the
+    same) keeps going until its CPU limit decides; one that sleeps times out on the wall clock."""
+    from loop.kinds.function.fork.server import ForkServer
+
+    server = ForkServer(SandboxConfig(enabled=True))
+    job = {"source": BUSY, "file": "c.py", "entry": "f", "timeout": 0.3, "cpu": 10, "patience": 60, "memory_mb": 512, "fsize_mb": 8}
+    try:
+        assert server.run({**job, "tests": [[1.0]]})["results"] == [{"ok": 1.0}]
+        asleep = server.run({**job, "source": "import time\ndef f(x):\n    time.sleep(x)\n", "tests": [[30]]})
+        assert asleep["fault"] == "timeout" and asleep["limit"] == "wall", asleep
+        busy = server.run({**job, "tests": [[30]], "cpu": 1})
+        assert busy["fault"] == "timeout" and busy["limit"] == "cpu", busy
+    finally:
+        server.close()
 
 
 FORKED_WORK = """

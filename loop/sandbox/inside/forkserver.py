@@ -34,6 +34,11 @@ STAGED = 64  # entries the job folder may hold and still be cleared in place
 # A child that still runs threads of its own after its results gets W.LINGER to end, as a fresh sandbox's
 # worker does when its input closes: output they write meanwhile counts against the cap on both paths.
 LINGER = W.LINGER
+# A job with a CPU limit of its own gets a wall clock too, for a candidate that sleeps. One that has used at least
+# WORKING of each wall-clock second when that clock runs out is at work on a loaded machine (a sleeper uses next to
+# none): its wall clock starts again, within the job's "patience" (seconds in all), so its CPU limit decides and
+# the load does not fail it.
+WORKING = 0.05
 
 
 def _ancestors():
@@ -349,14 +354,19 @@ def _run(job):
     pid, r = _spawn(_child, job)
     deadline = time.monotonic() + job["timeout"]
     buf, status, fault = b"", None, None
-    cpu, over = _cpu_limit(job), 0
-    too_much = {"fault": "timeout", "detail": "exceeded the %gs CPU limit (the candidate's processes together)" % cpu}
+    cpu, over, started = _cpu_limit(job), 0, time.monotonic()
+    too_much = {"fault": "timeout", "limit": "cpu",
+                "detail": "exceeded the %gs CPU limit (the candidate's processes together)" % cpu}
     while True:
         if b"\n" in buf:
             break
         left = deadline - time.monotonic()
         if left <= 0:
-            fault = {"fault": "timeout", "detail": "exceeded the %gs wall-clock limit" % job["timeout"]}
+            spent = time.monotonic() - started
+            if spent < job.get("patience", 0) and _job_cpu(pid, reaped) >= WORKING * spent:
+                deadline += job["timeout"]  # still at work: a loaded machine starved it; its CPU limit decides
+                continue
+            fault = {"fault": "timeout", "limit": "wall", "detail": "exceeded the %gs wall-clock limit" % job["timeout"]}
             break
         ready, _, _ = select.select([r], [], [], min(left, 0.05))
         if not ready:
@@ -428,6 +438,8 @@ def _run(job):
             sig = os.WTERMSIG(status)
             kind = {signal.SIGXCPU: "timeout", signal.SIGXFSZ: "resource", signal.SIGKILL: "resource"}.get(sig, "crash")
             fault = {"fault": kind, "detail": "killed by %s" % signal.Signals(sig).name}
+            if sig == signal.SIGXCPU:
+                fault["limit"] = "cpu"
         else:
             fault = {"fault": "crash", "detail": "the candidate exited early (status %d)" % os.WEXITSTATUS(status)}
     fault["output"], fault["errors"] = output, errors

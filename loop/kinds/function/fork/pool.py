@@ -39,7 +39,7 @@ from pathlib import Path
 from loop import verdicts as V
 from loop.errors import CandidateFault, HarnessError, SandboxUnavailable
 from loop.kinds.function.fork import trials as fork_trials
-from loop.kinds.function.fork.server import ForkServer, job_for
+from loop.kinds.function.fork.server import ForkServer, job_for, patience
 from loop.grading.conclude import conclude, grade_without_attempts, precheck
 from loop.grading.model import Attempt, Check, Grade, Options
 from loop.kinds import grade
@@ -266,15 +266,17 @@ class ForkPool:
 
     def _got_reply(self, item: Item, repeat: int, reply: dict) -> None:
         k = item.opts.k
-        if timed_out(reply) and not item.retimed:
+        if timed_out(reply) and reply.get("limit") != "cpu" and not item.retimed:
             item.retimed = True  # one more attempt in a fresh fork: was it the candidate, or the machine?
             item.notes.append(f"repeat {repeat} timed out; run once more in a fresh process")
             self._send(item, repeat)
             return
         item.replies[repeat] = reply
         if repeat == 0 and k > 1:
-            if timed_out(reply):
-                item.notes.append(f"timed out twice in repeat 0: repeats 1-{k - 1} were not run")
+            if timed_out(reply):  # used up its CPU time (the same work, the same time: the load is no excuse),
+                # or its wall clock twice
+                how = "on its CPU limit" if reply.get("limit") == "cpu" else "twice"
+                item.notes.append(f"timed out {how} in repeat 0: repeats 1-{k - 1} were not run")
                 item.replies.update({r: reply for r in range(1, k)})
             else:
                 with self._lock:
@@ -296,7 +298,7 @@ class ForkPool:
         fut: Future = Future()
         lane.queue.put((job, fut.set_result))
         try:
-            return fut.result(timeout=job["timeout"] + 120.0)
+            return fut.result(timeout=patience(job) + 120.0)
         except TimeoutError:
             return {"unavailable": "no fork server answered a job in time"}
 

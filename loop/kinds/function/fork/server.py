@@ -18,6 +18,7 @@ SERVER_SOURCE = Path(__file__).resolve().parents[3] / "sandbox" / "inside" / "fo
 
 
 WALL_PER_CPU = 4  # a CPU-limited job's wall clock, per second of CPU it may use
+STARVED = 5  # ... and the wall clocks it may have in all while still at work (a loaded machine starves it)
 MARGIN = 5.0  # seconds past a job's own limit before the parent gives up on the server itself
 
 
@@ -67,7 +68,7 @@ class ForkServer:
                 self.worker.close()
             self.worker = self._start()
         if not self.inflight:
-            self.worker.deadline = time.monotonic() + job["timeout"] + MARGIN
+            self.worker.deadline = time.monotonic() + patience(job) + MARGIN
         try:
             rid = self.worker.send(job)
         except CandidateFault:  # the server is gone; receive() reports it against the oldest job in flight
@@ -83,7 +84,7 @@ class ForkServer:
         was running when its server was lost on its retry as well is answered with the fault."""
         rid, job, tag, tries = self.inflight[0]
         if self.worker.dead is None:  # this job started at the latest when the previous reply came
-            self.worker.deadline = time.monotonic() + job["timeout"] + MARGIN
+            self.worker.deadline = time.monotonic() + patience(job) + MARGIN
         try:
             while True:
                 msg = self.worker.receive()  # raises at once if the server is already dead
@@ -125,6 +126,11 @@ class Job(dict):
         return b'{"id": %d, ' % rid + self.body[1:] + b"\n"
 
 
+def patience(job: dict) -> float:
+    """The longest a job may run on its server: its wall clock, or for a job still at work, its patience."""
+    return max(job["timeout"], job.get("patience", 0))
+
+
 def _line(rid: int, job: dict) -> bytes:
     return (job if isinstance(job, Job) else Job(job)).line(rid)
 
@@ -134,8 +140,10 @@ def job_for(task: Task, source: str, tests: list[tuple], wires: list = (), need:
     """A candidate job: the named tests' arguments, then (differential fuzzing) the kept inputs' wires. Its
     time: the task's wall clock, or the fuzzed batch's budget if larger (as run_attempt extends it); or, where
     the work's own time is known (split trials), `limit` seconds of CPU time (a load on the machine does not
-    eat into it) within WALL_PER_CPU times as much wall-clock time (for a candidate that sleeps)."""
-    timing = ({"timeout": WALL_PER_CPU * limit, "cpu": math.ceil(limit)} if limit is not None
+    eat into it) within WALL_PER_CPU times as much wall-clock time (for a candidate that sleeps), STARVED times that
+    for one still at work when it runs out (starved by a loaded machine: its CPU time decides)."""
+    timing = ({"timeout": WALL_PER_CPU * limit, "cpu": math.ceil(limit), "patience": STARVED * WALL_PER_CPU * limit}
+              if limit is not None
               else {"timeout": max(float(task.limits.wall), need)})
     return Job(source=source, file=task.candidate_file, entry=task.entry_point,
                tests=[wire_args(args) for args in tests] + list(wires), **timing,
