@@ -18,7 +18,7 @@ from loop.cli.common import (cluster_option, command_line, handle_errors, load_c
                              scheduler, source_options, warn)
 from loop.cli.endpoint import endpoint_group
 from loop.cli.output import Progress, grade_json, print_batch, print_grade, print_predictions, warn_unsandboxed
-from loop.errors import LoopError, SuiteError
+from loop.errors import HarnessError, LoopError, SandboxUnavailable, SuiteError
 from loop.grading.triage import load_quarantine
 from loop.run import one, seeds
 from loop.run.batch import grade_samples, rotate_seed_recorded, run_batch
@@ -90,10 +90,15 @@ def tasks_check(ctx, names, no_sandbox):
                 skipped += 1
                 continue
             problems = kinds.get(task.kind).polarity(task, sandbox)
-        except LoopError as exc:
+        except (LoopError, HarnessError) as exc:
             problems = [str(exc)]
-        for p in problems:
-            click.echo(f"FAIL {p}")
+        except SandboxUnavailable as exc:
+            problems = [f"{name}: the sandbox cannot start ({exc})"]
+        except Exception as exc:  # noqa: BLE001 -- one broken task is a line, never the end of the check
+            problems = [f"{name}: loop failed checking it ({exc.__class__.__name__}: {str(exc)[:300]}); "
+                        "please report this"]
+        for p in problems:  # each line names its task first
+            click.echo(f"FAIL {p if p.startswith((name, f'task {name!r}')) else f'{name}: {p}'}")
         if not problems:
             click.echo(f"ok   {name}")
         else:

@@ -9,7 +9,6 @@ clone's declared dependencies plus pytest (`requirements.txt`) and `swebench.jso
 
 from __future__ import annotations
 
-import ast
 import configparser
 import json
 import os
@@ -19,13 +18,14 @@ import shutil
 import subprocess
 import tempfile
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from loop import jsonl, tasks
 from loop.errors import SwebenchError, read_text
 from loop.grading.model import text
 from loop.kinds.repo import changes as repo_changes
+from loop.kinds.repo import metadata as repo_metadata
 from loop.kinds.repo import patch as repo_patch
 from loop.kinds.repo import screen as repo_screen
 from loop.kinds.repo.kind import tool_missing
@@ -197,6 +197,8 @@ class Declared:
 
     found: list[tuple[str, list[str]]]  # (where, requirements): "setup.py extras_require['test']", [...]
     warnings: list[str]
+    dropped: list[str] = field(default_factory=list)  # lines read and left out on purpose, and why
+    install: bool = False  # the project itself must be installed (entry points, `-e .`)
 
     @property
     def requirements(self) -> list[str]:
@@ -210,15 +212,21 @@ def declared_requirements(clone: Path, commit: str) -> list[str]:
 def find_requirements(clone: Path, commit: str) -> Declared:
     """What the project declares it needs at `commit`: pyproject.toml's [project] dependencies, setup.cfg's
     install_requires, setup.py's install_requires / tests_require (literals, or names bound to literals at
-    module level), each with a test/tests/testing extra, then requirements-dev / requirements-test files and
-    tox.ini's [testenv] deps. Read, never executed: setup.py is code from the repository."""
+    module level), each with a test/tests/testing extra; then requirements.txt and the test requirements
+    files (either spelling; a dev file only when there is no test file), `-r` followed inside the repository;
+    then tox.ini's [testenv] deps, without the lines only a tox factor selects (`py27: mock`). Read, never
+    executed: setup.py is code from the repository. `install` is set when the project must be installed for
+    its tests (it declares entry points, or a requirements file installs it with `-e .`)."""
     out = Declared([], [])
 
     def add(where: str, reqs: list[str]) -> None:
         if reqs:
             out.found.append((where, reqs))
 
-    text_ = _file_at(clone, commit, "pyproject.toml")
+    def read(rel: str) -> str | None:
+        return _file_at(clone, commit, rel)
+
+    text_ = read("pyproject.toml")
     if text_:
         try:
             project = tomllib.loads(text_).get("project", {})
@@ -234,7 +242,7 @@ def find_requirements(clone: Path, commit: str) -> Declared:
             dynamic = project.get("dynamic")
             if isinstance(dynamic, list) and "dependencies" in dynamic:
                 out.warnings.append("pyproject.toml: dependencies are dynamic (computed at build time): not read")
-    text_ = _file_at(clone, commit, "setup.cfg")
+    text_ = read("setup.cfg")
     if text_:
         parser = configparser.ConfigParser(interpolation=None)
         try:
@@ -244,18 +252,16 @@ def find_requirements(clone: Path, commit: str) -> Declared:
                 add(f"setup.cfg extras_require.{name}", _lines(parser.get("options.extras_require", name, fallback="")))
         except configparser.Error:
             out.warnings.append("setup.cfg could not be parsed: not read")
-    text_ = _file_at(clone, commit, "setup.py")
+    text_ = read("setup.py")
     if text_:
         _setup_py(text_, add, out.warnings)
-    for rel in TEST_REQUIREMENT_FILES:
-        text_ = _file_at(clone, commit, rel)
-        if text_:
-            reqs = _lines(text_)
-            skipped = [r for r in reqs if r.startswith("-")]
-            add(rel, [r for r in reqs if not r.startswith("-")])
-            if skipped:
-                out.warnings.append(f"{rel}: {skipped[0]!r} (an option or an included file) not followed")
-    text_ = _file_at(clone, commit, "tox.ini")
+    tests_files = [rel for rel in TEST_REQUIREMENT_FILES if read(rel)]
+    files = (["requirements.txt"] if read("requirements.txt") else []) + \
+        (tests_files or [rel for rel in DEV_REQUIREMENT_FILES if read(rel)][:1])
+    seen: set[str] = set()  # a file read once, however many lines include it
+    for rel in files:
+        _requirement_file(rel, read, add, out, seen)
+    text_ = read("tox.ini")
     if text_:
         parser = configparser.ConfigParser(interpolation=None, strict=False)
         try:
@@ -264,66 +270,90 @@ def find_requirements(clone: Path, commit: str) -> Declared:
         except configparser.Error:
             deps = []
             out.warnings.append("tox.ini could not be parsed: not read")
-        add("tox.ini [testenv] deps", [d for d in deps if not d.startswith("-") and "{" not in d])
+        for d in deps:  # tox reads `-r` relative to tox.ini, at the root
+            include = _INCLUDE.match(d)
+            if include and include.group(1) in ("-r", "--requirement"):
+                _requirement_file(os.path.normpath(include.group(2)), read, add, out, seen)
+        kept = [d for d in deps if not _TOX_FACTOR.match(d) and not d.startswith("-") and "{" not in d
+                and not _LOCAL.match(d)]
+        add("tox.ini [testenv] deps", kept)
+        left = [d for d in deps if d not in kept and not _INCLUDE.match(d)]
+        if left:
+            out.dropped.append(f"tox.ini: {len(left)} line(s) tox selects by factor, substitutes, or that name a "
+                               f"folder of the repository ({', '.join(repr(d) for d in left)[:200]})")
+    out.install = out.install or bool(repo_metadata.read_project(read).entry_points)
     return out
 
 
-TEST_REQUIREMENT_FILES = ("requirements-dev.txt", "requirements-test.txt", "requirements-tests.txt",
-                          "requirements/test.txt", "requirements/tests.txt", "requirements/dev.txt")
+# SWE-bench's requirement paths, both spellings (pylint: requirements_test.txt), and pallets' requirements/
+TEST_REQUIREMENT_FILES = ("requirements-test.txt", "requirements_test.txt", "requirements-tests.txt",
+                          "requirements_tests.txt", "requirements/test.txt", "requirements/tests.txt")
+DEV_REQUIREMENT_FILES = ("requirements-dev.txt", "requirements_dev.txt", "requirements/dev.txt")
+_TOX_FACTOR = re.compile(r"^[A-Za-z0-9_.!,{}-]+:\s")  # `py27: mock`, `click7: click<8`, `!min: x`
+_INCLUDE = re.compile(r"^(-r|--requirement|-c|--constraint)[\s=]+(\S+)$")
+_LOCAL = re.compile(r"^(-e\s+|--editable\s+)?(\.|\.\.|[\w.-]+/)")  # a folder of the repository: `examples/app[test]`
+_SELF = re.compile(r"^(-e|--editable)?\s*\.(\[[^\]]*\])?/?$")  # `-e .`, `.`, `-e .[test]`: the project itself
+
+
+def _requirement_file(rel: str, read, add, out: Declared, seen: set[str]) -> None:
+    """One requirements file's lines; `-r FILE` is followed when FILE is inside the repository (relative to the
+    including file, as pip reads it); `-e .` means the project itself is installed; other options are dropped."""
+    if rel in seen:
+        return
+    seen.add(rel)
+    text_ = read(rel) or ""
+    reqs = []
+    for line in _lines(text_):
+        if _SELF.match(line):
+            out.install = True
+            continue
+        include = _INCLUDE.match(line)
+        if include and include.group(1) in ("-r", "--requirement"):
+            target = os.path.normpath(os.path.join(os.path.dirname(rel), include.group(2)))
+            if target.startswith(("..", "/")) or read(target) is None:
+                out.warnings.append(f"{rel}: {line!r} names no file of the repository: not followed")
+            else:
+                add(rel, reqs)
+                reqs = []
+                _requirement_file(target, read, add, out, seen)
+            continue
+        if line.startswith("-") or _LOCAL.match(line):
+            out.dropped.append(f"{rel}: {line!r} ({'a pip option' if line.startswith('-') else 'a folder of the repository'})")
+            continue
+        reqs.append(line)
+    add(rel, reqs)
 
 
 def _setup_py(source: str, add, warnings: list[str]) -> None:
     """setup.py's setup(...) keywords, read as literals; a name bound once at module level to something
     readable counts as what it is bound to (TEST_DEPS = [...]; extras_require={"test": TEST_DEPS})."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError):
+    got = repo_metadata.setup_keywords(source)
+    if got is None:
         warnings.append("setup.py is not valid Python: not read")
         return
-    bound: dict[str, ast.AST] = {}
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            bound[node.targets[0].id] = node.value  # the last binding wins, as it would when run
-
-    def value(node: ast.AST, depth: int = 0):
-        if depth > 20:
-            raise ValueError("too deep")
-        if isinstance(node, ast.Name) and node.id in bound:
-            return value(bound[node.id], depth + 1)
-        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-            return [value(e, depth + 1) for e in node.elts]
-        if isinstance(node, ast.Dict) and None not in node.keys:
-            return {value(k, depth + 1): value(v, depth + 1) for k, v in zip(node.keys, node.values)}
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            left, right = value(node.left, depth + 1), value(node.right, depth + 1)
-            if isinstance(left, list) and isinstance(right, list):
-                return left + right
-            raise ValueError("not a list sum")
-        return ast.literal_eval(node)
-
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
+    keywords, computed = got
+    for what in computed:
+        if what.split(" ", 1)[0] in ("install_requires", "tests_require", "extras_require"):
+            warnings.append(f"setup.py: {what.split(' ', 1)[0]} is computed {what.split(' ', 1)[1]}, not a literal "
+                            "or a name bound to one: not read")
+    for key in ("install_requires", "tests_require", "extras_require"):
+        if key not in keywords:
             continue
-        for kw in node.keywords:
-            if kw.arg not in ("install_requires", "tests_require", "extras_require"):
-                continue
-            try:
-                got = value(kw.value)
-            except (ValueError, TypeError, SyntaxError, RecursionError, KeyError):
-                warnings.append(f"setup.py: {kw.arg} is computed ({ast.unparse(kw.value)[:60]}), not a literal "
-                                "or a name bound to one: not read")
-                continue
-            if kw.arg == "extras_require":
-                for name in TEST_EXTRAS:
-                    add(f"setup.py extras_require[{name!r}]", _str_list(got.get(name)) if isinstance(got, dict) else [])
-            else:
-                add(f"setup.py {kw.arg}", _str_list(got))
+        got = keywords[key]
+        if key == "extras_require":
+            for name in TEST_EXTRAS:
+                add(f"setup.py extras_require[{name!r}]", _str_list(got.get(name)) if isinstance(got, dict) else [])
+        else:
+            add(f"setup.py {key}", _str_list(got))
+
+
+def _names(requirements: list[str]) -> set[str]:
+    return {m.group(1).lower().replace("_", "-") for m in map(_REQ_NAME.match, requirements) if m}
 
 
 def requirements_text(declared: list[str]) -> str:
     """The declared requirements plus pytest (pinned unless the project names its own)."""
-    names = {m.group(1).lower().replace("_", "-") for m in map(_REQ_NAME.match, declared) if m}
-    return "\n".join(declared + ([] if "pytest" in names else [PYTEST])) + "\n"
+    return "\n".join(declared + ([] if "pytest" in _names(declared) else [PYTEST])) + "\n"
 
 
 # one instance -> one task folder ------------------------------------------------------------------------
@@ -342,8 +372,8 @@ def test_command(prefix: list[str], tree: Path) -> list[str]:
     return [*prefix, *extra] if "{tests}" in prefix else [*prefix, *extra, "{tests}"]
 
 
-def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[str], requirements: str | None,
-           notes: list[str]) -> None:
+def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[str],
+           requirements: Requirements | None, notes: list[str]) -> None:
     base = resolve(clone, inst.base_commit, where, "base_commit")
     env_commit = resolve(clone, inst.environment_setup_commit, where, "environment_setup_commit") \
         if inst.environment_setup_commit else base
@@ -378,16 +408,27 @@ def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[s
         fixed = [c.path for c in repo_changes.between(tree, gold)]
     context = [p for p in fixed if (tree / p).is_file()]
     (folder / "gold.patch").write_text(inst.patch if inst.patch.endswith("\n") else inst.patch + "\n", encoding="utf-8")
-    if requirements is None:
-        declared = find_requirements(clone, env_commit)
+    chosen = requirements.get(inst) if requirements is not None else None
+    declared = find_requirements(clone, env_commit)
+    install = declared.install and bool(repo_metadata.dist_info(repo_metadata.from_tree(tree)))
+    if chosen is None:
         req = requirements_text(declared.requirements)
+        added = [] if "pytest" in _names(declared.requirements) else [PYTEST]
         found = "; ".join(f"{where}: {', '.join(reqs)}" for where, reqs in declared.found) or "none declared"
-        notes.append(f"{inst.instance_id}: dependencies from {inst.repo} at {env_commit[:12]}: {found}"
-                     + (f" (+ {PYTEST})" if PYTEST not in declared.requirements else ""))
-        notes += [f"warning: {inst.instance_id}: {w}; if its tests need more, give --requirements FILE"
+        source = {"from": f"{inst.repo} at {env_commit[:12]}", "found": [w for w, _ in declared.found],
+                  "added": added, "dropped": declared.dropped}
+        notes.append(f"{inst.instance_id}: dependencies from {source['from']}: {found}"
+                     + (f" (+ {', '.join(added)}: the project names no pytest)" if added else ""))
+        notes += [f"{inst.instance_id}: left out {d}" for d in declared.dropped]
+        notes += [f"warning: {inst.instance_id}: {w}; if its tests need more, give --requirements FILE or DIR"
                   for w in declared.warnings]
     else:
-        req = requirements
+        req, path = chosen
+        source = {"from": str(path)}
+        notes.append(f"{inst.instance_id}: dependencies from {path} (--requirements)")
+    if install:
+        notes.append(f"{inst.instance_id}: the project is installed (editable: its metadata and entry points in "
+                     "the environment, its code the tree's), as its tests look it up")
     (folder / "requirements.txt").write_text(req, encoding="utf-8")
     keys = {
         "name": inst.instance_id, "kind": "repo", "language": "python",
@@ -404,11 +445,43 @@ def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[s
     if hidden:
         keys["hidden_tests"] = "hidden"
     body = "".join(f"{k} = {_toml(v)}\n" for k, v in keys.items())
-    (folder / "task.toml").write_text(body + '\n[environment]\nrequirements = "requirements.txt"\n', encoding="utf-8")
+    environment = '\n[environment]\nrequirements = "requirements.txt"\n' + ('install = "editable"\n' if install else "")
+    (folder / "task.toml").write_text(body + environment, encoding="utf-8")
     (folder / META).write_text(json.dumps({
         "instance_id": inst.instance_id, "repo": inst.repo, "base_commit": base,
         "environment_setup_commit": env_commit, "FAIL_TO_PASS": list(inst.fail_to_pass),
-        "PASS_TO_PASS": list(inst.pass_to_pass)}, indent=2) + "\n", encoding="utf-8")
+        "PASS_TO_PASS": list(inst.pass_to_pass),
+        # what loop chose for the environment, and why (printed at import)
+        "loop_environment": {"requirements": source, "install": "editable" if install else None}},
+        indent=2) + "\n", encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Requirements:
+    """--requirements: one FILE for every instance, or a DIR of files per instance (`<instance_id>.txt`) or per
+    repository (`<owner>__<name>.txt`); an instance with neither keeps what its project declares."""
+    files: dict[str, tuple[str, Path]]  # stem -> (text, path); "" for the one FILE
+    folder: Path | None
+
+    @classmethod
+    def read(cls, path: Path) -> Requirements:
+        def text_of(p: Path) -> tuple[str, Path]:
+            try:
+                return p.read_text(encoding="utf-8"), p
+            except (OSError, UnicodeDecodeError) as exc:
+                raise SwebenchError(f"{p}: cannot read the requirements file ({exc.__class__.__name__})") from None
+        if path.is_dir():
+            files = {p.name[:-4]: text_of(p) for p in sorted(path.glob("*.txt")) if p.is_file()}
+            if not files:
+                raise SwebenchError(f"--requirements {path}: the folder holds no <instance_id>.txt or "
+                                    "<owner>__<name>.txt file")
+            return cls(files, path)
+        return cls({"": text_of(path)}, None)
+
+    def get(self, inst: Instance) -> tuple[str, Path] | None:
+        if self.folder is None:
+            return self.files[""]
+        return self.files.get(inst.instance_id) or self.files.get(inst.repo.replace("/", "__"))
 
 
 def parse_command(command: str | None) -> list[str]:
@@ -433,12 +506,7 @@ def import_instances(path: Path, repos: Path, dest: Path, requirements: Path | N
     receives what each environment was made of (dependencies found and where) and what could not be read."""
     notes = notes if notes is not None else []
     prefix = parse_command(command)
-    req_text = None
-    if requirements is not None:
-        try:
-            req_text = requirements.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise SwebenchError(f"{requirements}: cannot read the requirements file ({exc.__class__.__name__})") from None
+    given = Requirements.read(requirements) if requirements is not None else None
     if not repos.is_dir():
         raise SwebenchError(f"{repos}: --repos is not a directory")
     instances = read_instances(path)
@@ -453,7 +521,7 @@ def import_instances(path: Path, repos: Path, dest: Path, requirements: Path | N
             where = inst.where
             folder = staging / inst.instance_id
             folder.mkdir()
-            _build(inst, where, find_clone(repos, inst.repo, where), folder, prefix, req_text, notes)
+            _build(inst, where, find_clone(repos, inst.repo, where), folder, prefix, given, notes)
             tasks.load_folder(folder)  # the folder must load as the task it claims to be
         for inst in instances:
             final = dest / inst.instance_id

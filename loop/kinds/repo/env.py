@@ -105,13 +105,21 @@ def _sh(argv: list[str], cwd: Path, env: dict | None = None) -> None:
                               env={**os.environ, **(env or {})})
     except (OSError, subprocess.SubprocessError) as exc:
         raise HarnessError(f"environment build failed: {argv[0]}: {exc}") from None
-    if done.returncode != 0:
-        raise HarnessError(f"environment build failed: {' '.join(argv[:3])}: {(done.stderr or done.stdout).strip()[-400:]}")
+    if done.returncode != 0:  # pip's own ERROR lines say what failed; the tail alone may be a generic hint
+        said = (done.stderr or done.stdout).strip()
+        errors = [x.strip() for x in said.splitlines() if x.startswith("ERROR")]
+        raise HarnessError(f"environment build failed: {' '.join(argv[:3])}: "
+                           f"{' | '.join(errors)[-600:] if errors else said[-400:]}")
 
 
 def _build_requirements(spec: EnvSpec, tmp: Path, interpreter: str) -> None:
     _sh([*_pip(interpreter), "install", "--quiet", "--disable-pip-version-check", "--no-input", "--target", str(tmp),
          "-r", str(tmp / "requirements.txt")], tmp)
+    site = tmp / "site"  # an editable install's metadata (kind: environment.install): beside the packages
+    if site.is_dir():
+        for entry in site.iterdir():
+            os.rename(entry, tmp / entry.name)
+        site.rmdir()
 
 
 def _build_npm(spec: EnvSpec, tmp: Path, interpreter: str) -> None:
@@ -228,6 +236,7 @@ def _build(spec: EnvSpec, interpreter: str, root: Path, path: Path) -> Env:
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
     for name, text in spec.files:
+        (tmp / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp / name).write_text(text, encoding="utf-8")
     try:
         _BUILDERS[spec.kind](spec, tmp, interpreter)

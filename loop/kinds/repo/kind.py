@@ -26,6 +26,8 @@ from loop.grading.model import Attempt, Check, Grade, Options
 from loop.grading.triage import transition
 from loop.kinds.repo import changes as repo_changes
 from loop.kinds.repo import env as repo_env
+from loop.kinds.repo import hints
+from loop.kinds.repo import metadata as repo_metadata
 from loop.kinds.repo import patch as repo_patch
 from loop.kinds.repo import results as repo_results
 from loop.kinds.repo import screen as repo_screen
@@ -35,7 +37,7 @@ from loop.kinds.repo import tripwire as repo_tripwire
 from loop.kinds.repo.env import Env, EnvSpec
 from loop.kinds.repo.results import PARSERS, Outcome
 from loop.kinds.repo.spec import RepoSpec, RepoTask
-from loop.kinds.repo.reference import _missing_module, _run_ids, _seals, _stage_hidden, baseline, tripwire_points
+from loop.kinds.repo.reference import _run_ids, _seals, _stage_hidden, baseline, tripwire_points
 from loop.kinds.repo.testrun import Tripwires, fresh_tripwires, run_tests
 from loop.kinds.task import Task, Test, check_keys
 from loop.prompts.render import load_template
@@ -243,12 +245,18 @@ class RepoKind:
         spec: RepoSpec = task.spec
         if missing_tool(spec):
             return []  # not a problem with the task: `loop tasks check` names it (unavailable), grades say inconclusive
-        env = _environment(spec, cfg)
-        base = baseline(task, cfg, env, 0)
+        try:
+            env = _environment(spec, cfg)
+        except HarnessError as exc:
+            return [f"{task.name}: {hints.build_failed(task, str(exc))}"]
+        try:
+            base = baseline(task, cfg, env, 0)
+        except TaskError as exc:
+            return [hints.redirect(task, str(exc))]
         problems = []
         said = next((o.message for o in base.values() if o.status != V.PASS and "No module named" in o.message), None)
         if said and spec.requirements is not None:
-            problems.append(f"{task.name}: {_missing_module(task, said)}")
+            problems.append(f"{task.name}: {hints.missing_module(task, said)}")
         for t in spec.fail_to_pass + (spec.pass_to_pass or ()):
             full = repo_results.prefixed(base, t) if repo_results.truncated(t) and t not in base else []
             if len(full) > 1:
@@ -294,9 +302,14 @@ def _environment_spec(table: dict, folder: Path, tree: Path, hidden: Path | None
     package-lock.json when there is one) or `go` (a go.mod in the tree, with its go.sum)."""
     if not isinstance(table, dict):
         raise TaskError(f"{where}: [environment] must be a table")
-    unknown = set(table) - set(repo_env.KINDS)
+    unknown = set(table) - set(repo_env.KINDS) - {"install"}
     if unknown:
-        raise TaskError(f"{where}: unknown key 'environment.{sorted(unknown)[0]}' (known: {', '.join(repo_env.KINDS)})")
+        raise TaskError(f"{where}: unknown key 'environment.{sorted(unknown)[0]}' "
+                        f"(known: {', '.join(repo_env.KINDS)}, install)")
+    table = dict(table)
+    install = table.pop("install", None)
+    if install not in (None, "editable") or (install and "requirements" not in table):
+        raise TaskError(f"{where}: key 'environment.install' must be \"editable\", beside environment.requirements")
     if len(table) > 1:
         raise TaskError(f"{where}: [environment] takes one of {', '.join(repo_env.KINDS)}, not several")
     if not table:
@@ -318,6 +331,12 @@ def _environment_spec(table: dict, folder: Path, tree: Path, hidden: Path | None
             json.loads(files[0][1])
         except ValueError as exc:
             raise TaskError(f"{path}: not JSON ({exc})") from None
+    if install:  # what an editable install leaves: the project's metadata; its code stays the tree's, at /repo
+        dist = repo_metadata.dist_info(repo_metadata.from_tree(tree))
+        if not dist:
+            raise TaskError(f"{where}: environment.install = \"editable\", but {tree} declares no project name "
+                            "(pyproject.toml [project], setup.cfg [metadata] or setup.py)")
+        files += [(f"site/{rel}", text) for rel, text in dist]
     if kind != "go":
         return EnvSpec(kind, tuple(files))
     return EnvSpec(kind, tuple(files), tree, _digest(tree, hidden), hidden)  # go: compiled into the warm cache
