@@ -137,27 +137,30 @@ def tasks_prepare(ctx, names):
 @click.option("--repos", type=click.Path(path_type=Path), default=None,
               help="swebench: folder of local clones named owner__name or owner/name.")
 @click.option("--requirements", type=click.Path(path_type=Path), default=None,
-              help="swebench: requirements file for every instance (default: the clone's declared dependencies + pytest).")
+              help="swebench: requirements FILE for every instance, or a DIR of <instance_id>.txt / <owner>__<name>.txt "
+                   "files (default: the clone's declared dependencies, + pytest where it names none).")
 @click.option("--test-command", default=None,
               help="swebench: test command the test ids are appended to (default: python3 -m pytest -p "
                    "no:cacheprovider --junitxml={report}).")
 @click.option("--force", is_flag=True, help="swebench: replace instances imported already (refused otherwise).")
+@click.option("--python", default=None, metavar="3.9|PATH",
+              help="swebench: the interpreter the instances' tests run on (task.toml `python`; default: loop's).")
 @click.pass_context
 @handle_errors
-def tasks_import(ctx, source, instances, dest, repos, requirements, test_command, force):
+def tasks_import(ctx, source, instances, dest, repos, requirements, test_command, force, python):
     """Import a public benchmark as task folders (humaneval: needs pip install '.[humaneval]';
     evalplus: a HumanEvalPlus or MbppPlus release FILE (.jsonl or .jsonl.gz);
     swebench: INSTANCES.jsonl --repos DIR, one repo task per instance)."""
     config = load_config(ctx)
     dest = dest or tasks.tasks_root(config.root)
     if source == "swebench":
-        imports.swebench(instances, dest, repos, requirements, test_command, force)
+        imports.swebench(instances, dest, repos, requirements, test_command, force, python)
         return
     if source == "evalplus":
-        imports.evalplus(config, instances, dest, repos or requirements or test_command or force)
+        imports.evalplus(config, instances, dest, repos or requirements or test_command or force or python)
         return
-    if instances or repos or requirements or test_command or force:
-        raise click.UsageError("humaneval takes no INSTANCES, --repos, --requirements, --test-command or --force")
+    if instances or repos or requirements or test_command or force or python:
+        raise click.UsageError("humaneval takes no INSTANCES, --repos, --requirements, --test-command, --force or --python")
     from loop.datasets.humaneval import tasks as humaneval
 
     names = humaneval.import_humaneval(dest)

@@ -29,6 +29,7 @@ from loop.kinds.repo import metadata as repo_metadata
 from loop.kinds.repo import patch as repo_patch
 from loop.kinds.repo import screen as repo_screen
 from loop.kinds.repo.kind import tool_missing
+from loop.sandbox import pythons
 
 META = "swebench.json"
 REQUIRED = ("instance_id", "repo", "base_commit", "patch", "FAIL_TO_PASS", "PASS_TO_PASS", "problem_statement")
@@ -51,6 +52,7 @@ class Instance:
     pass_to_pass: tuple[str, ...]
     environment_setup_commit: str | None
     problem_statement: str
+    created_at: str | None = None
 
 
 # reading ------------------------------------------------------------------------------------------------
@@ -128,8 +130,15 @@ def read_instances(path: Path) -> list[Instance]:
         out.append(Instance(where, iid, obj["repo"], obj["base_commit"].strip(), text(obj["patch"]),
                             text(obj.get("test_patch") or ""), f2p,
                             _id_list(obj["PASS_TO_PASS"], where, "PASS_TO_PASS"),
-                            (obj.get("environment_setup_commit") or "").strip() or None, text(obj["problem_statement"])))
+                            (obj.get("environment_setup_commit") or "").strip() or None, text(obj["problem_statement"]),
+                            _date(obj.get("created_at"))))
     return out
+
+
+def _date(value) -> str | None:
+    """created_at as published ("2021-05-13T22:09:50Z", "2021-05-13 22:09:50"): uv's form, or None."""
+    m = re.match(r"^(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d)", value) if isinstance(value, str) else None
+    return f"{m.group(1)}T{m.group(2)}Z" if m else None
 
 
 # the clone ----------------------------------------------------------------------------------------------
@@ -158,6 +167,11 @@ def resolve(clone: Path, commit: str, where: str, field: str) -> str:
     if done.returncode != 0 or not done.stdout.strip():
         raise SwebenchError(f"{where}: field '{field}': commit {commit!r} is not in the clone {clone}")
     return done.stdout.strip()
+
+
+def _commit_date(clone: Path, commit: str) -> str:
+    done = _git(clone, "show", "-s", "--format=%cd", "--date=iso-strict-local", commit, env={"TZ": "UTC"})
+    return _date(done.stdout.strip()) or done.stdout.strip()
 
 
 def checkout(clone: Path, commit: str, dest: Path) -> None:
@@ -198,7 +212,6 @@ class Declared:
     found: list[tuple[str, list[str]]]  # (where, requirements): "setup.py extras_require['test']", [...]
     warnings: list[str]
     dropped: list[str] = field(default_factory=list)  # lines read and left out on purpose, and why
-    install: bool = False  # the project itself must be installed (entry points, `-e .`)
 
     @property
     def requirements(self) -> list[str]:
@@ -215,8 +228,7 @@ def find_requirements(clone: Path, commit: str) -> Declared:
     module level), each with a test/tests/testing extra; then requirements.txt and the test requirements
     files (either spelling; a dev file only when there is no test file), `-r` followed inside the repository;
     then tox.ini's [testenv] deps, without the lines only a tox factor selects (`py27: mock`). Read, never
-    executed: setup.py is code from the repository. `install` is set when the project must be installed for
-    its tests (it declares entry points, or a requirements file installs it with `-e .`)."""
+    executed: setup.py is code from the repository."""
     out = Declared([], [])
 
     def add(where: str, reqs: list[str]) -> None:
@@ -281,7 +293,6 @@ def find_requirements(clone: Path, commit: str) -> Declared:
         if left:
             out.dropped.append(f"tox.ini: {len(left)} line(s) tox selects by factor, substitutes, or that name a "
                                f"folder of the repository ({', '.join(repr(d) for d in left)[:200]})")
-    out.install = out.install or bool(repo_metadata.read_project(read).entry_points)
     return out
 
 
@@ -305,7 +316,7 @@ def _requirement_file(rel: str, read, add, out: Declared, seen: set[str]) -> Non
     reqs = []
     for line in _lines(text_):
         if _SELF.match(line):
-            out.install = True
+            out.dropped.append(f"{rel}: {line!r} (the project itself, which is installed)")
             continue
         include = _INCLUDE.match(line)
         if include and include.group(1) in ("-r", "--requirement"):
@@ -373,7 +384,7 @@ def test_command(prefix: list[str], tree: Path) -> list[str]:
 
 
 def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[str],
-           requirements: Requirements | None, notes: list[str]) -> None:
+           requirements: Requirements | None, notes: list[str], python: str | None = None) -> None:
     base = resolve(clone, inst.base_commit, where, "base_commit")
     env_commit = resolve(clone, inst.environment_setup_commit, where, "environment_setup_commit") \
         if inst.environment_setup_commit else base
@@ -410,7 +421,9 @@ def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[s
     (folder / "gold.patch").write_text(inst.patch if inst.patch.endswith("\n") else inst.patch + "\n", encoding="utf-8")
     chosen = requirements.get(inst) if requirements is not None else None
     declared = find_requirements(clone, env_commit)
-    install = declared.install and bool(repo_metadata.dist_info(repo_metadata.from_tree(tree)))
+    # SWE-bench installs every repository (pip install -e .): its metadata and entry points then come from the
+    # environment, and its code from the tree
+    install = bool(repo_metadata.dist_info(repo_metadata.from_tree(tree)))
     if chosen is None:
         req = requirements_text(declared.requirements)
         added = [] if "pytest" in _names(declared.requirements) else [PYTEST]
@@ -426,14 +439,23 @@ def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[s
         req, path = chosen
         source = {"from": str(path)}
         notes.append(f"{inst.instance_id}: dependencies from {path} (--requirements)")
+    if python:
+        found = pythons.find(python)
+        notes.append(f"{inst.instance_id}: Python {python}: " + (f"found at {found}" if found else
+                                                                  f"warning: {pythons.missing(python)}"))
+    newer = inst.created_at or _commit_date(clone, base)
+    notes.append(f"{inst.instance_id}: versions as they stood on {newer} (the row's created_at)" if inst.created_at
+                 else f"{inst.instance_id}: versions as they stood on {newer} (the base commit's date; the row has "
+                      "no created_at)")
     if install:
-        notes.append(f"{inst.instance_id}: the project is installed (editable: its metadata and entry points in "
-                     "the environment, its code the tree's), as its tests look it up")
+        notes.append(f"{inst.instance_id}: the project is installed, editable (its metadata and entry points in "
+                     "the environment, its code the tree's), as SWE-bench installs it")
     (folder / "requirements.txt").write_text(req, encoding="utf-8")
     keys = {
         "name": inst.instance_id, "kind": "repo", "language": "python",
         "description": f"SWE-bench instance {inst.instance_id}: {inst.repo} at {base[:12]}",
         "bug_report": inst.problem_statement.strip() or f"(no problem statement for {inst.instance_id})",
+        **({"python": python} if python else {}),
         "repo": "repo", "context": context, "test_command": test_command(prefix, tree), "parser": "junit",
         # a patch may edit neither a file holding a named test nor one the test patch touches
         "test_paths": sorted(set(files) | set(hidden)), "gold_patch": "gold.patch",
@@ -445,14 +467,16 @@ def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[s
     if hidden:
         keys["hidden_tests"] = "hidden"
     body = "".join(f"{k} = {_toml(v)}\n" for k, v in keys.items())
-    environment = '\n[environment]\nrequirements = "requirements.txt"\n' + ('install = "editable"\n' if install else "")
+    environment = ('\n[environment]\nrequirements = "requirements.txt"\n' + ('install = "editable"\n' if install else "")
+                   + f'exclude_newer = "{newer}"\n')
     (folder / "task.toml").write_text(body + environment, encoding="utf-8")
     (folder / META).write_text(json.dumps({
         "instance_id": inst.instance_id, "repo": inst.repo, "base_commit": base,
         "environment_setup_commit": env_commit, "FAIL_TO_PASS": list(inst.fail_to_pass),
         "PASS_TO_PASS": list(inst.pass_to_pass),
         # what loop chose for the environment, and why (printed at import)
-        "loop_environment": {"requirements": source, "install": "editable" if install else None}},
+        "loop_environment": {"requirements": source, "install": "editable" if install else None, "python": python,
+                             "exclude_newer": newer}},
         indent=2) + "\n", encoding="utf-8")
 
 
@@ -500,13 +524,16 @@ def parse_command(command: str | None) -> list[str]:
 
 
 def import_instances(path: Path, repos: Path, dest: Path, requirements: Path | None = None,
-                     command: str | None = None, force: bool = False, notes: list[str] | None = None) -> list[str]:
+                     command: str | None = None, force: bool = False, notes: list[str] | None = None,
+                     python: str | None = None) -> list[str]:
     """Turn every instance of `path` into a task folder under `dest`; all or nothing: a bad instance leaves
     `dest` as it was. An instance already there is refused, unless `force` replaces its folder. `notes`
     receives what each environment was made of (dependencies found and where) and what could not be read."""
     notes = notes if notes is not None else []
     prefix = parse_command(command)
     given = Requirements.read(requirements) if requirements is not None else None
+    if python is not None and not (python.startswith("/") or re.fullmatch(r"\d+\.\d+", python)):
+        raise SwebenchError(f"--python {python!r}: give a version (3.9) or an interpreter's absolute path")
     if not repos.is_dir():
         raise SwebenchError(f"{repos}: --repos is not a directory")
     instances = read_instances(path)
@@ -521,7 +548,7 @@ def import_instances(path: Path, repos: Path, dest: Path, requirements: Path | N
             where = inst.where
             folder = staging / inst.instance_id
             folder.mkdir()
-            _build(inst, where, find_clone(repos, inst.repo, where), folder, prefix, given, notes)
+            _build(inst, where, find_clone(repos, inst.repo, where), folder, prefix, given, notes, python)
             tasks.load_folder(folder)  # the folder must load as the task it claims to be
         for inst in instances:
             final = dest / inst.instance_id

@@ -45,7 +45,7 @@ def test_requirements_are_read_as_swebench_reads_them(tmp_path):
     base = _repo(clone, PLUGGED)
     found = swebench.find_requirements(clone, base)
     assert found.found == [("requirements_test.txt", ["pytest==8.3.4"])]  # base.txt holds nothing else
-    assert found.install  # `-e .` and entry points: the project must be installed
+    assert any("'-e .' (the project itself, which is installed)" in d for d in found.dropped), found.dropped
     assert any("click7: click<8" in d and "examples/app[test]" in d for d in found.dropped), found.dropped
     assert any("--index-url" in d for d in found.dropped)
     assert "sphinx" not in found.requirements
@@ -53,7 +53,7 @@ def test_requirements_are_read_as_swebench_reads_them(tmp_path):
     other = tmp_path / "other"
     base = _repo(other, {"requirements_dev.txt": "-r missing.txt\nfreezegun\n", "requirements.txt": "six\n"})
     found = swebench.find_requirements(other, base)
-    assert found.requirements == ["six", "freezegun"] and not found.install
+    assert found.requirements == ["six", "freezegun"]
     assert found.warnings == ["requirements_dev.txt: '-r missing.txt' names no file of the repository: not followed"]
     # pytest is pinned only where the project names none
     assert swebench.requirements_text(["six"]) == f"six\n{swebench.PYTEST}\n"
@@ -75,7 +75,7 @@ def test_import_says_what_it_chose_and_records_it(loop_cli, project):
     folder = project["root"] / "harness" / "tasks" / "acme__plugged-1"
     assert "acme__plugged-1: dependencies from acme/plugged" in out and "names no pytest" not in out
     assert "acme__plugged-1: left out tox.ini: 3 line(s)" in out and "'click7: click<8'" in out
-    assert "the project is installed (editable" in out
+    assert "the project is installed, editable" in out
     assert (folder / "requirements.txt").read_text() == "pytest==8.3.4\n"
     assert 'install = "editable"' in (folder / "task.toml").read_text()
     chosen = json.loads((folder / "swebench.json").read_text())["loop_environment"]
@@ -116,11 +116,12 @@ def test_tasks_check_gives_every_task_a_line_pointing_the_right_way(loop_cli, pr
     toml = (broken / "task.toml").read_text().replace('name = "acme__plugged-1"', 'name = "zz_tox_line"')
     (broken / "task.toml").write_text(toml)
     (broken / "requirements.txt").write_text("pytest==8.3.4\nclick7: click<8\n")
-    # the project's own package moved under src/, which the test command does not put on the path
+    # the project's own package moved under src/, which the test command does not put on the path, not installed
     lost = root / "zz_not_on_path"
     shutil.copytree(bad_req, lost)
     (lost / "task.toml").write_text(toml.replace('"zz_tox_line"', '"zz_not_on_path"')
-                                    .replace('"plugged/find.py"', '"src/plugged/find.py"'))
+                                    .replace('"plugged/find.py"', '"src/plugged/find.py"')
+                                    .replace('install = "editable"\n', ''))
     (lost / "repo" / "src").mkdir()
     (lost / "repo" / "plugged").rename(lost / "repo" / "src" / "plugged")
     code, out = loop_cli("tasks", "check", config=project["cfg"])
@@ -132,3 +133,29 @@ def test_tasks_check_gives_every_task_a_line_pointing_the_right_way(loop_cli, pr
     path = next((x for x in lines if x.startswith("FAIL zz_not_on_path")), out)
     assert "project's own package 'plugged'" in path and "add it to" not in path, path
     assert code == 2 and lines[-1].startswith("1 ok, 2 failed, 0 skipped of 3 tasks"), out
+
+
+@pytest.mark.sandbox
+def test_versions_resolve_as_they_stood_on_the_rows_date(loop_cli, project, tmp_path):
+    """An unpinned requirement resolves to what was published before the row's created_at (uv's
+    --exclude-newer), so an old project meets the dependencies of its time; without created_at, the base
+    commit's date."""
+    base = _repo(project["repos"] / "acme__old", {
+        "requirements_test.txt": "pytest\n",
+        "old.py": "def one():\n    return 0\n",
+        "tests/test_old.py": ("import pytest\n\nfrom old import one\n\n\n"
+                              "def test_pytest_of_then():\n    assert pytest.__version__ == '7.2.0'\n\n\n"
+                              "def test_one():\n    assert one() == 1\n")})
+    row = {"instance_id": "acme__old-1", "repo": "acme/old", "base_commit": base, "test_patch": "",
+           "patch": "--- a/old.py\n+++ b/old.py\n@@ -1,2 +1,2 @@\n def one():\n-    return 0\n+    return 1\n",
+           "FAIL_TO_PASS": ["tests/test_old.py::test_one"], "PASS_TO_PASS": ["tests/test_old.py::test_pytest_of_then"],
+           "problem_statement": "one is zero", "created_at": "2023-01-01T12:00:00Z"}  # pytest 7.2.0's time
+    code, out = _import(loop_cli, project, instances=_instances(project, "o.jsonl", [row]))
+    assert code == 0 and "acme__old-1: versions as they stood on 2023-01-01T12:00:00Z (the row's created_at)" in out
+    folder = project["root"] / "harness" / "tasks" / "acme__old-1"
+    assert 'exclude_newer = "2023-01-01T12:00:00Z"' in (folder / "task.toml").read_text()
+    code, out = loop_cli("tasks", "check", "acme__old-1", config=project["cfg"])
+    assert code == 0 and "ok   acme__old-1" in out, out
+    del row["created_at"]
+    code, out = _import(loop_cli, project, "--force", instances=_instances(project, "o.jsonl", [row]))
+    assert code == 0 and "(the base commit's date; the row has no created_at)" in out, out

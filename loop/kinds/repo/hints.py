@@ -9,6 +9,7 @@ from pathlib import Path
 from loop.kinds.task import Task
 
 _NO_MODULE = re.compile(r"No module named '([^'.]+)")
+_TOX_FACTOR = re.compile(r"^[A-Za-z0-9_.!,{}-]+:\s")  # a tox line (`click7: click<8`), not a requirement
 _REFUSED = "a module is missing from the task's environment"  # reference.baseline's own hint begins so
 
 
@@ -36,7 +37,7 @@ def missing_module(task: Task, said: str) -> str:
     if name and name in own_packages(task.spec.tree):
         return (f"the project's own package '{name}' cannot be imported by the test command ({said[:160]}): it "
                 f"must be installed, not listed: set `install = \"editable\"` under [environment] in "
-                f"{task.path / 'task.toml'} (a SWE-bench import does this when the project declares entry points), "
+                f"{task.path / 'task.toml'} (a SWE-bench import sets it for every project whose name it can read), "
                 "or give the test command the folder that holds it (-o pythonpath=...)")
     return (f"a module is missing from the task's environment ({said[:160]}): add the project that provides "
             f"{name or 'it'} to {req}, or re-import the SWE-bench instance with --requirements FILE --force")
@@ -57,15 +58,17 @@ def build_failed(task: Task, detail: str) -> str:
     env = task.spec.environment
     files = str(task.path / "requirements.txt") if env.kind == "requirements" else \
         ", ".join(str(task.spec.tree / n) for n, _ in env.files)
-    if re.search(r"Failed building wheel|Could not build wheels|requires a different Python|"
+    if re.search(r"Failed building wheel|Could not build wheels|legacy-install-failure|requires a different Python|"
                  r"Requires-Python", detail):
         return (f"the environment cannot be built: a package {files} asks for does not install on this "
                 f"task's interpreter ({_last(detail)}); name the Python of the project's era in "
                 f"{task.path / 'task.toml'} (python = \"3.9\"), or pin a version that does")
-    if "Invalid requirement" in detail:
-        m = re.search(r"Invalid requirement: '([^']*)'", detail)
-        return (f"the environment cannot be built: {files} has a line pip does not take"
-                + (f" ({m.group(1)!r})" if m else "") + "; remove it, or re-import with --requirements FILE --force")
+    m = re.search(r"Invalid requirement: '([^']*)'", detail)
+    factor = next((line for line in dict(env.files).get("requirements.txt", "").splitlines()
+                   if _TOX_FACTOR.match(line)), None) if env.kind == "requirements" else None
+    if m or factor:  # pip names the line; uv reads `click7: click<8` as a path and says only that it is missing
+        return (f"the environment cannot be built: {files} has a line pip does not take "
+                f"({(m.group(1) if m else factor)!r}); remove it, or re-import with --requirements FILE --force")
     if re.search(r"No matching distribution|Could not find a version|ResolutionImpossible|conflicting dependencies",
                  detail):
         return (f"the environment cannot be built: pip cannot satisfy {files} ({_last(detail)}); pin what "
