@@ -20,6 +20,7 @@ from loop.cli.endpoint import endpoint_group
 from loop.cli.output import Progress, grade_json, print_batch, print_grade, print_predictions, warn_unsandboxed
 from loop.errors import HarnessError, LoopError, SandboxUnavailable, SuiteError
 from loop.grading.triage import load_quarantine
+from loop.kinds.task import NOTE
 from loop.run import one, seeds
 from loop.run.batch import grade_samples, rotate_seed_recorded, run_batch
 from loop.run.settings import Origin, sandbox_config
@@ -97,8 +98,10 @@ def tasks_check(ctx, names, no_sandbox):
         except Exception as exc:  # noqa: BLE001 -- one broken task is a line, never the end of the check
             problems = [f"{name}: loop failed checking it ({exc.__class__.__name__}: {str(exc)[:300]}); "
                         "please report this"]
-        for p in problems:  # each line names its task first
-            click.echo(f"FAIL {p if p.startswith((name, f'task {name!r}')) else f'{name}: {p}'}")
+        for p in problems:  # each line names its task first; a note is said, not failed (a cut SWE-bench id)
+            label, p = ("note", p.removeprefix(NOTE)) if p.startswith(NOTE) else ("FAIL", p)
+            click.echo(f"{label} {p if p.startswith((name, f'task {name!r}')) else f'{name}: {p}'}")
+        problems = [p for p in problems if not p.startswith(NOTE)]
         if not problems:
             click.echo(f"ok   {name}")
         else:

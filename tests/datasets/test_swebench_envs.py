@@ -159,3 +159,21 @@ def test_versions_resolve_as_they_stood_on_the_rows_date(loop_cli, project, tmp_
     del row["created_at"]
     code, out = _import(loop_cli, project, "--force", instances=_instances(project, "o.jsonl", [row]))
     assert code == 0 and "(the base commit's date; the row has no created_at)" in out, out
+
+
+def test_a_cut_id_has_the_status_swebench_records_for_it():
+    """SWE-bench keys each `-rA` summary line by the id cut at its first space: ids cut alike share one key
+    and the last line wins (FAILED and ERROR after PASSED; a SKIPPED line names no id)."""
+    from loop.kinds.repo.results import SKIP, Outcome, with_truncated
+    from loop import verdicts as V
+
+    cut = "t.py::test_f[My"
+    def graded(*statuses):
+        outcomes = {f"t.py::test_f[My {n}]": Outcome(s, s) for n, s in enumerate(statuses)}
+        return with_truncated(outcomes, [cut]).get(cut)
+
+    assert graded(V.PASS, V.PASS).status == V.PASS
+    assert graded(V.PASS, V.FAIL, V.PASS).status == V.FAIL  # one failing case fails the cut id
+    assert graded(SKIP, V.PASS).status == V.PASS
+    assert graded(SKIP, SKIP) is None and graded() is None  # nothing recorded: a failing test
+    assert graded(V.FAIL).message == V.FAIL and graded(SKIP) is None

@@ -67,3 +67,16 @@ def test_task_runs_on_its_own_interpreter_under_a_closed_home(loop_cli, project,
     lines = out.strip().splitlines()
     assert code == 0 and lines[0].startswith("skip acme__which-1: Python 2.1 is not installed"), out
     assert "uv python install 2.1" in lines[0] and lines[-1] == "0 ok, 0 failed, 1 skipped of 1 tasks"
+
+
+def test_config_outside_the_project_says_where_tasks_are_looked_up(loop_cli, tmp_path, monkeypatch):
+    project = tmp_path / "proj"
+    (project / "harness" / "tasks" / "t1").mkdir(parents=True)
+    (project / "harness" / "tasks" / "t1" / "task.toml").write_text('name = "t1"\n')
+    cfg = tmp_path / "elsewhere" / "config.toml"
+    cfg.parent.mkdir()
+    cfg.write_text("[loop]\nk = 1\n")
+    monkeypatch.chdir(project)
+    code, out = loop_cli("tasks", "check", "t1", config=cfg)
+    assert code == 2 and out.count("\n") == 1, out
+    assert f"tasks are looked up beside the config file {cfg}" in out and f"put the config file in {project}" in out

@@ -87,7 +87,7 @@ def env_key(spec: EnvSpec, interpreter: str) -> str:
     for name, text in spec.files:
         h.update(b"\0" + name.encode() + b"\0" + text.encode())
     if spec.exclude_newer:
-        h.update(b"\0exclude-newer\0" + spec.exclude_newer.encode())
+        h.update(b"\0uv --compile-bytecode --exclude-newer\0" + spec.exclude_newer.encode())
     return f"{spec.kind}-{h.hexdigest()[:24]}"
 
 
@@ -124,7 +124,8 @@ def _sh(argv: list[str], cwd: Path, env: dict | None = None) -> None:
 
 def _build_requirements(spec: EnvSpec, tmp: Path, interpreter: str) -> None:
     if spec.exclude_newer and uv():  # what the project's unpinned requirements resolved to at the time
-        _sh([uv(), "pip", "install", "--quiet", "--no-progress", "--target", str(tmp), "--python", interpreter,
+        _sh([uv(), "pip", "install", "--quiet", "--no-progress", "--compile-bytecode", "--target", str(tmp),
+             "--python", interpreter,
              "--exclude-newer", spec.exclude_newer, "-r", str(tmp / "requirements.txt")], tmp)
     else:  # without uv, today's versions (docs/swebench.md says so)
         _sh([*_pip(interpreter), "install", "--quiet", "--disable-pip-version-check", "--no-input", "--target",
