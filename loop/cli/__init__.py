@@ -14,13 +14,13 @@ import click
 from loop import kinds, tasks
 from loop import verdicts as V
 from loop.cli import imports
+from loop.cli.checks import check_one
 from loop.cli.common import (cluster_option, command_line, handle_errors, load_config, origin_from, per_repeat,
                              scheduler, source_options, warn)
 from loop.cli.endpoint import endpoint_group
 from loop.cli.output import Progress, grade_json, print_batch, print_grade, print_predictions, warn_unsandboxed
-from loop.errors import HarnessError, LoopError, SandboxUnavailable, SuiteError
+from loop.errors import SuiteError
 from loop.grading.triage import load_quarantine
-from loop.kinds.task import NOTE
 from loop.run import one, seeds
 from loop.run.batch import grade_samples, rotate_seed_recorded, run_batch
 from loop.run.settings import Origin, sandbox_config
@@ -83,28 +83,11 @@ def tasks_check(ctx, names, no_sandbox):
     warn_unsandboxed(sandbox)
     bad, skipped, every = [], 0, tasks.chosen(config, names)  # a typo'd name is the user's error (exit 2), not a FAIL
     for name in every:  # every task, whatever the one before it did: a broken task is a line, not the end
-        try:
-            task = tasks.load(config.root, name)
-            why = kinds.unavailable(task)
-            if why:  # not the task's fault: its grades are inconclusive on this machine
-                click.echo(f"skip {why}")
-                skipped += 1
-                continue
-            problems = kinds.get(task.kind).polarity(task, sandbox)
-        except (LoopError, HarnessError) as exc:
-            problems = [str(exc)]
-        except SandboxUnavailable as exc:
-            problems = [f"{name}: the sandbox cannot start ({exc})"]
-        except Exception as exc:  # noqa: BLE001 -- one broken task is a line, never the end of the check
-            problems = [f"{name}: loop failed checking it ({exc.__class__.__name__}: {str(exc)[:300]}); "
-                        "please report this"]
-        for p in problems:  # each line names its task first; a note is said, not failed (a cut SWE-bench id)
-            label, p = ("note", p.removeprefix(NOTE)) if p.startswith(NOTE) else ("FAIL", p)
-            click.echo(f"{label} {p if p.startswith((name, f'task {name!r}')) else f'{name}: {p}'}")
-        problems = [p for p in problems if not p.startswith(NOTE)]
-        if not problems:
-            click.echo(f"ok   {name}")
-        else:
+        lines = check_one(config, name, sandbox)
+        for line in lines:
+            click.echo(line)
+        skipped += lines[0].startswith("skip ")
+        if any(line.startswith("FAIL ") for line in lines):
             bad.append(name)
     if len(every) > 1 or names:
         click.echo(f"{len(every) - len(bad) - skipped} ok, {len(bad)} failed, {skipped} skipped of {len(every)} tasks"
