@@ -177,3 +177,20 @@ def test_a_cut_id_has_the_status_swebench_records_for_it():
     assert graded(SKIP, V.PASS).status == V.PASS
     assert graded(SKIP, SKIP) is None and graded() is None  # nothing recorded: a failing test
     assert graded(V.FAIL).message == V.FAIL and graded(SKIP) is None
+
+
+def test_project_metadata_is_read_never_run_and_never_a_path():
+    from loop.kinds.repo import metadata
+
+    files = {"setup.cfg": "[metadata]\nname = sql-thing\nversion = 1.0\n[options.entry_points]\n"
+                          "sqlthing =\n    core = sqlthing.core\n",
+             "setup.py": "import os\nos.system('touch /tmp/pwned')\nsetup(name='other', entry_points=make())\n"}
+    project = metadata.read_project(files.get)
+    assert (project.name, project.version) == ("sql-thing", "1.0")
+    assert project.entry_points == {"sqlthing": ["core = sqlthing.core"]}
+    (meta, _, eps) = metadata.dist_info(project)
+    assert meta[0] == "sql_thing-1.0.dist-info/METADATA" and eps[1] == "[sqlthing]\ncore = sqlthing.core\n\n"
+    for name in ("../../etc", "a/b", ""):
+        assert metadata.dist_info(metadata.Project(name=name)) == []
+    pyproject = {"pyproject.toml": '[project]\nname = "p"\ndynamic = ["version"]\n[project.scripts]\np = "p.cli:main"\n'}
+    assert metadata.dist_info(metadata.read_project(pyproject.get))[0][0] == "p-0+loop.dist-info/METADATA"

@@ -132,7 +132,8 @@ def _build_requirements(spec: EnvSpec, tmp: Path, interpreter: str) -> None:
              str(tmp), "-r", str(tmp / "requirements.txt")], tmp)
     site = tmp / "site"  # an editable install's metadata (kind: environment.install): beside the packages
     if site.is_dir():
-        for entry in site.iterdir():
+        for entry in site.iterdir():  # the project's own metadata wins over a copy a requirement pulled in
+            shutil.rmtree(tmp / entry.name, ignore_errors=True)
             os.rename(entry, tmp / entry.name)
         site.rmdir()
 

@@ -144,8 +144,8 @@ _NORMAL = re.compile(r"[-_.]+")
 def dist_info(project: Project) -> list[tuple[str, str]]:
     """The files of the `.dist-info` folder an editable install writes (METADATA, entry_points.txt), as
     (path under the environment, text); none for a project without a readable name."""
-    if not project.name:
-        return []
+    if not project.name or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", project.name):
+        return []  # none, or not a name a folder can carry (a name is the repository's text: never a path)
     name = _NORMAL.sub("_", project.name)
     version = project.version if project.version and re.fullmatch(r"[0-9A-Za-z.+!_-]+", project.version) else "0+loop"
     folder = f"{name}-{version}.dist-info"
