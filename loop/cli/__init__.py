@@ -82,8 +82,12 @@ def tasks_check(ctx, names, no_sandbox):
     sandbox = sandbox_config(config, no_sandbox)
     warn_unsandboxed(sandbox)
     bad, skipped, every = [], 0, tasks.chosen(config, names)  # a typo'd name is the user's error (exit 2), not a FAIL
-    for name in every:  # every task, whatever the one before it did: a broken task is a line, not the end
+    for n, name in enumerate(every, 1):  # every task, whatever the one before it did: a broken task is a line
+        if sys.stderr.isatty():  # a check may first build an environment: say which task is under way
+            click.echo(f"\rchecking {name} ({n}/{len(every)}) ...", nl=False, err=True)
         lines = check_one(config, name, sandbox)
+        if sys.stderr.isatty():
+            click.echo("\r\033[K", nl=False, err=True)
         for line in lines:
             click.echo(line)
         skipped += lines[0].startswith("skip ")
