@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loop import jsonl, tasks
-from loop.datasets.swebench_requirements import (PYTEST, Declared, Requirements, _names, read_declared,  # noqa: F401
-                                                requirements_text)  # PYTEST, requirements_text: the importer's API
+from loop.datasets.swebench_requirements import (PYTEST, Declared, Requirements, read_declared,
+                                                requirement_names, requirements_text)
 from loop.errors import SwebenchError, read_text
 from loop.grading.model import text
 from loop.kinds.repo import changes as repo_changes
@@ -195,7 +195,7 @@ def _file_at(clone: Path, commit: str, rel: str) -> str | None:
 
 # the environment ----------------------------------------------------------------------------------------
 def find_requirements(clone: Path, commit: str) -> Declared:
-    """What the project declares it needs at `commit` (requirements.read_declared, over the clone)."""
+    """What the project declares it needs at `commit` (swebench_requirements.read_declared, over the clone)."""
     return read_declared(lambda rel: _file_at(clone, commit, rel))
 
 
@@ -256,13 +256,13 @@ def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[s
     context = [p for p in fixed if (tree / p).is_file()]
     (folder / "gold.patch").write_text(inst.patch if inst.patch.endswith("\n") else inst.patch + "\n", encoding="utf-8")
     chosen = requirements.get(inst) if requirements is not None else None
-    declared = find_requirements(clone, env_commit)
     # SWE-bench installs every repository (pip install -e .): its metadata and entry points then come from the
     # environment, and its code from the tree
     install = bool(repo_metadata.dist_info(repo_metadata.from_tree(tree)))
     if chosen is None:
+        declared = find_requirements(clone, env_commit)
         req = requirements_text(declared.requirements)
-        added = [] if "pytest" in _names(declared.requirements) else [PYTEST]
+        added = [] if "pytest" in requirement_names(declared.requirements) else [PYTEST]
         found = "; ".join(f"{where}: {', '.join(reqs)}" for where, reqs in declared.found) or "none declared"
         source = {"from": f"{inst.repo} at {env_commit[:12]}", "found": [w for w, _ in declared.found],
                   "added": added, "dropped": declared.dropped}
@@ -279,10 +279,12 @@ def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[s
         found = pythons.find(python)
         notes.append(f"{inst.instance_id}: Python {python}: " + (f"found at {found}" if found else
                                                                   f"warning: {pythons.missing(python)}"))
-    newer = inst.created_at or _commit_date(clone, base)
-    notes.append(f"{inst.instance_id}: versions as they stood on {newer} (the row's created_at)" if inst.created_at
-                 else f"{inst.instance_id}: versions as they stood on {newer} (the base commit's date; the row has "
-                      "no created_at)")
+    # every line pinned (pkg==1.2): the date changes nothing, and tasks alike share one environment
+    pinned = all("==" in line for line in req.splitlines() if line.strip() and not line.startswith("#"))
+    newer = None if pinned else inst.created_at or _commit_date(clone, base)
+    if newer:
+        notes.append(f"{inst.instance_id}: versions as they stood on {newer} ("
+                     + ("the row's created_at)" if inst.created_at else "the base commit's date; the row has no created_at)"))
     if install:
         notes.append(f"{inst.instance_id}: the project is installed, editable (its metadata and entry points in "
                      "the environment, its code the tree's), as SWE-bench installs it")
@@ -304,7 +306,7 @@ def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[s
         keys["hidden_tests"] = "hidden"
     body = "".join(f"{k} = {_toml(v)}\n" for k, v in keys.items())
     environment = ('\n[environment]\nrequirements = "requirements.txt"\n' + ('install = "editable"\n' if install else "")
-                   + f'exclude_newer = "{newer}"\n')
+                   + (f'exclude_newer = "{newer}"\n' if newer else ""))
     (folder / "task.toml").write_text(body + environment, encoding="utf-8")
     (folder / META).write_text(json.dumps({
         "instance_id": inst.instance_id, "repo": inst.repo, "base_commit": base,

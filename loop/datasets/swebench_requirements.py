@@ -173,13 +173,13 @@ def _setup_py(source: str, add, warnings: list[str]) -> None:
             add(f"setup.py {key}", _str_list(got))
 
 
-def _names(requirements: list[str]) -> set[str]:
+def requirement_names(requirements: list[str]) -> set[str]:
     return {m.group(1).lower().replace("_", "-") for m in map(_REQ_NAME.match, requirements) if m}
 
 
 def requirements_text(declared: list[str]) -> str:
     """The declared requirements plus pytest (pinned unless the project names its own)."""
-    return "\n".join(declared + ([] if "pytest" in _names(declared) else [PYTEST])) + "\n"
+    return "\n".join(declared + ([] if "pytest" in requirement_names(declared) else [PYTEST])) + "\n"
 
 
 
