@@ -56,11 +56,20 @@ def chosen(config, names: tuple | list) -> list[str]:
     """The tasks a command named, each one existing, else every task (one at least): a TaskError otherwise."""
     for name in names:
         if not (tasks_root(config.root) / name / "task.toml").is_file():
-            raise TaskError(unknown_task(config.root, name))
+            raise TaskError(unknown_task(config.root, name) + _elsewhere(config, name))
     every = list(names) or list_tasks(config.root)
     if not every:
         raise TaskError(no_tasks(config))
     return every
+
+
+def _elsewhere(config, name: str) -> str:
+    """When --config names a file away from the project: tasks are looked up beside it, and here is the task."""
+    here = tasks_root(Path.cwd()) / name / "task.toml"
+    if config.path is None or Path.cwd().resolve() == config.root.resolve() or not here.is_file():
+        return ""
+    return (f" (tasks are looked up beside the config file {config.path}; {here.parent} is in the current folder: "
+            f"put the config file in {Path.cwd()}, or run loop where the config file is)")
 
 
 def no_tasks(config) -> str:

@@ -14,11 +14,12 @@ import click
 from loop import kinds, tasks
 from loop import verdicts as V
 from loop.cli import imports
+from loop.cli.checks import check_one
 from loop.cli.common import (cluster_option, command_line, handle_errors, load_config, origin_from, per_repeat,
                              scheduler, source_options, warn)
 from loop.cli.endpoint import endpoint_group
 from loop.cli.output import Progress, grade_json, print_batch, print_grade, print_predictions, warn_unsandboxed
-from loop.errors import LoopError, SuiteError
+from loop.errors import SuiteError
 from loop.grading.triage import load_quarantine
 from loop.run import one, seeds
 from loop.run.batch import grade_samples, rotate_seed_recorded, run_batch
@@ -81,22 +82,16 @@ def tasks_check(ctx, names, no_sandbox):
     sandbox = sandbox_config(config, no_sandbox)
     warn_unsandboxed(sandbox)
     bad, skipped, every = [], 0, tasks.chosen(config, names)  # a typo'd name is the user's error (exit 2), not a FAIL
-    for name in every:  # every task, whatever the one before it did: a broken task is a line, not the end
-        try:
-            task = tasks.load(config.root, name)
-            why = kinds.unavailable(task)
-            if why:  # not the task's fault: its grades are inconclusive on this machine
-                click.echo(f"skip {why}")
-                skipped += 1
-                continue
-            problems = kinds.get(task.kind).polarity(task, sandbox)
-        except LoopError as exc:
-            problems = [str(exc)]
-        for p in problems:
-            click.echo(f"FAIL {p}")
-        if not problems:
-            click.echo(f"ok   {name}")
-        else:
+    for n, name in enumerate(every, 1):  # every task, whatever the one before it did: a broken task is a line
+        if sys.stderr.isatty():  # a check may first build an environment: say which task is under way
+            click.echo(f"\rchecking {name} ({n}/{len(every)}) ...", nl=False, err=True)
+        lines = check_one(config, name, sandbox)
+        if sys.stderr.isatty():
+            click.echo("\r\033[K", nl=False, err=True)
+        for line in lines:
+            click.echo(line)
+        skipped += lines[0].startswith("skip ")
+        if any(line.startswith("FAIL ") for line in lines):
             bad.append(name)
     if len(every) > 1 or names:
         click.echo(f"{len(every) - len(bad) - skipped} ok, {len(bad)} failed, {skipped} skipped of {len(every)} tasks"
@@ -132,27 +127,30 @@ def tasks_prepare(ctx, names):
 @click.option("--repos", type=click.Path(path_type=Path), default=None,
               help="swebench: folder of local clones named owner__name or owner/name.")
 @click.option("--requirements", type=click.Path(path_type=Path), default=None,
-              help="swebench: requirements file for every instance (default: the clone's declared dependencies + pytest).")
+              help="swebench: requirements FILE for every instance, or a DIR of <instance_id>.txt / <owner>__<name>.txt "
+                   "files (default: the clone's declared dependencies, + pytest where it names none).")
 @click.option("--test-command", default=None,
               help="swebench: test command the test ids are appended to (default: python3 -m pytest -p "
                    "no:cacheprovider --junitxml={report}).")
 @click.option("--force", is_flag=True, help="swebench: replace instances imported already (refused otherwise).")
+@click.option("--python", default=None, metavar="3.9|PATH",
+              help="swebench: the interpreter the instances' tests run on (task.toml `python`; default: loop's).")
 @click.pass_context
 @handle_errors
-def tasks_import(ctx, source, instances, dest, repos, requirements, test_command, force):
+def tasks_import(ctx, source, instances, dest, repos, requirements, test_command, force, python):
     """Import a public benchmark as task folders (humaneval: needs pip install '.[humaneval]';
     evalplus: a HumanEvalPlus or MbppPlus release FILE (.jsonl or .jsonl.gz);
     swebench: INSTANCES.jsonl --repos DIR, one repo task per instance)."""
     config = load_config(ctx)
     dest = dest or tasks.tasks_root(config.root)
     if source == "swebench":
-        imports.swebench(instances, dest, repos, requirements, test_command, force)
+        imports.swebench(instances, dest, repos, requirements, test_command, force, python)
         return
     if source == "evalplus":
-        imports.evalplus(config, instances, dest, repos or requirements or test_command or force)
+        imports.evalplus(config, instances, dest, repos or requirements or test_command or force or python)
         return
-    if instances or repos or requirements or test_command or force:
-        raise click.UsageError("humaneval takes no INSTANCES, --repos, --requirements, --test-command or --force")
+    if instances or repos or requirements or test_command or force or python:
+        raise click.UsageError("humaneval takes no INSTANCES, --repos, --requirements, --test-command, --force or --python")
     from loop.datasets.humaneval import tasks as humaneval
 
     names = humaneval.import_humaneval(dest)

@@ -15,7 +15,7 @@ def evalplus(config, path, dest, swebench_only) -> None:
     if path is None:
         raise click.UsageError("evalplus needs FILE: a HumanEvalPlus or MbppPlus release file (.jsonl or .jsonl.gz)")
     if swebench_only:
-        raise click.UsageError("evalplus takes no --repos, --requirements or --test-command")
+        raise click.UsageError("evalplus takes no --repos, --requirements, --test-command or --python")
     sandbox = sandbox_config(config)
     warn_unsandboxed(sandbox)
     done = dataset.import_evalplus(path, dest, sandbox)
@@ -30,14 +30,14 @@ def evalplus(config, path, dest, swebench_only) -> None:
                f"into {dest}{span}")
 
 
-def swebench(instances, dest, repos, requirements, test_command, force) -> None:
+def swebench(instances, dest, repos, requirements, test_command, force, python=None) -> None:
     from loop.datasets import swebench as dataset
 
     if instances is None or repos is None:
         raise click.UsageError("swebench needs INSTANCES.jsonl and --repos DIR")
     notes: list[str] = []
-    names = dataset.import_instances(instances, repos, dest, requirements, test_command, force, notes)
+    names = dataset.import_instances(instances, repos, dest, requirements, test_command, force, notes, python)
     for note in notes:
-        click.echo(note, err=note.startswith("warning:"))
+        click.echo(note, err=note.startswith("warning:") or "warning:" in note)
     click.echo(f"imported {len(names)} SWE-bench instance(s) into {dest}: {', '.join(names[:5])}"
                + (" ..." if len(names) > 5 else ""))

@@ -95,6 +95,10 @@ class Progress:
     def __call__(self, state: dict) -> None:
         if not self.enabled:
             return
+        if "step" in state:  # before the grades (a task's check, which builds its environment): a line each
+            self.moved = time.monotonic()
+            click.echo(state["step"], err=True)
+            return
         if state != self.state:  # a reply or a grade: something moved
             self.moved = time.monotonic()
         self.state = state

@@ -9,8 +9,6 @@ clone's declared dependencies plus pytest (`requirements.txt`) and `swebench.jso
 
 from __future__ import annotations
 
-import ast
-import configparser
 import json
 import os
 import re
@@ -18,25 +16,25 @@ import shlex
 import shutil
 import subprocess
 import tempfile
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from loop import jsonl, tasks
+from loop.datasets.swebench_requirements import (PYTEST, Declared, Requirements, read_declared,
+                                                requirement_names, requirements_text)
 from loop.errors import SwebenchError, read_text
 from loop.grading.model import text
 from loop.kinds.repo import changes as repo_changes
+from loop.kinds.repo import metadata as repo_metadata
 from loop.kinds.repo import patch as repo_patch
 from loop.kinds.repo import screen as repo_screen
 from loop.kinds.repo.kind import tool_missing
+from loop.sandbox import pythons
 
 META = "swebench.json"
 REQUIRED = ("instance_id", "repo", "base_commit", "patch", "FAIL_TO_PASS", "PASS_TO_PASS", "problem_statement")
-PYTEST = "pytest==8.3.4"  # pinned: an environment is built once per content hash, so it must not drift
 DEFAULT_COMMAND = "python3 -m pytest -p no:cacheprovider --junitxml={report}"
-TEST_EXTRAS = ("test", "tests", "testing")
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
-_REQ_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
 @dataclass(frozen=True)
@@ -51,6 +49,7 @@ class Instance:
     pass_to_pass: tuple[str, ...]
     environment_setup_commit: str | None
     problem_statement: str
+    created_at: str | None = None
 
 
 # reading ------------------------------------------------------------------------------------------------
@@ -128,8 +127,15 @@ def read_instances(path: Path) -> list[Instance]:
         out.append(Instance(where, iid, obj["repo"], obj["base_commit"].strip(), text(obj["patch"]),
                             text(obj.get("test_patch") or ""), f2p,
                             _id_list(obj["PASS_TO_PASS"], where, "PASS_TO_PASS"),
-                            (obj.get("environment_setup_commit") or "").strip() or None, text(obj["problem_statement"])))
+                            (obj.get("environment_setup_commit") or "").strip() or None, text(obj["problem_statement"]),
+                            _date(obj.get("created_at"))))
     return out
+
+
+def _date(value) -> str | None:
+    """created_at as published ("2021-05-13T22:09:50Z", "2021-05-13 22:09:50"): uv's form, or None."""
+    m = re.match(r"^(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d)", value) if isinstance(value, str) else None
+    return f"{m.group(1)}T{m.group(2)}Z" if m else None
 
 
 # the clone ----------------------------------------------------------------------------------------------
@@ -160,6 +166,11 @@ def resolve(clone: Path, commit: str, where: str, field: str) -> str:
     return done.stdout.strip()
 
 
+def _commit_date(clone: Path, commit: str) -> str:
+    done = _git(clone, "show", "-s", "--format=%cd", "--date=iso-strict-local", commit, env={"TZ": "UTC"})
+    return _date(done.stdout.strip()) or done.stdout.strip()
+
+
 def checkout(clone: Path, commit: str, dest: Path) -> None:
     """The commit's tree into `dest`, through a throwaway index: the clone's own index and work tree are
     left alone, and no export attribute rewrites a file (as `git archive` would)."""
@@ -183,147 +194,13 @@ def _file_at(clone: Path, commit: str, rel: str) -> str | None:
 
 
 # the environment ----------------------------------------------------------------------------------------
-def _str_list(value) -> list[str]:
-    return [v.strip() for v in value if isinstance(v, str) and v.strip()] if isinstance(value, list) else []
-
-
-def _lines(value: str) -> list[str]:
-    return [x.split("#", 1)[0].strip() for x in value.splitlines() if x.split("#", 1)[0].strip()]
-
-
-@dataclass
-class Declared:
-    """What a project declares it needs, where each came from, and what could not be read."""
-
-    found: list[tuple[str, list[str]]]  # (where, requirements): "setup.py extras_require['test']", [...]
-    warnings: list[str]
-
-    @property
-    def requirements(self) -> list[str]:
-        return list(dict.fromkeys(r for _, reqs in self.found for r in reqs))
+def find_requirements(clone: Path, commit: str) -> Declared:
+    """What the project declares it needs at `commit` (swebench_requirements.read_declared, over the clone)."""
+    return read_declared(lambda rel: _file_at(clone, commit, rel))
 
 
 def declared_requirements(clone: Path, commit: str) -> list[str]:
     return find_requirements(clone, commit).requirements
-
-
-def find_requirements(clone: Path, commit: str) -> Declared:
-    """What the project declares it needs at `commit`: pyproject.toml's [project] dependencies, setup.cfg's
-    install_requires, setup.py's install_requires / tests_require (literals, or names bound to literals at
-    module level), each with a test/tests/testing extra, then requirements-dev / requirements-test files and
-    tox.ini's [testenv] deps. Read, never executed: setup.py is code from the repository."""
-    out = Declared([], [])
-
-    def add(where: str, reqs: list[str]) -> None:
-        if reqs:
-            out.found.append((where, reqs))
-
-    text_ = _file_at(clone, commit, "pyproject.toml")
-    if text_:
-        try:
-            project = tomllib.loads(text_).get("project", {})
-        except tomllib.TOMLDecodeError:
-            project = {}
-            out.warnings.append("pyproject.toml is not valid TOML: not read")
-        if isinstance(project, dict):
-            add("pyproject.toml [project] dependencies", _str_list(project.get("dependencies")))
-            extras = project.get("optional-dependencies")
-            for name in TEST_EXTRAS:
-                add(f"pyproject.toml optional-dependencies.{name}",
-                    _str_list(extras.get(name)) if isinstance(extras, dict) else [])
-            dynamic = project.get("dynamic")
-            if isinstance(dynamic, list) and "dependencies" in dynamic:
-                out.warnings.append("pyproject.toml: dependencies are dynamic (computed at build time): not read")
-    text_ = _file_at(clone, commit, "setup.cfg")
-    if text_:
-        parser = configparser.ConfigParser(interpolation=None)
-        try:
-            parser.read_string(text_)
-            add("setup.cfg install_requires", _lines(parser.get("options", "install_requires", fallback="")))
-            for name in TEST_EXTRAS:
-                add(f"setup.cfg extras_require.{name}", _lines(parser.get("options.extras_require", name, fallback="")))
-        except configparser.Error:
-            out.warnings.append("setup.cfg could not be parsed: not read")
-    text_ = _file_at(clone, commit, "setup.py")
-    if text_:
-        _setup_py(text_, add, out.warnings)
-    for rel in TEST_REQUIREMENT_FILES:
-        text_ = _file_at(clone, commit, rel)
-        if text_:
-            reqs = _lines(text_)
-            skipped = [r for r in reqs if r.startswith("-")]
-            add(rel, [r for r in reqs if not r.startswith("-")])
-            if skipped:
-                out.warnings.append(f"{rel}: {skipped[0]!r} (an option or an included file) not followed")
-    text_ = _file_at(clone, commit, "tox.ini")
-    if text_:
-        parser = configparser.ConfigParser(interpolation=None, strict=False)
-        try:
-            parser.read_string(text_)
-            deps = _lines(parser.get("testenv", "deps", fallback=""))
-        except configparser.Error:
-            deps = []
-            out.warnings.append("tox.ini could not be parsed: not read")
-        add("tox.ini [testenv] deps", [d for d in deps if not d.startswith("-") and "{" not in d])
-    return out
-
-
-TEST_REQUIREMENT_FILES = ("requirements-dev.txt", "requirements-test.txt", "requirements-tests.txt",
-                          "requirements/test.txt", "requirements/tests.txt", "requirements/dev.txt")
-
-
-def _setup_py(source: str, add, warnings: list[str]) -> None:
-    """setup.py's setup(...) keywords, read as literals; a name bound once at module level to something
-    readable counts as what it is bound to (TEST_DEPS = [...]; extras_require={"test": TEST_DEPS})."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError):
-        warnings.append("setup.py is not valid Python: not read")
-        return
-    bound: dict[str, ast.AST] = {}
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            bound[node.targets[0].id] = node.value  # the last binding wins, as it would when run
-
-    def value(node: ast.AST, depth: int = 0):
-        if depth > 20:
-            raise ValueError("too deep")
-        if isinstance(node, ast.Name) and node.id in bound:
-            return value(bound[node.id], depth + 1)
-        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-            return [value(e, depth + 1) for e in node.elts]
-        if isinstance(node, ast.Dict) and None not in node.keys:
-            return {value(k, depth + 1): value(v, depth + 1) for k, v in zip(node.keys, node.values)}
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            left, right = value(node.left, depth + 1), value(node.right, depth + 1)
-            if isinstance(left, list) and isinstance(right, list):
-                return left + right
-            raise ValueError("not a list sum")
-        return ast.literal_eval(node)
-
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        for kw in node.keywords:
-            if kw.arg not in ("install_requires", "tests_require", "extras_require"):
-                continue
-            try:
-                got = value(kw.value)
-            except (ValueError, TypeError, SyntaxError, RecursionError, KeyError):
-                warnings.append(f"setup.py: {kw.arg} is computed ({ast.unparse(kw.value)[:60]}), not a literal "
-                                "or a name bound to one: not read")
-                continue
-            if kw.arg == "extras_require":
-                for name in TEST_EXTRAS:
-                    add(f"setup.py extras_require[{name!r}]", _str_list(got.get(name)) if isinstance(got, dict) else [])
-            else:
-                add(f"setup.py {kw.arg}", _str_list(got))
-
-
-def requirements_text(declared: list[str]) -> str:
-    """The declared requirements plus pytest (pinned unless the project names its own)."""
-    names = {m.group(1).lower().replace("_", "-") for m in map(_REQ_NAME.match, declared) if m}
-    return "\n".join(declared + ([] if "pytest" in names else [PYTEST])) + "\n"
 
 
 # one instance -> one task folder ------------------------------------------------------------------------
@@ -342,8 +219,8 @@ def test_command(prefix: list[str], tree: Path) -> list[str]:
     return [*prefix, *extra] if "{tests}" in prefix else [*prefix, *extra, "{tests}"]
 
 
-def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[str], requirements: str | None,
-           notes: list[str]) -> None:
+def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[str],
+           requirements: Requirements | None, notes: list[str], python: str | None = None) -> None:
     base = resolve(clone, inst.base_commit, where, "base_commit")
     env_commit = resolve(clone, inst.environment_setup_commit, where, "environment_setup_commit") \
         if inst.environment_setup_commit else base
@@ -378,21 +255,45 @@ def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[s
         fixed = [c.path for c in repo_changes.between(tree, gold)]
     context = [p for p in fixed if (tree / p).is_file()]
     (folder / "gold.patch").write_text(inst.patch if inst.patch.endswith("\n") else inst.patch + "\n", encoding="utf-8")
-    if requirements is None:
+    chosen = requirements.get(inst) if requirements is not None else None
+    # SWE-bench installs every repository (pip install -e .): its metadata and entry points then come from the
+    # environment, and its code from the tree
+    install = bool(repo_metadata.dist_info(repo_metadata.from_tree(tree)))
+    if chosen is None:
         declared = find_requirements(clone, env_commit)
         req = requirements_text(declared.requirements)
+        added = [] if "pytest" in requirement_names(declared.requirements) else [PYTEST]
         found = "; ".join(f"{where}: {', '.join(reqs)}" for where, reqs in declared.found) or "none declared"
-        notes.append(f"{inst.instance_id}: dependencies from {inst.repo} at {env_commit[:12]}: {found}"
-                     + (f" (+ {PYTEST})" if PYTEST not in declared.requirements else ""))
-        notes += [f"warning: {inst.instance_id}: {w}; if its tests need more, give --requirements FILE"
+        source = {"from": f"{inst.repo} at {env_commit[:12]}", "found": [w for w, _ in declared.found],
+                  "added": added, "dropped": declared.dropped}
+        notes.append(f"{inst.instance_id}: dependencies from {source['from']}: {found}"
+                     + (f" (+ {', '.join(added)}: the project names no pytest)" if added else ""))
+        notes += [f"{inst.instance_id}: left out {d}" for d in declared.dropped]
+        notes += [f"warning: {inst.instance_id}: {w}; if its tests need more, give --requirements FILE or DIR"
                   for w in declared.warnings]
     else:
-        req = requirements
+        req, path = chosen
+        source = {"from": str(path)}
+        notes.append(f"{inst.instance_id}: dependencies from {path} (--requirements)")
+    if python:
+        found = pythons.find(python)
+        notes.append(f"{inst.instance_id}: Python {python}: " + (f"found at {found}" if found else
+                                                                  f"warning: {pythons.missing(python)}"))
+    # every line pinned (pkg==1.2): the date changes nothing, and tasks alike share one environment
+    pinned = all("==" in line for line in req.splitlines() if line.strip() and not line.startswith("#"))
+    newer = None if pinned else inst.created_at or _commit_date(clone, base)
+    if newer:
+        notes.append(f"{inst.instance_id}: versions as they stood on {newer} ("
+                     + ("the row's created_at)" if inst.created_at else "the base commit's date; the row has no created_at)"))
+    if install:
+        notes.append(f"{inst.instance_id}: the project is installed, editable (its metadata and entry points in "
+                     "the environment, its code the tree's), as SWE-bench installs it")
     (folder / "requirements.txt").write_text(req, encoding="utf-8")
     keys = {
         "name": inst.instance_id, "kind": "repo", "language": "python",
         "description": f"SWE-bench instance {inst.instance_id}: {inst.repo} at {base[:12]}",
         "bug_report": inst.problem_statement.strip() or f"(no problem statement for {inst.instance_id})",
+        **({"python": python} if python else {}),
         "repo": "repo", "context": context, "test_command": test_command(prefix, tree), "parser": "junit",
         # a patch may edit neither a file holding a named test nor one the test patch touches
         "test_paths": sorted(set(files) | set(hidden)), "gold_patch": "gold.patch",
@@ -404,11 +305,17 @@ def _build(inst: Instance, where: str, clone: Path, folder: Path, prefix: list[s
     if hidden:
         keys["hidden_tests"] = "hidden"
     body = "".join(f"{k} = {_toml(v)}\n" for k, v in keys.items())
-    (folder / "task.toml").write_text(body + '\n[environment]\nrequirements = "requirements.txt"\n', encoding="utf-8")
+    environment = ('\n[environment]\nrequirements = "requirements.txt"\n' + ('install = "editable"\n' if install else "")
+                   + (f'exclude_newer = "{newer}"\n' if newer else ""))
+    (folder / "task.toml").write_text(body + environment, encoding="utf-8")
     (folder / META).write_text(json.dumps({
         "instance_id": inst.instance_id, "repo": inst.repo, "base_commit": base,
         "environment_setup_commit": env_commit, "FAIL_TO_PASS": list(inst.fail_to_pass),
-        "PASS_TO_PASS": list(inst.pass_to_pass)}, indent=2) + "\n", encoding="utf-8")
+        "PASS_TO_PASS": list(inst.pass_to_pass),
+        # what loop chose for the environment, and why (printed at import)
+        "loop_environment": {"requirements": source, "install": "editable" if install else None, "python": python,
+                             "exclude_newer": newer}},
+        indent=2) + "\n", encoding="utf-8")
 
 
 def parse_command(command: str | None) -> list[str]:
@@ -427,18 +334,16 @@ def parse_command(command: str | None) -> list[str]:
 
 
 def import_instances(path: Path, repos: Path, dest: Path, requirements: Path | None = None,
-                     command: str | None = None, force: bool = False, notes: list[str] | None = None) -> list[str]:
+                     command: str | None = None, force: bool = False, notes: list[str] | None = None,
+                     python: str | None = None) -> list[str]:
     """Turn every instance of `path` into a task folder under `dest`; all or nothing: a bad instance leaves
     `dest` as it was. An instance already there is refused, unless `force` replaces its folder. `notes`
     receives what each environment was made of (dependencies found and where) and what could not be read."""
     notes = notes if notes is not None else []
     prefix = parse_command(command)
-    req_text = None
-    if requirements is not None:
-        try:
-            req_text = requirements.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise SwebenchError(f"{requirements}: cannot read the requirements file ({exc.__class__.__name__})") from None
+    given = Requirements.read(requirements) if requirements is not None else None
+    if python is not None and not (python.startswith("/") or re.fullmatch(r"\d+\.\d+", python)):
+        raise SwebenchError(f"--python {python!r}: give a version (3.9) or an interpreter's absolute path")
     if not repos.is_dir():
         raise SwebenchError(f"{repos}: --repos is not a directory")
     instances = read_instances(path)
@@ -453,7 +358,7 @@ def import_instances(path: Path, repos: Path, dest: Path, requirements: Path | N
             where = inst.where
             folder = staging / inst.instance_id
             folder.mkdir()
-            _build(inst, where, find_clone(repos, inst.repo, where), folder, prefix, req_text, notes)
+            _build(inst, where, find_clone(repos, inst.repo, where), folder, prefix, given, notes, python)
             tasks.load_folder(folder)  # the folder must load as the task it claims to be
         for inst in instances:
             final = dest / inst.instance_id

@@ -19,6 +19,9 @@ if TYPE_CHECKING:
     from loop.kinds.function.cppwire import Signature
 
 
+NOTE = "note: "  # a polarity line that is said, not a problem (`loop tasks check` prints it as a note)
+
+
 class CheckSource(str):
     """A test given as Python source defining `check(candidate)`, run inside the sandbox against the
     candidate function (pass = no exception). Only for imported tasks whose assertions cannot be split

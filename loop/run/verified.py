@@ -12,6 +12,7 @@ from loop.cachedir import key as cache_key
 from loop.config import Config
 from loop.errors import SandboxUnavailable, TaskError
 from loop.grading.triage import load_quarantine
+from loop.kinds.task import NOTE
 from loop.sandbox import SandboxConfig
 
 
@@ -41,7 +42,7 @@ def load_verified_task(config: Config, name: str, sandbox: SandboxConfig) -> tas
         marker = _verified_marker(task, sandbox)
         if not marker.exists():
             try:
-                problems = kinds.get(task.kind).polarity(task, sandbox)
+                problems = [p for p in kinds.get(task.kind).polarity(task, sandbox) if not p.startswith(NOTE)]
             except SandboxUnavailable:
                 return task
             if problems:

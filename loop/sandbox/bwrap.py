@@ -9,9 +9,9 @@ import itertools
 import os
 import shutil
 import subprocess
-from pathlib import Path
 
 from loop.errors import SandboxUnavailable
+from loop.sandbox import pythons
 from loop.sandbox.limits import Limits, SandboxConfig
 
 
@@ -42,10 +42,8 @@ def command(
         return _unsandboxed(argv, {**(ro or {}), **(rw or {})})
     # An absolute path: bwrap itself is started with the clean environment (no PATH of ours).
     args = [shutil.which(cfg.bwrap) or cfg.bwrap, *_system_binds()]
-    interp = cfg.interpreter()
-    if not interp.startswith("/usr/"):
-        prefix = str(Path(interp).resolve().parent.parent)
-        args += ["--ro-bind", prefix, prefix]
+    for dest, host in pythons.binds(cfg.interpreter()).items():  # whatever its prefix (pyenv's under /root)
+        args += ["--ro-bind", host, dest]
     # The only writable places are size-capped tmpfs mounts (/tmp, /dev/shm) and `rw` binds: the root
     # and /dev, tmpfs mounts of bwrap's own, would otherwise take writes without any cap.
     cap = str(limits.tmpfs_mb << 20)

@@ -12,6 +12,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -43,6 +44,7 @@ class EnvSpec:
     tree: Path | None = None  # the base tree (go: the build cache is warmed by compiling it, not running it)
     tree_digest: str = ""  # of the tree and the hidden tests
     hidden: Path | None = None  # go: the hidden tests, staged into the tree before it is compiled
+    exclude_newer: str | None = None  # requirements: versions as they stood then (an ISO date; uv's --exclude-newer)
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,15 @@ def env_key(spec: EnvSpec, interpreter: str) -> str:
                        f"{spec.tree_digest if spec.kind == 'go' else ''}".encode())
     for name, text in spec.files:
         h.update(b"\0" + name.encode() + b"\0" + text.encode())
+    if spec.exclude_newer:
+        h.update(b"\0uv --compile-bytecode --exclude-newer\0" + spec.exclude_newer.encode())
     return f"{spec.kind}-{h.hexdigest()[:24]}"
+
+
+def uv() -> str | None:
+    """uv (on PATH, or beside loop's own Python): the resolver that takes an upload-date cutoff."""
+    beside = Path(sys.executable).parent / "uv"
+    return shutil.which("uv") or (str(beside) if beside.is_file() else None)
 
 
 def is_built(spec: EnvSpec, interpreter: str) -> bool:
@@ -105,13 +115,27 @@ def _sh(argv: list[str], cwd: Path, env: dict | None = None) -> None:
                               env={**os.environ, **(env or {})})
     except (OSError, subprocess.SubprocessError) as exc:
         raise HarnessError(f"environment build failed: {argv[0]}: {exc}") from None
-    if done.returncode != 0:
-        raise HarnessError(f"environment build failed: {' '.join(argv[:3])}: {(done.stderr or done.stdout).strip()[-400:]}")
+    if done.returncode != 0:  # pip's own ERROR lines say what failed; the tail alone may be a generic hint
+        said = (done.stderr or done.stdout).strip()
+        errors = [x.strip() for x in said.splitlines() if re.match(r"(ERROR|error)\b|╰─> \S+$", x)]
+        raise HarnessError(f"environment build failed: {' '.join(argv[:3])}: "
+                           f"{' | '.join(errors)[-600:] if errors else said[-400:]}")
 
 
 def _build_requirements(spec: EnvSpec, tmp: Path, interpreter: str) -> None:
-    _sh([*_pip(interpreter), "install", "--quiet", "--disable-pip-version-check", "--no-input", "--target", str(tmp),
-         "-r", str(tmp / "requirements.txt")], tmp)
+    if spec.exclude_newer and uv():  # what the project's unpinned requirements resolved to at the time
+        _sh([uv(), "pip", "install", "--quiet", "--no-progress", "--compile-bytecode", "--target", str(tmp),
+             "--python", interpreter,
+             "--exclude-newer", spec.exclude_newer, "-r", str(tmp / "requirements.txt")], tmp)
+    else:  # without uv, today's versions (docs/swebench.md says so)
+        _sh([*_pip(interpreter), "install", "--quiet", "--disable-pip-version-check", "--no-input", "--target",
+             str(tmp), "-r", str(tmp / "requirements.txt")], tmp)
+    site = tmp / "site"  # an editable install's metadata (kind: environment.install): beside the packages
+    if site.is_dir():
+        for entry in site.iterdir():  # the project's own metadata wins over a copy a requirement pulled in
+            shutil.rmtree(tmp / entry.name, ignore_errors=True)
+            os.rename(entry, tmp / entry.name)
+        site.rmdir()
 
 
 def _build_npm(spec: EnvSpec, tmp: Path, interpreter: str) -> None:
@@ -228,6 +252,7 @@ def _build(spec: EnvSpec, interpreter: str, root: Path, path: Path) -> Env:
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
     for name, text in spec.files:
+        (tmp / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp / name).write_text(text, encoding="utf-8")
     try:
         _BUILDERS[spec.kind](spec, tmp, interpreter)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shlex
 import shutil
 from dataclasses import replace
@@ -26,6 +27,8 @@ from loop.grading.model import Attempt, Check, Grade, Options
 from loop.grading.triage import transition
 from loop.kinds.repo import changes as repo_changes
 from loop.kinds.repo import env as repo_env
+from loop.kinds.repo import hints
+from loop.kinds.repo import metadata as repo_metadata
 from loop.kinds.repo import patch as repo_patch
 from loop.kinds.repo import results as repo_results
 from loop.kinds.repo import screen as repo_screen
@@ -35,15 +38,15 @@ from loop.kinds.repo import tripwire as repo_tripwire
 from loop.kinds.repo.env import Env, EnvSpec
 from loop.kinds.repo.results import PARSERS, Outcome
 from loop.kinds.repo.spec import RepoSpec, RepoTask
-from loop.kinds.repo.reference import _missing_module, _run_ids, _seals, _stage_hidden, baseline, tripwire_points
+from loop.kinds.repo.reference import _run_ids, _seals, _stage_hidden, baseline, tripwire_points
 from loop.kinds.repo.testrun import Tripwires, fresh_tripwires, run_tests
-from loop.kinds.task import Task, Test, check_keys
+from loop.kinds.task import NOTE, Task, Test, check_keys
 from loop.prompts.render import load_template
-from loop.sandbox import Limits, SandboxConfig, clean_env, make_scratch
+from loop.sandbox import Limits, SandboxConfig, clean_env, make_scratch, pythons
 
 KEYS = {"name", "kind", "language", "description", "bug_report", "repo", "context", "test_command", "parser",
         "test_paths", "hidden_tests", "gold_patch", "fail_to_pass", "pass_to_pass", "environment", "limits",
-        "toolchain", "commit", "allow_test_infrastructure"}
+        "toolchain", "commit", "allow_test_infrastructure", "python"}
 TEST_COMMAND = "test_command"  # the check of a run that wrote no readable report
 
 
@@ -83,6 +86,7 @@ class RepoKind:
         if meta["parser"] not in PARSERS:
             raise TaskError(f"{where}: parser '{meta['parser']}' is not one of {', '.join(sorted(PARSERS))}")
         command = _strings(meta, "test_command", where)
+        python, command = _python(meta, command, where)
         early = repo_tripwire.stops_early(command)
         if early:
             raise TaskError(f"{where}: test_command has '{early}', which stops at the first failing test; every "
@@ -109,7 +113,9 @@ class RepoKind:
         spec = RepoSpec(tree=tree, hidden=hidden, hidden_files=hidden_files, context=context, command=command,
                         parser=meta["parser"], test_paths=_strings(meta, "test_paths", where, False) or ("tests/",),
                         fail_to_pass=f2p, pass_to_pass=p2p, requirements=requirements,
-                        toolchain=_strings(meta, "toolchain", where, False) or (command[0],),
+                        toolchain=(_strings(meta, "toolchain", where, False) or (command[0],))
+                        + ((f"python {meta['python']}",) if "python" in meta and python is None else ()),
+                        python=python, paths=_editable_paths(environment, tree),
                         digest=_digest(tree, hidden), environment=environment,
                         stdout_report=not any("{report}" in a for a in command),
                         allowed=_strings(meta, "allow_test_infrastructure", where, False) or ())
@@ -243,17 +249,25 @@ class RepoKind:
         spec: RepoSpec = task.spec
         if missing_tool(spec):
             return []  # not a problem with the task: `loop tasks check` names it (unavailable), grades say inconclusive
-        env = _environment(spec, cfg)
-        base = baseline(task, cfg, env, 0)
+        try:
+            env = _environment(spec, cfg)
+        except HarnessError as exc:
+            return [f"{task.name}: {hints.build_failed(task, str(exc))}"]
+        try:
+            base = baseline(task, cfg, env, 0)
+        except TaskError as exc:
+            return [hints.redirect(task, str(exc))]
         problems = []
         said = next((o.message for o in base.values() if o.status != V.PASS and "No module named" in o.message), None)
         if said and spec.requirements is not None:
-            problems.append(f"{task.name}: {_missing_module(task, said)}")
+            problems.append(f"{task.name}: {hints.missing_module(task, said)}")
         for t in spec.fail_to_pass + (spec.pass_to_pass or ()):
-            full = repo_results.prefixed(base, t) if repo_results.truncated(t) and t not in base else []
-            if len(full) > 1:
-                problems.append(f"{task.name}: test id '{t}' (cut at a space, as SWE-bench's log parser cuts "
-                                f"ids) is ambiguous: it prefixes {', '.join(repr(f) for f in full)}")
+            full = repo_results.prefixed(base, t) if repo_results.truncated(t) else []
+            if len(full) > 1:  # graded as SWE-bench grades it (results.with_truncated): said, not refused
+                problems.append(f"{NOTE}{task.name}: test id '{t}' (cut at a space, as SWE-bench's log parser cuts "
+                                f"ids) stands for {len(full)} tests ({', '.join(repr(f) for f in full[:4])}"
+                                f"{', ...' if len(full) > 4 else ''}): it passes when none of them fails and one passes, "
+                                "as SWE-bench records it")
         for t in spec.fail_to_pass:
             if t not in base:
                 problems.append(f"{task.name}: f2p test '{t}' is not in the base tree's report")
@@ -280,7 +294,26 @@ def tool_missing(tool: str) -> bool:
 
 
 def _tool_warning(task: Task, tool: str) -> str:
+    if tool.startswith("python "):  # the task's `python`, not found (see _python)
+        return f"{task.name}: {pythons.missing(tool.removeprefix('python '))}; grades are inconclusive until it is"
     return f"{task.name}: toolchain '{tool}' is not installed on this machine; grades are inconclusive until it is"
+
+
+_PYTHON_ARGV0 = re.compile(r"^python(\d(\.\d+)?)?$")
+
+
+def _python(meta: dict, command: tuple[str, ...], where: Path) -> tuple[str | None, tuple[str, ...]]:
+    """task.toml's `python` ("3.9" or a path): the interpreter found for it (None: not on this machine, which
+    makes the task unavailable, not broken), and the test command running it where it says python/python3."""
+    want = meta.get("python")
+    if want is None:
+        return None, command
+    if not isinstance(want, str) or not (want.startswith("/") or re.fullmatch(r"\d+\.\d+", want)):
+        raise TaskError(f"{where}: key 'python' must be a version (\"3.9\") or an absolute path, got {want!r}")
+    found = pythons.find(want)
+    if found is None or not _PYTHON_ARGV0.match(command[0]):
+        return found, command
+    return found, (found, *command[1:])
 
 
 def _test_files(spec: RepoSpec) -> list[str]:
@@ -294,9 +327,18 @@ def _environment_spec(table: dict, folder: Path, tree: Path, hidden: Path | None
     package-lock.json when there is one) or `go` (a go.mod in the tree, with its go.sum)."""
     if not isinstance(table, dict):
         raise TaskError(f"{where}: [environment] must be a table")
-    unknown = set(table) - set(repo_env.KINDS)
+    unknown = set(table) - set(repo_env.KINDS) - {"install", "exclude_newer"}
     if unknown:
-        raise TaskError(f"{where}: unknown key 'environment.{sorted(unknown)[0]}' (known: {', '.join(repo_env.KINDS)})")
+        raise TaskError(f"{where}: unknown key 'environment.{sorted(unknown)[0]}' "
+                        f"(known: {', '.join(repo_env.KINDS)}, install, exclude_newer)")
+    table = dict(table)
+    install, newer = table.pop("install", None), table.pop("exclude_newer", None)
+    if install not in (None, "editable") or (install and "requirements" not in table):
+        raise TaskError(f"{where}: key 'environment.install' must be \"editable\", beside environment.requirements")
+    if newer is not None and not (isinstance(newer, str) and re.fullmatch(r"\d{4}-\d\d-\d\d([T ][0-9:.]+(Z|[+-]\d\d:?\d\d)?)?", newer)
+                                  and "requirements" in table):
+        raise TaskError(f"{where}: key 'environment.exclude_newer' must be a date (2021-05-13 or "
+                        f"2021-05-13T22:09:50Z), beside environment.requirements; got {newer!r}")
     if len(table) > 1:
         raise TaskError(f"{where}: [environment] takes one of {', '.join(repo_env.KINDS)}, not several")
     if not table:
@@ -318,13 +360,25 @@ def _environment_spec(table: dict, folder: Path, tree: Path, hidden: Path | None
             json.loads(files[0][1])
         except ValueError as exc:
             raise TaskError(f"{path}: not JSON ({exc})") from None
+    if install:  # what an editable install leaves: the project's metadata; its code stays the tree's, at /repo
+        dist = repo_metadata.dist_info(repo_metadata.from_tree(tree))
+        if not dist:
+            raise TaskError(f"{where}: environment.install = \"editable\", but {tree} declares no project name "
+                            "(pyproject.toml [project], setup.cfg [metadata] or setup.py)")
+        files += [(f"site/{rel}", text) for rel, text in dist]
     if kind != "go":
-        return EnvSpec(kind, tuple(files))
+        return EnvSpec(kind, tuple(files), exclude_newer=newer)
     return EnvSpec(kind, tuple(files), tree, _digest(tree, hidden), hidden)  # go: compiled into the warm cache
 
 
+def _editable_paths(environment: EnvSpec | None, tree: Path) -> tuple[str, ...]:
+    """What an editable install puts on the path: a src layout's src/ (a flat one is the working folder)."""
+    editable = environment is not None and any(n.startswith("site/") for n, _ in environment.files)
+    return ("/repo/src",) if editable and any((tree / "src").glob("*/__init__.py")) else ()
+
+
 def _environment(spec: RepoSpec, cfg: SandboxConfig) -> Env | None:
-    return repo_env.ensure(spec.environment, cfg.interpreter()) if spec.environment else None
+    return repo_env.ensure(spec.environment, spec.python or cfg.interpreter()) if spec.environment else None
 
 
 def _ids(task: Task, cfg: SandboxConfig, env: Env | None) -> list[tuple[str, str]]:

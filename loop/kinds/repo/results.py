@@ -211,16 +211,19 @@ def prefixed(outcomes: dict[str, Outcome], test_id: str) -> list[str]:
 
 
 def with_truncated(outcomes: dict[str, Outcome] | None, ids) -> dict[str, Outcome] | None:
-    """The outcomes with each truncated id's added: the outcome of the one full id it prefixes. An id that
-    prefixes none or several stays missing (a failing test; `loop tasks check` names the candidates)."""
+    """The outcomes with each truncated id's added, as SWE-bench's log parser records it. It keys each line of
+    pytest's `-rA` summary by the id cut at its first space, so ids cut alike share one key and the last line
+    wins: FAILED and ERROR lines come after PASSED ones, and a SKIPPED line names no id. So: any full id it
+    prefixes failed -> that failure; else any passed -> pass; none, or only skipped -> missing (failing)."""
     if not outcomes:
         return outcomes
     out = dict(outcomes)
     for t in ids:
         if truncated(t) and t not in out:
-            full = prefixed(outcomes, t)
-            if len(full) == 1:
-                out[t] = outcomes[full[0]]
+            recorded = [outcomes[f] for f in prefixed(outcomes, t) if outcomes[f].status != SKIP]
+            failed = [o for o in recorded if o.status != V.PASS]
+            if recorded:
+                out[t] = failed[-1] if failed else recorded[-1]
     return out
 
 

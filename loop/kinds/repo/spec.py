@@ -27,6 +27,8 @@ class RepoSpec:
     environment: EnvSpec | None = None
     stdout_report: bool = False  # no {report} in the command: its standard output is the report
     allowed: tuple[str, ...] = ()  # test infrastructure (globs) a patch may edit: allow_test_infrastructure
+    python: str | None = None  # the task's own interpreter (task.toml `python`), found on this machine
+    paths: tuple[str, ...] = ()  # on PYTHONPATH after the environment: an editable install's src/
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from loop.kinds.repo.env import Env
 from loop.kinds.repo.results import Outcome, parse, selector, with_truncated
 from loop.kinds.repo.spec import RepoSpec
 from loop.kinds.task import Task
-from loop.sandbox import SandboxConfig, clean_env, make_scratch, run
+from loop.sandbox import SandboxConfig, clean_env, make_scratch, pythons, run
 
 REPORT = "/out/report.xml"
 REPORT_CAP = 32 << 20  # bytes of a report file read: more is no report
@@ -98,6 +98,8 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
         ro = {f"/repo/{rel}": str(work / rel) for rel in {*spec.hidden_files, *([wires.host] if wires else [])}
               if (work / rel).is_file() and not (work / rel).is_symlink()} if cfg.enabled else {}
         rw = {"/repo": str(work), "/out": str(out)}
+        if spec.python and cfg.enabled:  # the task's interpreter, at its own path whatever its prefix
+            ro.update(pythons.binds(spec.python))
         if env is not None:
             envvars.update(env.variables)
             ro.update(env.mounts)
@@ -108,6 +110,8 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
             elif env.gocache is not None:  # --no-sandbox: no tmpfs of its own, so a host copy
                 rw["/gocache"] = str(repo_patch.fresh_copy(env.gocache, scratch / "gocache"))
                 envvars["GOCACHE"] = "/gocache"
+        if spec.paths:
+            envvars["PYTHONPATH"] = ":".join([*filter(None, [envvars.get("PYTHONPATH")]), *spec.paths])
         if not cfg.enabled:  # --no-sandbox: the mount points become the host folders they name
             mounts = {**ro, **rw, "/tmp": str(scratch)}
             envvars = {k: _host_paths(v, mounts) for k, v in envvars.items()}
