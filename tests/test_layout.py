@@ -166,6 +166,8 @@ KNOWN_REACH_IN = {
     "loop.datasets.evalplus -> loop.kinds.function.grade",  # reference_outputs: an importer runs references
     "loop.datasets.swebench -> loop.kinds.repo.changes",  # a SWE-bench package of its own (finding 5)
     "loop.datasets.swebench -> loop.kinds.repo.kind",
+    "loop.datasets.swebench -> loop.kinds.repo.metadata",  # the project's name and entry points, read at import
+    "loop.datasets.swebench_requirements -> loop.kinds.repo.metadata",
     "loop.datasets.swebench -> loop.kinds.repo.patch",
     "loop.datasets.swebench -> loop.kinds.repo.screen",
     "loop.kinds.task -> loop.kinds.function.cppwire",  # Task.signature's type (a per-kind spec, finding 3)
