@@ -7,9 +7,9 @@ What runs inside the sandbox is in `inside/`, which imports nothing from loop.
 """
 
 from loop.errors import CandidateFault, SandboxUnavailable
-from loop.sandbox.limits import GRACE, Limits, SandboxConfig, clean_env
+from loop.sandbox.limits import GRACE, Limits, SandboxConfig, clean_env, reachable
 from loop.sandbox.process import RunResult, make_scratch, remove_scratch, run, scratch, signal_fault, stage
 from loop.sandbox.worker import Worker
 
 __all__ = ["GRACE", "CandidateFault", "Limits", "SandboxConfig", "SandboxUnavailable", "clean_env", "RunResult",
-           "make_scratch", "remove_scratch", "run", "scratch", "signal_fault", "stage", "Worker"]
+           "make_scratch", "reachable", "remove_scratch", "run", "scratch", "signal_fault", "stage", "Worker"]

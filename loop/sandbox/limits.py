@@ -69,6 +69,16 @@ def clean_env(repeat: int = 0) -> dict[str, str]:
     }
 
 
+def reachable(root: Path) -> None:
+    """Create `root` (a cache folder bound into sandboxes) and open the folders down to it that this user owns,
+    so the sandbox's uid can traverse to it."""
+    root.mkdir(parents=True, exist_ok=True)
+    for p in [root, *root.parents]:
+        if p == Path(p.anchor) or p.stat().st_uid != os.geteuid():
+            break
+        os.chmod(p, p.stat().st_mode | 0o755)
+
+
 def world_readable(path: str) -> bool:
     p = Path(path).resolve()
     for part in [p, *p.parents]:

@@ -13,7 +13,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from loop.sandbox.limits import world_readable
+from loop.sandbox.limits import reachable, world_readable
 
 _VERSION = re.compile(r"^(\d+)\.(\d+)$")
 
@@ -88,11 +88,7 @@ def _mirror(where: str) -> Path:
     dest = root / f"{Path(where).name}-{key}"
     if (dest / ".complete").is_file():
         return dest
-    root.mkdir(parents=True, exist_ok=True)
-    for p in [root, *root.parents]:  # the sandbox uid must traverse down to it
-        if p == Path(p.anchor) or p.stat().st_uid != os.geteuid():
-            break
-        os.chmod(p, p.stat().st_mode | 0o755)
+    reachable(root)
     tmp = root / f".{dest.name}.{os.getpid()}.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     linked = subprocess.run(["cp", "-al", where, str(tmp)], capture_output=True)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from loop.errors import HarnessError, SandboxUnavailable
 from loop.kinds.repo.patch import chmod_tree, fresh_copy
-from loop.sandbox import Limits, SandboxConfig, clean_env, run
+from loop.sandbox import Limits, SandboxConfig, clean_env, reachable, run
 
 BUILD_TIMEOUT = 900
 KINDS = ("requirements", "npm", "go")  # the [environment] keys a repo task may use (one of them)
@@ -243,11 +243,7 @@ def ensure(spec: EnvSpec, interpreter: str) -> Env:
 
 def _build(spec: EnvSpec, interpreter: str, root: Path, path: Path) -> Env:
     start = time.monotonic()
-    root.mkdir(parents=True, exist_ok=True)
-    for p in [root, *root.parents]:  # the sandbox uid must traverse down to it
-        if p == Path(p.anchor) or p.stat().st_uid != os.geteuid():
-            break
-        os.chmod(p, p.stat().st_mode | 0o755)
+    reachable(root)
     tmp = root / f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
