@@ -158,7 +158,7 @@ def _seals(task: Task, cfg: SandboxConfig, env: Env | None) -> frozenset:
     `__eq__` of its own, stays as it is: sealing never fails an honest tree that the original check passes. Run
     once per process and task digest; a gold patch that does not apply seals nothing."""
     spec: RepoSpec = task.spec
-    if repo_tripwire.framework(spec.command) != "pytest":
+    if repo_tripwire.framework(spec.command) is None:
         return frozenset()
     key = (spec.digest, spec.command, cfg, str(env and env.path))
     if key not in _SEALS:

@@ -454,7 +454,7 @@ def _derived_js(source: str, assert_name: str, wanted: set[str], rng: random.Ran
     line that name no local of their test. Each is (text, test title, key)."""
     locals_ = set(re.findall(r"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)", source))
     titles = [(m.start(), m.group(2)) for m in _TEST_NAME["node"].finditer(source)]
-    found, seen = [], Counter()
+    found = []
     for m in re.finditer(rf"\b{re.escape(assert_name)}\.(?:equal|strictEqual|deepEqual|deepStrictEqual)\(", source):
         call = _call_args(source, m.end() - 1)
         if call is None or len(call[0]) != 2:
@@ -463,11 +463,11 @@ def _derived_js(source: str, assert_name: str, wanted: set[str], rng: random.Ran
         actual, expected = source[a0:a1], source[e0:e1].strip()
         names = set(re.findall(r"[A-Za-z_$][\w$]*", re.sub(r"'[^']*'|\"[^\"]*\"", "", actual)))
         title = next((t for at, t in reversed(titles) if at < m.start()), None)
-        seen[title] += 1
         if _JS_LITERAL.fullmatch(expected) and "(" in actual and "=>" not in actual and "`" not in actual \
                 and not names & locals_ and title is not None:
+            # keyed by line and text, which sealing the file's other checks leaves as they are (seal_js_go)
             found.append((m.start(), e0 + len(source[e0:e1]) - len(source[e0:e1].lstrip()), expected, call[1], title,
-                          (title, seen[title])))
+                          (title, source.count("\n", 0, m.start()), source[m.start():call[1]])))
     found = _choose(found, lambda f: f[5], lambda f: f[4], copies, every, rng)
     out = []
     for begin, at, literal, end, title, key in _ordered(found, lambda f: f[4] in wanted, rng):
@@ -538,7 +538,9 @@ def _derived_go(source: str, wanted: set[str], rng: random.Random, copies: froze
     every tree: must-fails that call the candidate's code as the real tests do. A check in a subtest or a loop
     fires only if it runs: where the task has a gold tree, only copies a probe showed failing there are used
     (see _choose). Each is (text, test name, (), key)."""
-    found = [(f, c, k) for f in _GO_FUNC.finditer(source) for k, c in enumerate(_GO_CHECK.finditer(f.group("body")))]
+    # a check is keyed by its line in its test, which sealing the test's other checks leaves as it is
+    found = [(f, c, f.group("body").count("\n", 0, c.start())) for f in _GO_FUNC.finditer(source)
+             for c in _GO_CHECK.finditer(f.group("body"))]
     found = _choose(found, lambda x: (x[0].group("name"), x[2]), lambda x: x[0].group("name"), copies, every, rng)
     out = []
     for f, c, k in _ordered(found, lambda x: x[0].group("name") in wanted, rng):
