@@ -7,6 +7,9 @@ The tests run in the candidate's process, so whatever they report could be forge
 `{"id", "value"}` to a channel file under /out and returns True; loop reads the channel after the run, decodes
 each record totally and compares it with the literal it kept, as Python's `==` compares plain builtin values.
 Passing a sealed check therefore needs the right value. Placed from the syntax tree; line numbers never move.
+
+One module on purpose: the pytest plan, the helper it writes, the decoding of what the helpers send and the
+verdicts drawn from it must agree on every tag and test name, so they are reviewed together.
 """
 
 from __future__ import annotations
@@ -511,10 +514,10 @@ def plan_file(style: str, source: str, channel: str = f"/out/{CHANNEL}", only=EV
         text, seals = plan(source, channel, only, file, rng, known)
         return text, seals, None
     if style == "node":
-        text, found = js_go.plan_node(source, channel, only, file, rng, known)
+        text, found = js_go.plan_node(source, channel, only, file, rng, known, VALUE_CAP, DEPTH_CAP)
         extra = None
     else:
-        text, found, extra = js_go.plan_go(source, channel, only, file, rng, known)
+        text, found, extra = js_go.plan_go(source, channel, only, file, rng, known, VALUE_CAP)
     return text, tuple(Seal(sid, file, line, col, f.op, f.literal, f.test, f.unconditional, secret, style)
                        for f, sid, secret, line, col in found), extra
 

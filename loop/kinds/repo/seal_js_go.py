@@ -8,6 +8,9 @@ in a test()/it() callback becomes `<helper>((<expr>), '<id>')`. Go: a term `<exp
 regular expressions, runes, comments) and bracket matching; every line keeps its number; comments go (one may
 restate an expected value), Go's `//go:` directives stay. The helpers serialize by type and value, as the
 assertion compares, and never throw.
+
+One module on purpose: both planners stand on one lexer and its bracket matching, and what each helper writes
+must agree tag for tag with decode_js_go and the comparisons below it, so they are reviewed together.
 """
 
 from __future__ import annotations
@@ -576,7 +579,7 @@ def _depth(code: list[Tok], lo: int, j: int) -> int:
     return d
 
 
-def plan_node(source: str, channel: str, only, file: str, rng: random.Random, known: str | None):
+def plan_node(source: str, channel: str, only, file: str, rng: random.Random, known: str | None, cap: int, depth: int):
     """(sealed text, [(Found, id, secret)]) of a node test file; the text as it was and nothing when no check
     qualifies, or the sealed file would not name the same tests."""
     toks = lex(source, "js")
@@ -607,7 +610,7 @@ def plan_node(source: str, channel: str, only, file: str, rng: random.Random, kn
     fs = f"_loop_fs_{tag}"
     sealed += ("" if sealed.endswith("\n") else "\n") + "\n" + (f"import * as {fs} from 'node:fs';\n" if esm else "") + \
         _JS_HELPER.format(name=helper, fs=fs if esm else "require('node:fs')", channel=_js_quote(channel),
-                          cap=_cap(), depth=_depth_cap())
+                          cap=cap, depth=depth)
     relexed = lex(sealed, "js")
     if relexed is None or _js_checks(sealed, relexed)[1] != ids:
         return source, []
@@ -620,16 +623,6 @@ def _col(source: str, at: int) -> int:
 
 def _js_quote(s: str) -> str:
     return "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
-def _cap() -> int:
-    from loop.kinds.repo.seal import VALUE_CAP
-    return VALUE_CAP
-
-
-def _depth_cap() -> int:
-    from loop.kinds.repo.seal import DEPTH_CAP
-    return DEPTH_CAP
 
 
 # Total and strict: a value is sent as its type and value (strings as UTF-16 code units), arrays and objects only
@@ -814,7 +807,7 @@ def _go_wants(code: list[Tok], body: int, end: int) -> dict[str, tuple[int, int]
     return out
 
 
-def plan_go(source: str, channel: str, only, file: str, rng: random.Random, known: str | None):
+def plan_go(source: str, channel: str, only, file: str, rng: random.Random, known: str | None, cap: int):
     """(sealed text, [(Found, id, secret, line, col)], helper file (name, text) or None) of a Go test file."""
     toks = lex(source, "go")
     if toks is None:
@@ -845,7 +838,7 @@ def plan_go(source: str, channel: str, only, file: str, rng: random.Random, know
     sealed = without_comments(sealed, lex(sealed, "go") or [], keep=lambda c: c.startswith(("//go:", "// +build", "//line")))
     name = str(PurePosixPath(file).with_name(f"zz_loop_seal_{tag}_test.go"))
     return sealed, out, (name, _GO_HELPER.format(package=package, name=helper, channel=_go_quote(channel),
-                                                 cap=_cap()))
+                                                 cap=cap))
 
 
 def _go_quote(s: str) -> str:
