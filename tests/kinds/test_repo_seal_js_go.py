@@ -188,6 +188,37 @@ func TestRows(t *testing.T) {
 	}
 }
 
+func TestTable(t *testing.T) {
+	rows := []struct {
+		a, b int
+		want Order
+		name string
+	}{
+		{1, 2, -1, "lt"},
+		{b: 1, a: 2, want: 1, name: "gt"},
+	}
+	for i, c := range rows {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Cmp(c.a, c.b); got != c.want {
+				t.Fatalf("row %d: %v, want %v", i, got, c.want)
+			}
+			if got := Cmp(c.b, c.a); got != -c.want {
+				t.Fatal("antisymmetry")
+			}
+		})
+	}
+}
+
+func TestNamedByWant(t *testing.T) {
+	for _, c := range []struct{ in, want string }{{"x", "v1.2.0"}} {
+		t.Run(c.want, func(t *testing.T) {
+			if string(Name()) != c.want {
+				t.Fatal("not sealed: the subtest is named by the value")
+			}
+		})
+	}
+}
+
 func TestAnd(t *testing.T) {
 	if Cmp(1, 2) != -1 && Name() != "x" {
 		t.Fatal("not sealed: a conjunction")
@@ -232,11 +263,15 @@ def _go(proj: Path, cache: Path) -> dict[str, Outcome]:
 def test_go_plan_and_helper_judge_as_go_compares(tmp_path):
     sealed, seals, extra = seal.plan_file("go", GO_TESTS, file="p_test.go", rng=random.Random(5))
     # each term of a disjunction runs whenever the test passes; a subtest's check is conditional
-    assert sorted((s.line, s.test, s.unconditional, s.literal) for s in seals) == [
-        (7, "TestCompare", True, -1), (14, "TestName", True, b"v1.2.0"), (21, "TestBoxed", True, 1),
-        (27, "TestFloat", True, 0.1), (27, "TestFloat", True, 0.5), (35, "TestRows", False, -1)]
+    assert sorted((s.line, s.test, s.unconditional, s.literal.values, s.literal.table, s.literal.negate)
+                  for s in seals) == [
+        (7, "TestCompare", True, (-1,), False, False), (14, "TestName", True, (b"v1.2.0",), False, False),
+        (21, "TestBoxed", True, (1,), False, False), (27, "TestFloat", True, (0.1,), False, False),
+        (27, "TestFloat", True, (0.5,), False, False), (35, "TestRows", False, (-1,), False, False),
+        (53, "TestTable", False, (-1, 1), True, False), (56, "TestTable", False, (-1, 1), True, True)]
+    assert "{1, 2, 0, \"lt\"}" in sealed and "{b: 1, a: 2, want: 0, name: \"gt\"}" in sealed
     assert sealed.count("\n") == GO_TESTS.count("\n") and "//" not in sealed
-    assert '"v1.2.0"' not in sealed and "want -1" not in sealed and "want ?" in sealed
+    assert sealed.count('"v1.2.0"') == 1 and "want -1" not in sealed and "want ?" in sealed  # one: TestNamedByWant
     assert "Cmp(1, 2) != -1 && Name() != \"x\"" in sealed  # a conjunction stays as written
     proj = tmp_path / "proj"
     proj.mkdir()
@@ -263,18 +298,23 @@ def test_go_plan_and_helper_judge_as_go_compares(tmp_path):
     assert {t: o.status for t, o in judged.items()} == {t: o.status for t, o in plain.items()}
     boxed = next(o.message for t, o in judged.items() if t.endswith("TestBoxed"))
     assert boxed.endswith("expected 1 (kept outside the sandbox), got p.Order(1)")
-    assert {t.split("::")[-1] for t in verdicts.decided} >= {"TestCompare", "TestName", "TestRows/row"}
+    assert {t.split("::")[-1] for t in verdicts.decided} >= {"TestCompare", "TestName", "TestRows/row", "TestTable/gt"}
     # a wrong row fails its test and every subtest of it
     rows = next(s for s in seals if s.test == "TestRows")
     channel.write_text(channel.read_text() + json.dumps({"id": rows.id, "value": ["go", "int", "1", "p.Order",
-                                                                                  False, 64]}) + "\n")
+                                                                                  False, 64, -1]}) + "\n")
     judged, _ = seal.judge(seals, channel.parent, outcomes)
     assert {t.split("::")[-1] for t, o in judged.items() if o.status != V.PASS} == {"TestBoxed", "TestRows",
                                                                                      "TestRows/row", "TestRows/row#01"}
     floats = [s for s in seals if s.test == "TestFloat"]  # a float32 record no float32 holds fails, never raises
-    channel.write_text(json.dumps({"id": floats[0].id, "value": ["go", "float", "1e300", "float32", False, 32]}) + "\n")
+    table = [s for s in seals if s.test == "TestTable"]  # a row the table has not is no row's value
+    channel.write_text(json.dumps({"id": floats[0].id, "value": ["go", "float", "1e300", "float32", False, 32, -1]})
+                       + "\n" + json.dumps({"id": table[1].id, "value": ["go", "int", "1", "p.Order", False, 64, 2]})
+                       + "\n")
     judged, _ = seal.judge(seals, channel.parent, outcomes)
     assert next(o.status for t, o in judged.items() if t.endswith("TestFloat")) == V.FAIL
+    assert "expected a value of one of 2 rows (row 2)" in next(o.message for t, o in judged.items()
+                                                               if t.endswith("TestTable/gt"))
 
 
 def test_js_and_go_records_are_decoded_totally(tmp_path):
@@ -282,8 +322,9 @@ def test_js_and_go_records_are_decoded_totally(tmp_path):
                                  "test('a', () => assert.strictEqual(f(), 'x'));\n", file="t.test.js")
     sid = seals[0].id
     bad = [["u16", "d83"], ["u16", "zzzz"], ["num", "1;2"], ["num", "0x10"], ["array", "x"], ["object", [["k", 1]]],
-           ["object", [[["num", "1"], ["none"]]]], ["go", "int", "1", "int", "no", 64], ["go", "huh", "1", "int", False, 64],
-           ["go", "string", "zz", "string", False, 64], ["go", "float", "1", "float32", False, 16], ["undefined", 1]]
+           ["object", [[["num", "1"], ["none"]]]], ["go", "int", "1", "int", "no", 64, -1], ["go", "huh", "1", "int", False, 64, -1],
+           ["go", "string", "zz", "string", False, 64, -1], ["go", "float", "1", "float32", False, 16, -1],
+           ["go", "int", "1", "int", False, 64, "0"], ["go", "int", "1", "int", False, 64], ["undefined", 1]]
     lines = [json.dumps({"id": sid, "value": v}) for v in bad] + [json.dumps({"id": sid, "value": ["u16", "0078"]})]
     (tmp_path / seal.CHANNEL).write_text("\n".join(lines) + "\n")
     assert seal.records(tmp_path, seals) == {sid: ["x"]}

@@ -363,8 +363,7 @@ def _matches(seal: Seal, value: Any) -> bool:
     if seal.op in ("strict", "deep"):
         return js_go.js_same(value, seal.literal)
     if seal.op == "go":
-        rune = isinstance(seal.literal, tuple)
-        return js_go.go_same(seal.literal[1] if rune else seal.literal, value, rune)
+        return js_go.go_matches(seal.literal, value)
     if seal.op == "is":
         return value is seal.literal
     try:
@@ -381,10 +380,13 @@ def _show(value: Any, style: str = "pytest") -> str:
     return text if len(text) <= 200 else text[:200] + "..."
 
 
-def _show_literal(seal: Seal) -> str:
+def _show_literal(seal: Seal, value: Any) -> str:
     if seal.op == "go":
-        lit = seal.literal[1] if isinstance(seal.literal, tuple) else seal.literal
-        return _show(lit.decode("utf-8", "backslashreplace") if isinstance(lit, bytes) else lit)
+        found, want = seal.literal.expected(value)
+        row = f" (row {value.row})" if seal.literal.table and isinstance(value, js_go.GoValue) else ""
+        if not found:
+            return f"a value of one of {len(seal.literal.values)} rows{row}"
+        return _show(want.decode("utf-8", "backslashreplace") if isinstance(want, bytes) else want) + row
     return f"{'is ' if seal.op == 'is' else ''}{_show(seal.literal, seal.style)}"
 
 
@@ -396,7 +398,7 @@ def _problem(seal: Seal, values: list[Any]) -> str | None:
             return (f"sealed assertion at {seal.where}: the value could not be serialized ({bad.what}); a sealed "
                     "check compares only plain values")
         if not _matches(seal, v):
-            return (f"sealed assertion at {seal.where}: expected {_show_literal(seal)} (kept outside the sandbox), "
+            return (f"sealed assertion at {seal.where}: expected {_show_literal(seal, v)} (kept outside the sandbox), "
                     f"got {_show(v, seal.style)}")
     return None
 

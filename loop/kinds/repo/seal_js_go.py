@@ -215,6 +215,7 @@ class GoValue:
     type: str  # the dynamic type's name
     iface: bool  # the compared expression's static type is an interface
     bits: int = 64  # a float's size
+    row: int = -1  # the table row the loop was at (a table's check), else -1
 
     def __repr__(self) -> str:
         shown = self.value.decode("utf-8", "backslashreplace") if isinstance(self.value, bytes) else self.value
@@ -251,6 +252,32 @@ def js_repr(v: Any) -> str:
 
 
 _GO_DEFAULT = {int: "int", float: "float64", bytes: "string", "rune": "int32"}
+
+
+@dataclass(frozen=True)
+class GoLiteral:
+    """What a Go check compares with: one constant, or (a table's field) one per row; negated for `!= -c.want`."""
+    values: tuple  # int, float or bytes constants
+    rune: bool = False  # a rune literal (its default type is int32)
+    table: bool = False
+    negate: bool = False
+
+    def expected(self, v: Any) -> tuple[bool, Any]:
+        """(found, the constant) a value is compared with: a table's by the row it says it was sent from."""
+        row = v.row if isinstance(v, GoValue) and self.table else 0
+        if not 0 <= row < len(self.values):
+            return False, None
+        want = self.values[row]
+        return True, -want if self.negate and not isinstance(want, bytes) else want
+
+    def __repr__(self) -> str:
+        shown = [x.decode("utf-8", "backslashreplace") if isinstance(x, bytes) else x for x in self.values]
+        return repr(shown if self.table else shown[0])
+
+
+def go_matches(literal: GoLiteral, v: Any) -> bool:
+    found, want = literal.expected(v)
+    return found and go_same(want, v, literal.rune)
 
 
 def go_same(literal: Any, v: Any, rune: bool = False) -> bool:
@@ -290,12 +317,12 @@ def decode_js_go(kind: str, rest: list, decode) -> Any:
         if len(pairs) != len(rest[0]) or not all(isinstance(k, str) for k, _ in pairs):
             raise ValueError("malformed")
         return dict(pairs)
-    if kind == "go" and len(rest) == 5 and all(isinstance(x, str) for x in rest[:3]) and isinstance(rest[3], bool) \
-            and rest[4] in (32, 64):
-        what, text, name, iface, bits = rest
+    if kind == "go" and len(rest) == 6 and all(isinstance(x, str) for x in rest[:3]) and isinstance(rest[3], bool) \
+            and rest[4] in (32, 64) and type(rest[5]) is int:
+        what, text, name, iface, bits, row = rest
         value = {"int": lambda s: int(s, 16), "float": float, "string": bytes.fromhex,
                  "bool": lambda s: {"true": True, "false": False}[s]}[what](text)
-        return GoValue(what, value, name[:80], iface, bits)
+        return GoValue(what, value, name[:80], iface, bits, row)
     raise ValueError("malformed")
 
 
@@ -487,6 +514,8 @@ class Found:
     unconditional: bool
     text: str  # the check as written, whitespace and comments left out: what a base file may hold too
     keep: str = ""  # Go: the local that held the literal, passed on so that it stays used
+    row: str = "-1"  # Go: what says the table row a value was sent from
+    group: str = ""  # Go: a table's checks, sealed all together or not at all
 
 
 def _js_checks(source: str, toks: list[Tok]) -> tuple[list[Found], list[str]]:
@@ -736,14 +765,91 @@ _GO_REPORTS = {"Fatal", "Fatalf", "Error", "Errorf"}
 _COMPARISONS = {"==", "!=", "<", ">", "<=", ">="}
 
 
-def _go_checks(source: str, toks: list[Tok]) -> list[tuple[Found, list[tuple[int, int, str]]]]:
-    """Each sealable term of a Go test file with the edits that take its literal out of the file: its message
-    strings' copies of the literal, and a `want := <literal>` it compares with."""
-    code = [t for t in toks if t.kind != "comment"]
+@dataclass(frozen=True)
+class _Table:
+    """`for KEY, VAR := range <rows>` over a `[]struct{...}{...}` literal (inline, or a local used only there)."""
+    var: str
+    key: int  # the token of the range's KEY (`_` or a name)
+    body: tuple[int, int]  # the loop's block: its braces
+    fields: dict  # field -> the token ranges of its value in each row (None where a row's is no basic literal)
+    group: str  # its checks are sealed all together or not at all
+
+
+def _go_tables(code: list[Tok], body: int, end: int) -> list[_Table]:
     out = []
+    for j in range(body + 1, end - 6):
+        if not (code[j].text == "for" and code[j + 2].text == "," and code[j + 4].text == ":=" and
+                code[j + 5].text == "range" and code[j + 1].kind == code[j + 3].kind == "name"):
+            continue
+        lo = j + 6
+        if code[lo].kind == "name" and code[lo + 1].text == "{":  # a local used only here: its declaration
+            name = code[lo].text
+            decl = [i for i in range(body + 1, j) if code[i].text == name and code[i + 1].text == ":="
+                    and code[i - 1].line < code[i].line and _depth(code, body, i) == 1]
+            uses = [i for i in range(body + 1, end) if code[i].text == name and code[i - 1].text != "."]
+            rows = _go_rows(code, decl[0] + 2) if len(decl) == 1 and len(uses) == 2 else None
+            block = lo + 1
+        else:
+            rows = _go_rows(code, lo)
+            block = rows[1] + 1 if rows else None
+        close = _closing(code, block) if rows and code[block].text == "{" else None
+        if close is not None:
+            out.append(_Table(code[j + 3].text, j + 1, (block, close), rows[0], f"table{j}"))
+    return out
+
+
+def _go_rows(code: list[Tok], at: int) -> tuple[dict, int] | None:
+    """(field -> per-row token range of its value, the literal's closing brace) of a `[]struct{ fields }{ {row},
+    ... }` literal starting at `at`."""
+    if not (code[at].text == "[" and code[at + 1].text == "]" and code[at + 2].text == "struct" and code[at + 3].text == "{"):
+        return None
+    fields_end = _closing(code, at + 3)
+    if fields_end is None or code[fields_end + 1].text != "{":
+        return None
+    names: list[str] = []
+    decls, cur = [], []
+    for i in range(at + 4, fields_end):  # field declarations end at a `;` or a line break
+        if code[i].text == ";" or (cur and code[i].line > code[cur[-1]].line):
+            decls.append(cur)
+            cur = []
+        if code[i].text != ";":
+            cur.append(i)
+    decls.append(cur)
+    for d in (x for x in decls if x):
+        part = [code[i].text for i in d]  # `a, b string`: names, then their type
+        k = 0
+        while k + 2 < len(part) and part[k + 1] == ",":
+            k += 2
+        if k + 1 >= len(part) or not all(code[d[i]].kind == "name" for i in range(0, k + 1, 2)):
+            return None  # an embedded field: no names to read rows by
+        names += part[0:k + 1:2]
+    rows_end = _closing(code, fields_end + 1)
+    if rows_end is None:
+        return None
+    fields: dict[str, list] = {n: [] for n in names}
+    for a, b in _split(code, fields_end + 2, rows_end, ","):
+        if code[a].text != "{" or _closing(code, a) != b - 1:
+            return None
+        values = _split(code, a + 1, b - 1, ",")
+        keyed = all(y - x >= 3 and code[x + 1].text == ":" for x, y in values)
+        if not keyed and len(values) != len(names):
+            return None
+        row = {code[x].text: (x + 2, y) for x, y in values} if keyed else dict(zip(names, values))
+        for n in names:
+            got = row.get(n)
+            fields[n].append(got if got is not None and _go_literal(code, *got)[0] else None)
+    return fields, rows_end
+
+
+def _go_checks(source: str, toks: list[Tok]) -> tuple[list[tuple[Found, list]], dict[str, list]]:
+    """Each sealable term of a Go test file with the edits that take its literal out of the file (its message
+    strings' copies of the literal, a `want := <literal>` it compares with), and per group of terms sealed all
+    together or not at all (a table's) the edits they share (each row's value zeroed, the row counted)."""
+    code = [t for t in toks if t.kind != "comment"]
+    out, shared = [], {}
     for k, t in enumerate(code):
         if not (t.text == "func" and k + 2 < len(code) and code[k + 1].text.startswith("Test")
-                and code[k + 2].text == "(" and (k == 0 or code[k - 1].start < source.rfind("\n", 0, t.start) + 1)):
+                and code[k + 2].text == "(" and (k == 0 or code[k - 1].line < t.line)):
             continue
         name = code[k + 1].text
         params = _closing(code, k + 2)
@@ -751,7 +857,8 @@ def _go_checks(source: str, toks: list[Tok]) -> list[tuple[Found, list[tuple[int
         end = _closing(code, body) if body is not None else None
         if end is None:
             continue
-        wants = _go_wants(code, body, end)
+        wants, tables = _go_wants(code, body, end), _go_tables(code, body, end)
+        terms = []  # (if, block, close, unconditional, a, b, op)
         for j in range(body + 1, end):
             if code[j].text != "if":
                 continue
@@ -766,31 +873,69 @@ def _go_checks(source: str, toks: list[Tok]) -> list[tuple[Found, list[tuple[int
                 code[i].text in ("return", "goto", "break", "continue") and _depth(code, body, i) == 1 for i in range(body, j))
             for a, b in _split(code, lo, block, "||"):
                 ops = [i for i in range(a, b) if code[i].text in _COMPARISONS and _depth(code, a, i) == 0]
-                if len(ops) != 1 or code[ops[0]].text != "!=":
+                if len(ops) == 1 and code[ops[0]].text == "!=":
+                    terms.append((j, block, close, unconditional, a, b, ops[0]))
+        # a table's field is sealed where every use of it is such a term's side or in its failure block
+        cells = {}  # (table index, field) -> [(term index, negated)]
+        for n, (j, block, close, _, a, b, op) in enumerate(terms):
+            for side in ((op + 1, b), (a, op)):
+                toks_ = [x.text for x in code[side[0]:side[1]]]
+                neg = toks_[:1] == ["-"]
+                for ti, tab in enumerate(tables):
+                    if toks_[neg:] [:2] == [tab.var, "."] and len(toks_) == 3 + neg and toks_[-1] in tab.fields \
+                            and tab.body[0] < j < tab.body[1] and all(tab.fields[toks_[-1]]):
+                        cells.setdefault((ti, toks_[-1]), []).append((n, neg, side))
+        sealed_terms = {}
+        for (ti, field), uses in cells.items():
+            tab = tables[ti]
+            every = [i for i in range(tab.body[0], tab.body[1]) if code[i].text == tab.var and code[i + 1].text == "."
+                     and code[i + 2].text == field]
+            covered = {side[0] + neg for _, neg, side in uses}
+            blocks = [(terms[n][1], terms[n][2]) for n, _, _ in uses]
+            if all(i in covered or any(x < i < y for x, y in blocks) for i in every):
+                for n, neg, side in uses:
+                    sealed_terms[n] = (tab, field, neg, side)
+        for n, (j, block, close, unconditional, a, b, op) in enumerate(terms):
+            if n in sealed_terms:
+                tab, field, neg, side = sealed_terms[n]
+                expr = (a, op) if side == (op + 1, b) else (op + 1, b)
+                if _go_literal(code, *expr)[0]:
                     continue
-                op = ops[0]
-                for expr, lit in (((a, op), (op + 1, b)), ((op + 1, b), (a, op))):
-                    span, keep, extra = lit, "", []
-                    local = code[lit[0]].text if lit[1] - lit[0] == 1 else None
-                    if local in wants:  # `want := <literal>` used here and in this check's message only
-                        span, keep = wants[local], local
-                        uses = [i for i in range(body, end) if code[i].text == local and code[i - 1].text != "."]
-                        if not all(i in (lit[0], span[0] - 2) or block < i < close for i in uses):
-                            continue
-                    ok, value, rune = _go_literal(code, *span)
-                    if not ok or _go_literal(code, *expr)[0]:
+                values = [_go_literal(code, *r) for r in tab.fields[field]]
+                key = code[tab.key].text
+                row = key if key != "_" else "loopSealRow"
+                edits = shared.setdefault(tab.group, [])
+                if key == "_" and not any(e[0] == code[tab.key].start for e in edits):
+                    edits.append((code[tab.key].start, code[tab.key].end, row))
+                for r in tab.fields[field]:
+                    if not any(e[0] == code[r[0]].start for e in edits):
+                        edits.append((code[r[0]].start, code[r[1] - 1].end, '""' if isinstance(values[0][1], bytes) else "0"))
+                literal = GoLiteral(tuple(v for _, v, _ in values), values[0][2], True, neg)
+                text = name + ":" + "".join(x.text for x in code[a:b])
+                out.append((Found(a, b - 1, expr, "go", literal, name, False, text, row=row, group=tab.group), []))
+                continue
+            for expr, lit in (((a, op), (op + 1, b)), ((op + 1, b), (a, op))):
+                span, keep, extra = lit, "", []
+                local = code[lit[0]].text if lit[1] - lit[0] == 1 else None
+                if local in wants:  # `want := <literal>` used here and in this check's message only
+                    span, keep = wants[local], local
+                    uses = [i for i in range(body, end) if code[i].text == local and code[i - 1].text != "."]
+                    if not all(i in (lit[0], span[0] - 2) or block < i < close for i in uses):
                         continue
-                    if keep:
-                        extra.append((code[span[0]].start, code[span[1] - 1].end, _GO_ZERO[type(value)]))
-                    needle = source[code[span[0]].start:code[span[1] - 1].end].strip('"`')
-                    for s in code[block:close]:  # a message that restates the literal
-                        if s.kind == "str" and len(needle) > 1 and "\\" not in needle and needle in s.text[1:-1]:
-                            extra.append((s.start, s.end, s.text[0] + s.text[1:-1].replace(needle, "?") + s.text[-1]))
-                    text = name + ":" + "".join(x.text for x in code[a:b])
-                    out.append((Found(a, b - 1, expr, "go", ("rune", value) if rune else value, name, unconditional,
-                                      text, keep), extra))
-                    break
-    return out
+                ok, value, rune = _go_literal(code, *span)
+                if not ok or _go_literal(code, *expr)[0]:
+                    continue
+                if keep:
+                    extra.append((code[span[0]].start, code[span[1] - 1].end, _GO_ZERO[type(value)]))
+                needle = source[code[span[0]].start:code[span[1] - 1].end].strip('"`')
+                for s in code[block:close]:  # a message that restates the literal
+                    if s.kind == "str" and len(needle) > 1 and "\\" not in needle and needle in s.text[1:-1]:
+                        extra.append((s.start, s.end, s.text[0] + s.text[1:-1].replace(needle, "?") + s.text[-1]))
+                text = name + ":" + "".join(x.text for x in code[a:b])
+                out.append((Found(a, b - 1, expr, "go", GoLiteral((value,), rune), name, unconditional, text, keep),
+                            extra))
+                break
+    return out, shared
 
 
 def _go_wants(code: list[Tok], body: int, end: int) -> dict[str, tuple[int, int]]:
@@ -812,28 +957,37 @@ def plan_go(source: str, channel: str, only, file: str, rng: random.Random, know
     toks = lex(source, "go")
     if toks is None:
         return source, [], None
-    found = _go_checks(source, toks)
+    found, shared = _go_checks(source, toks)
     known_toks = lex(known, "go") if known else None
-    visible = {f.text for f, _ in _go_checks(known, known_toks)} if known_toks else set()
+    visible = {f.text for f, _ in _go_checks(known, known_toks)[0]} if known_toks else set()
     code = [t for t in toks if t.kind != "comment"]
     package = next((code[i + 1].text for i, t in enumerate(code[:-1]) if t.text == "package"), None)
     if package is None:
         return source, [], None
+
+    def where(f: Found) -> tuple[str, int, int]:
+        first = code[f.begin]
+        return file, first.line, _col(source, first.start)
+
+    # a table's checks all or none: a row's value zeroed for one would fail another still comparing with it
+    dropped = {f.group for f, _ in found if f.group and where(f) not in only}
     tag = f"{rng.getrandbits(40):010x}"
     helper = f"loopSeal{tag}"
     edits, out = [], []
     for f, extra in found:
-        first = code[f.begin]
-        where = (file, source.count("\n", 0, first.start) + 1, _col(source, first.start))
-        if where not in only:
+        if where(f) not in only or f.group in dropped:
             continue
         sid = f"{rng.getrandbits(64):016x}"
         a, b = code[f.expr[0]].start, code[f.expr[1] - 1].end
-        pad = "\n" * (source.count("\n", first.start, code[f.end].end) - source.count("\n", a, b))
-        edits += [(first.start, code[f.end].end, f'!{helper}(({source[a:b]}), "{sid}"{", " + f.keep if f.keep else ""}{pad})'), *extra]
-        out.append((f, sid, f.text not in visible, *where[1:]))
+        first, last = code[f.begin], code[f.end]
+        pad = "\n" * (source.count("\n", first.start, last.end) - source.count("\n", a, b))
+        keep = f", {f.keep}" if f.keep else ""
+        edits += [(first.start, last.end, f'!{helper}(({source[a:b]}), "{sid}", {f.row}{keep}{pad})'), *extra]
+        out.append((f, sid, f.text not in visible, *where(f)[1:]))
     if not out:
         return source, [], None
+    groups = {f.group for f, *_ in out if f.group}
+    edits += [e for g in groups for e in shared[g]]
     sealed = _edit(source, edits)
     sealed = without_comments(sealed, lex(sealed, "go") or [], keep=lambda c: c.startswith(("//go:", "// +build", "//line")))
     name = str(PurePosixPath(file).with_name(f"zz_loop_seal_{tag}_test.go"))
@@ -857,7 +1011,7 @@ import (
 	"strconv"
 )
 
-func {name}[T any](v T, sid string, _ ...any) (ok bool) {{
+func {name}[T any](v T, sid string, row int, _ ...any) (ok bool) {{
 	ok = true
 	defer func() {{ recover() }}()
 	rv := reflect.ValueOf(&v).Elem()
@@ -870,24 +1024,25 @@ func {name}[T any](v T, sid string, _ ...any) (ok bool) {{
 		name := strconv.Quote(rv.Type().String())
 		head := `["go","`
 		tail := `",` + name + `,` + strconv.FormatBool(iface) + `,`
+		end := `,` + strconv.Itoa(row) + `]`
 		switch rv.Kind() {{
 		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-			rec = head + `int","` + strconv.FormatInt(rv.Int(), 16) + tail + `64]`
+			rec = head + `int","` + strconv.FormatInt(rv.Int(), 16) + tail + `64` + end
 		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-			rec = head + `int","` + strconv.FormatUint(rv.Uint(), 16) + tail + `64]`
+			rec = head + `int","` + strconv.FormatUint(rv.Uint(), 16) + tail + `64` + end
 		case reflect.Float32:
-			rec = head + `float","` + strconv.FormatFloat(rv.Float(), 'g', -1, 32) + tail + `32]`
+			rec = head + `float","` + strconv.FormatFloat(rv.Float(), 'g', -1, 32) + tail + `32` + end
 		case reflect.Float64:
-			rec = head + `float","` + strconv.FormatFloat(rv.Float(), 'g', -1, 64) + tail + `64]`
+			rec = head + `float","` + strconv.FormatFloat(rv.Float(), 'g', -1, 64) + tail + `64` + end
 		case reflect.String:
 			s := rv.String()
 			if len(s) > {cap} {{
 				rec = `["unserializable","value larger than {cap} bytes"]`
 			}} else {{
-				rec = head + `string","` + hex.EncodeToString([]byte(s)) + tail + `64]`
+				rec = head + `string","` + hex.EncodeToString([]byte(s)) + tail + `64` + end
 			}}
 		case reflect.Bool:
-			rec = head + `bool","` + strconv.FormatBool(rv.Bool()) + tail + `64]`
+			rec = head + `bool","` + strconv.FormatBool(rv.Bool()) + tail + `64` + end
 		default:
 			rec = `["unserializable",` + strconv.Quote(rv.Kind().String()) + `]`
 		}}
