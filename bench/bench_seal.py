@@ -118,7 +118,7 @@ def file_share(style: str, source: str, name: str) -> tuple[int, int]:
     if style == "pytest":
         every = [n for n, _ in seal._tests(ast.parse(source).body, [])]
     elif style == "node":
-        every = seal.js_go._js_checks(source, seal.js_go.lex(source, "js") or [])[1]
+        every = seal.js_go._js_checks(seal.js_go.lex(source, "js") or [])[1]
     else:
         every = re.findall(r"^func (Test\w*)\(", source, re.M)
     return len({s.test for s in seals}), len(set(every))

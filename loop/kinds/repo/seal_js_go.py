@@ -518,7 +518,7 @@ class Found:
     group: str = ""  # Go: a table's checks, sealed all together or not at all
 
 
-def _js_checks(source: str, toks: list[Tok]) -> tuple[list[Found], list[str]]:
+def _js_checks(toks: list[Tok]) -> tuple[list[Found], list[str]]:
     """The sealable checks of a node test file and the ids of its tests (as node names them)."""
     code = [t for t in toks if t.kind != "comment"]
     objects, functions, tests = _js_bindings(code)
@@ -614,9 +614,9 @@ def plan_node(source: str, channel: str, only, file: str, rng: random.Random, kn
     toks = lex(source, "js")
     if toks is None:
         return source, []
-    found, ids = _js_checks(source, toks)
+    found, ids = _js_checks(toks)
     known_toks = lex(known, "js") if known else None
-    visible = {f.text for f in _js_checks(known, known_toks)[0]} if known_toks else set()
+    visible = {f.text for f in _js_checks(known_toks)[0]} if known_toks else set()
     code = [t for t in toks if t.kind != "comment"]
     tag = f"{rng.getrandbits(40):010x}"
     helper = f"_loopSeal_{tag}"
@@ -641,7 +641,7 @@ def plan_node(source: str, channel: str, only, file: str, rng: random.Random, kn
         _JS_HELPER.format(name=helper, fs=fs if esm else "require('node:fs')", channel=_js_quote(channel),
                           cap=cap, depth=depth)
     relexed = lex(sealed, "js")
-    if relexed is None or _js_checks(sealed, relexed)[1] != ids:
+    if relexed is None or _js_checks(relexed)[1] != ids:
         return source, []
     return sealed, out
 
