@@ -609,8 +609,8 @@ def _depth(code: list[Tok], lo: int, j: int) -> int:
 
 
 def plan_node(source: str, channel: str, only, file: str, rng: random.Random, known: str | None, cap: int, depth: int):
-    """(sealed text, [(Found, id, secret)]) of a node test file; the text as it was and nothing when no check
-    qualifies, or the sealed file would not name the same tests."""
+    """(sealed text, [(Found, id, secret, line, col)]) of a node test file; the text as it was and nothing when no
+    check qualifies, or the sealed file would not name the same tests."""
     toks = lex(source, "js")
     if toks is None:
         return source, []
@@ -623,16 +623,17 @@ def plan_node(source: str, channel: str, only, file: str, rng: random.Random, kn
     edits, out = [], []
     for f in found:
         first, last = code[f.begin], code[f.end]
-        if (file, source.count("\n", 0, first.start) + 1, _col(source, first.start)) not in only:
+        if (file, first.line, _col(source, first.start)) not in only:
             continue
         sid = f"{rng.getrandbits(64):016x}"
         a, b = code[f.expr[0]].start, code[f.expr[1] - 1].end
         pad = "\n" * (source.count("\n", first.start, last.end) - source.count("\n", a, b))
         edits.append((first.start, last.end, f"{helper}(({source[a:b]}), '{sid}'{pad})"))
-        out.append((f, sid, f.text not in visible, source.count("\n", 0, first.start) + 1, _col(source, first.start)))
+        out.append((f, sid, f.text not in visible, first.line, _col(source, first.start)))
     if not out:
         return source, []
-    sealed = without_comments(_edit(source, edits), lex(_edit(source, edits), "js") or [])
+    sealed = _edit(source, edits)
+    sealed = without_comments(sealed, lex(sealed, "js") or [])
     esm = PurePosixPath(file).suffix == ".mjs" or (PurePosixPath(file).suffix != ".cjs" and any(
         t.text in ("import", "export") and (i == 0 or code[i - 1].text in (";", "}")) and
         (i + 1 < len(code) and code[i + 1].text not in ("(", ".")) for i, t in enumerate(code)))

@@ -488,9 +488,8 @@ def _js_blocks(source: str, points: list[Point]) -> dict[tuple, tuple[int, int, 
 def _js_copy(source: str, block: tuple[int, int, int, int], edit: tuple[int, int, str] | None = None) -> str:
     """A test's whole call with its title a placeholder (and one span of it replaced by `edit`'s text)."""
     start, end, t0, t1 = block
-    text = source[:t0] + _TITLE + source[t1:end] if edit is None else \
-        source[:t0] + _TITLE + source[t1:edit[0]] + edit[2] + source[edit[1]:end]
-    return text[start:].rstrip("\n") + "\n"
+    rest = source[t1:end] if edit is None else source[t1:edit[0]] + edit[2] + source[edit[1]:end]
+    return (source[start:t0] + _TITLE + rest).rstrip("\n") + "\n"
 
 
 def _twins_js(source: str, points: list[Point], twins: frozenset | None) -> list[tuple]:
