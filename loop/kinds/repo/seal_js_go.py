@@ -21,11 +21,13 @@ import re
 import struct
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, NamedTuple
 
 # lexing -------------------------------------------------------------------------------------------------
 _PUNCT = sorted(["===", "!==", "...", "<<=", ">>=", "&^=", "**", "=>", "==", "!=", "<=", ">=", "&&", "||", "??",
                  "?.", ":=", "<-", "++", "--", "+=", "-=", "*=", "/=", "<<", ">>", "&^"], key=len, reverse=True)
+_PUNCT_RE = re.compile("|".join(map(re.escape, _PUNCT)))
+_SPACE = re.compile(r"\s+")
 _KEYWORDS_BEFORE_REGEX = {"return", "typeof", "case", "in", "of", "delete", "void", "throw", "new", "else", "do",
                           "instanceof", "yield", "await"}
 _NAME = re.compile(r"[A-Za-z_$\u0080-\uffff][\w$\u0080-\uffff]*")
@@ -33,8 +35,7 @@ _NUMBER = re.compile(r"(?:0[xX][\da-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:\d[\d_]*
                      r"(?:[eE][+-]?\d[\d_]*)?)[ni]?")
 
 
-@dataclass(frozen=True)
-class Tok:
+class Tok(NamedTuple):  # a tuple: a file lexes into thousands
     kind: str  # name, num, str, tmpl, regex, rune, punct, comment
     start: int
     end: int
@@ -52,7 +53,7 @@ def lex(source: str, lang: str) -> list[Tok] | None:
     while i < n:
         c = source[i]
         if c.isspace():
-            i += 1
+            i = _SPACE.match(source, i).end()
             continue
         start = i
         if source.startswith("//", i):
@@ -86,7 +87,8 @@ def lex(source: str, lang: str) -> list[Tok] | None:
         elif m := _NAME.match(source, i):
             i, kind = m.end(), "name"
         else:
-            op = next((p for p in _PUNCT if source.startswith(p, i)), c)
+            m = _PUNCT_RE.match(source, i)
+            op = m.group() if m else c
             i, kind = i + len(op), "punct"
             if lang == "js" and op == "{":
                 braces.append("{")
@@ -598,14 +600,22 @@ def _js_check(code: list[Tok], head: int, k_open: int, semantics: str, stack: li
     return Found(head, close, expr, semantics, value, " > ".join(c[1] for c in chain), unconditional, text)
 
 
+_PREFIX: list = []  # the last token list's running bracket depth: (tokens, depths), one entry
+
+
 def _depth(code: list[Tok], lo: int, j: int) -> int:
-    d = 0
-    for x in code[lo:j]:
-        if x.kind == "punct" and x.text in ("(", "[", "{"):
-            d += 1
-        elif x.kind == "punct" and x.text in (")", "]", "}"):
-            d -= 1
-    return d
+    """Brackets opened minus closed in code[lo:j] (a running sum per token list, kept for the list in use)."""
+    if not _PREFIX or _PREFIX[0][0] is not code:
+        run, d = [0], 0
+        for x in code:
+            if x.kind == "punct" and x.text in ("(", "[", "{"):
+                d += 1
+            elif x.kind == "punct" and x.text in (")", "]", "}"):
+                d -= 1
+            run.append(d)
+        _PREFIX[:] = [(code, run)]
+    run = _PREFIX[0][1]
+    return run[j] - run[lo]
 
 
 def plan_node(source: str, channel: str, only, file: str, rng: random.Random, known: str | None, cap: int, depth: int):
