@@ -4,7 +4,7 @@ with at least one sealed check whose literal the candidate cannot read, statical
 Tasks: the shipped repo_* tasks, and SWE-bench-format instances imported through `loop tasks import swebench`'s
 own code from real git repositories: the calc fixture of tests/datasets/test_swebench.py (a new test file and
 a test added to an existing one) and the ledger task as bench_swebench.py makes it (every base test named as
-PASS_TO_PASS). JS and Go checks are never sealed (see docs/threat-model.md).
+PASS_TO_PASS). pytest, node --test and go test files are sealed (seal.py, seal_js_go.py).
 
     .venv/bin/python bench/bench_seal.py [--static] [TASK_FOLDER ...]
 
@@ -15,7 +15,9 @@ projects' history (its --work folder's proj-*/harness/tasks/*).
 from __future__ import annotations
 
 import argparse
+import ast
 import json
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -35,19 +37,20 @@ from loop.sandbox import SandboxConfig  # noqa: E402
 def sealed_tests(task, only=seal.EVERY) -> set[str]:
     """The named tests with at least one secret seal (a literal not in the base tree's copy of the file)."""
     spec = task.spec
-    if framework(spec.command) != "pytest":
+    style = framework(spec.command)
+    if style is None:
         return set()
     ids = spec.fail_to_pass + (spec.pass_to_pass or ())
     found = set()
     for rel in dict.fromkeys(seal.files_of(spec.hidden_files, ids)):
         path = (spec.hidden / rel) if spec.hidden and (spec.hidden / rel).is_file() else spec.tree / rel
-        if not path.is_file():
+        if not (path.is_file() and rel.endswith(seal._SUFFIXES[style])):
             continue
         known = spec.tree / rel
-        _, seals = seal.plan(path.read_text(encoding="utf-8"), only=only, file=rel,
-                             known=known.read_text(encoding="utf-8") if known.is_file() else None)
-        found |= {(s.file, s.test) for s in seals if s.secret}
-    return {t for t in ids if seal._function(selector(t)) in found}
+        _, seals, _ = seal.plan_file(style, path.read_text(encoding="utf-8"), only=only, file=rel,
+                                     known=known.read_text(encoding="utf-8") if known.is_file() else None)
+        found |= {seal._key(s) for s in seals if s.secret}
+    return {t for t in ids if seal.owner(style, selector(t))[0] in found}
 
 
 def swebench_tasks(work: Path) -> list:
@@ -76,24 +79,49 @@ def main() -> None:
     cfg = SandboxConfig()
     with tempfile.TemporaryDirectory(prefix="bench-seal-") as tmp:
         shipped = [tasks.load_folder(p.parent) for p in sorted((ROOT / "harness" / "tasks").glob("repo_*/task.toml"))]
-        total = {"f2p": [0, 0], "p2p": [0, 0]}
+        total: dict[str, list[int]] = {}  # per framework: f2p sealed, f2p, p2p sealed, p2p
         print(f"{'task':24} {'fail-to-pass sealed':>20} {'pass-to-pass sealed':>20}")
         for task in shipped + swebench_tasks(Path(tmp)) + [tasks.load_folder(f) for f in args.folders]:
             spec = task.spec
+            style = framework(spec.command)
             only = seal.EVERY
-            if not args.static and framework(spec.command) == "pytest":
+            if not args.static and style is not None:
                 only = reference._seals(task, cfg, repo_kind._environment(spec, cfg))
             got = sealed_tests(task, only)
             f2p = sum(t in got for t in spec.fail_to_pass)
             p2p = sum(t in got for t in spec.pass_to_pass or ())
-            total["f2p"][0] += f2p
-            total["f2p"][1] += len(spec.fail_to_pass)
-            total["p2p"][0] += p2p
-            total["p2p"][1] += len(spec.pass_to_pass or ())
+            row = total.setdefault(str(style), [0, 0, 0, 0])
+            for i, n in enumerate((f2p, len(spec.fail_to_pass), p2p, len(spec.pass_to_pass or ()))):
+                row[i] += n
             p2p_text = f"{p2p}/{len(spec.pass_to_pass)}" if spec.pass_to_pass is not None else "(base-passing)"
             print(f"{task.name:24} {f'{f2p}/{len(spec.fail_to_pass)}':>20} {p2p_text:>20}")
-        print(f"{'total':24} {'{}/{}'.format(*total['f2p']):>20} {'{}/{}'.format(*total['p2p']):>20}")
+        for style, (a, b, c, d) in sorted(total.items()):
+            print(f"{'total ' + style:24} {f'{a}/{b}':>20} {f'{c}/{d}':>20}")
+        # every test file of the shipped trees, read as if it were hidden: how many of its tests have a check the
+        # plan seals (statically: the gold tree's run decides which are kept)
+        print(f"\n{'test files as if hidden':40} {'tests with a sealable check':>28}")
+        for task in shipped:
+            style = framework(task.spec.command)
+            for path in sorted(p for p in task.spec.tree.rglob("*") if p.is_file() and _test_file(style, p)):
+                sealed, every = file_share(style, path.read_text(encoding="utf-8"), path.name)
+                print(f"{task.name + '/' + path.name:40} {f'{sealed}/{every}':>28}")
 
+
+def _test_file(style: str, path: Path) -> bool:
+    return {"pytest": path.name.startswith("test_") and path.suffix == ".py",
+            "node": path.name.endswith(".test.js"), "go": path.name.endswith("_test.go")}[style]
+
+
+def file_share(style: str, source: str, name: str) -> tuple[int, int]:
+    """(tests of the file with at least one sealable check, all its tests)."""
+    _, seals, _ = seal.plan_file(style, source, file=name)
+    if style == "pytest":
+        every = [n for n, _ in seal._tests(ast.parse(source).body, [])]
+    elif style == "node":
+        every = seal.js_go._js_checks(seal.js_go.lex(source, "js") or [])[1]
+    else:
+        every = re.findall(r"^func (Test\w*)\(", source, re.M)
+    return len({s.test for s in seals}), len(set(every))
 
 if __name__ == "__main__":
     main()

@@ -35,11 +35,12 @@ AGGREGATE = re.compile(r"=\s*\[[-\d, ]+\]|:= \[\]int\{|const v = \[")
 
 def tests_of(kind: str, text: str) -> list[dict]:
     """Each test of an instrumented file: name, scope, lines of its block, blank lines before and after."""
-    points = [p for p in T.points_of(kind, text) if p.before]
+    every = T.points_of(kind, text)  # a scope's end point ends its last test's block
+    points = [p for p in every if p.before]
     lines = text.splitlines()
     out = []
-    for k, p in enumerate(points):
-        end = points[k + 1].line if k + 1 < len(points) and points[k + 1].scope == p.scope else len(lines)
+    for p in points:
+        end = next((q.line for q in every if q.line > p.line and q.scope == p.scope), len(lines))
         block = lines[p.line:end]
         while block and not block[-1].strip():
             block.pop()
@@ -57,18 +58,19 @@ def words(kind: str, name: str) -> list[str]:
             "node": lambda n: n.split()}[kind](name)
 
 
-def literal_free(body: str) -> str:
-    return re.sub(r"'[^'\n]*'|\"[^\"\n]*\"|-?\d+(?:\.\d+)?", "L", body.split("\n", 1)[-1])
+def literal_free(t: dict) -> str:
+    """A test's block with its own name and every literal left out: two tests that differ only there are twins."""
+    return re.sub(r"'[^'\n]*'|\"[^\"\n]*\"|-?\d+(?:\.\d+)?", "L", t["body"].replace(t["name"], "N"))
 
 
 def features(kind: str, tests: list[dict], shape: bool) -> list[tuple]:
     twins = defaultdict(list)
     for i, t in enumerate(tests):
-        twins[literal_free(t["body"])].append(i)
+        twins[literal_free(t)].append(i)
     out = []
     for i, t in enumerate(tests):
         same = [u for u in tests if u["scope"] == t["scope"]]
-        pair = [j for j in twins[literal_free(t["body"])] if j != i]
+        pair = [j for j in twins[literal_free(t)] if j != i]
         f = [("gap", t["gap"]), ("after", t["after"]), ("size", min(t["body"].count("\n"), 8)),
              ("decorated", t["body"].lstrip().startswith("@")), ("first", t is same[0]), ("last", t is same[-1]),
              ("words", min(len(words(kind, t["name"])), 9)), ("twin", bool(pair))]
@@ -94,7 +96,7 @@ def samples(path: Path, runs: int) -> list[tuple[list[tuple], list[bool], list[t
         wires = {w.name for w in p.wires}
         labels = [t["name"] in wires for t in tests]
         pairs = [(i, j) for i, t in enumerate(tests) for j, u in enumerate(tests)
-                 if i < j and literal_free(t["body"]) == literal_free(u["body"]) and labels[i] != labels[j]]
+                 if i < j and literal_free(t) == literal_free(u) and labels[i] != labels[j]]
         for shape in (False, True):
             out[shape].append((features(kind, tests, shape), labels, pairs))
     return out

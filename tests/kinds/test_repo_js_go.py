@@ -99,9 +99,14 @@ def test_three_curated_patches_end_as_curated(name):
 
 @pytest.mark.sandbox
 def test_go_failures_quote_the_test_output():
+    """A sealed check's failure names its line and both values; an unsealed one quotes go test's output."""
+    g = _grade(tasks.load(ROOT, GO), (EXAMPLES / GO / "build_tiebreak.diff").read_text(), k=1)
+    detail = next(f["detail"] for f in g.failures() if f["check"].endswith("TestCompare/1.0.0+a_vs_1.0.0+b"))
+    assert detail.startswith("compare_test.go:31:") and "want 0" in detail
     g = _grade(tasks.load(ROOT, GO), (EXAMPLES / GO / "strings_compare.diff").read_text(), k=1)
     detail = next(f["detail"] for f in g.failures() if f["check"].endswith("TestSortNightlies"))
-    assert detail.startswith("compare_numeric_test.go:") and "nightly.10" in detail
+    assert detail.startswith("sealed assertion at compare_numeric_test.go:26: expected '2.0.0-nightly.1 ") \
+        and "got string('2.0.0-nightly.1 2.0.0-nightly.10" in detail
 
 
 def test_gold_patches_are_the_curated_gold():

@@ -20,6 +20,7 @@ from loop import verdicts as V
 from loop.grading.model import Options
 from loop.kinds.repo import kind as repo_kind
 from loop.kinds.repo import tripwire as T
+from loop.kinds.repo.results import Outcome
 from loop.sandbox import SandboxConfig
 
 HOST = "tests/test_x.py"
@@ -352,7 +353,8 @@ func TestNothingToCheck(t *testing.T) {
     task = tasks.load_folder(folder)
     env = repo_kind._environment(task.spec, CFG)
     safe = repo_kind.tripwire_points(task, CFG, env)["compare_numeric_test.go"]
-    assert ("TestNumericPrerelease", 0) in safe.copies and ("TestNothingToCheck", 0) not in safe.copies
+    # a check is keyed by its test and its line in the test (sealing the file leaves every line where it was)
+    assert ("TestNumericPrerelease", 8) in safe.copies and ("TestNothingToCheck", 1) not in safe.copies
     source = hidden.read_text()
     for seed in range(30):  # never the unproven copy, often the subtest's
         derived = T._derived_go(source, set(), random.Random(seed), safe.copies)
@@ -374,3 +376,79 @@ def test_a_copys_original_is_its_whole_id_not_a_test_named_like_it():
     go = T.Plan("x_test.go", "", (T.Wire("TestBTwice", V.FAIL, None, "TestB"),))
     assert "forged" in T.contradiction(go, {"m::TestBTwice": Outcome(V.PASS), "m::TestB": Outcome(V.PASS)}, ())
     assert T.contradiction(go, {"m::TestBTwice": Outcome(V.PASS), "m::TestB": Outcome(V.FAIL)}, ()) is None
+
+
+# the must-pass: an unchanged copy of a test, so that no tripwire has a shape of its own ----------------------
+SHIPPED_HOSTS = [(ROOT / "harness/tasks/repo_ledger_py/hidden/tests/test_tax_rounding.py", ("pytest",)),
+                 (ROOT / "harness/tasks/repo_strkit_js/hidden/test/truncate_unicode.test.js", ("node", "--test")),
+                 (ROOT / "harness/tasks/repo_semver_go/hidden/compare_numeric_test.go", ("go", "test"))]
+
+
+@pytest.mark.parametrize("path, command", SHIPPED_HOSTS, ids=["pytest", "node", "go"])
+def test_the_must_pass_is_an_unchanged_copy_and_passing_its_original_alone_is_forged(path, command):
+    kind = T.framework(command)
+    source = path.read_text()
+    for seed in range(20):
+        p = {"pytest": T._pytest, "node": T._node, "go": T._go}[kind](path.name, source, (), random.Random(seed),
+                                                                      T.points_of(kind, source))
+        same = [w for w in p.wires if w.expect == T.SAME]
+        assert len(same) == 1 and not [w for w in p.wires if w.expect == V.PASS]  # no aggregate must-pass
+        copy, original = same[0].name, same[0].source.split("::")[-1].split(" > ")[-1]
+        assert p.text.replace(copy, original).count(_block(kind, source, original)) == 2  # the same code
+    wire = same[0]
+    own = wire.source if kind != "go" else "pkg::" + wire.source
+    test_id = wire.test_id or "pkg::" + wire.name
+    passing = {t.test_id or "pkg::" + t.name: Outcome(V.FAIL) for t in p.wires if t.expect == V.FAIL}
+    assert "unchanged copy" in T.contradiction(p, {**passing, own: Outcome(V.PASS), test_id: Outcome(V.FAIL)}, ())
+    assert "unchanged copy" in T.contradiction(p, {**passing, own: Outcome(V.PASS)}, ())  # the copy left out
+    assert T.contradiction(p, {**passing, own: Outcome(V.FAIL), test_id: Outcome(V.FAIL)}, ()) is None
+    assert T.contradiction(p, {**passing, own: Outcome(V.PASS), test_id: Outcome(V.PASS)}, ()) is None
+
+
+def _block(kind: str, source: str, name: str) -> str:
+    """A test's whole text in its file (from its def, test( or func line)."""
+    if kind == "pytest":
+        fn = next(n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef) and n.name == name)
+        return "".join(source.splitlines(keepends=True)[fn.lineno - 1:fn.end_lineno])
+    if kind == "node":
+        start, end, _, _ = next(b for (_, title), b in T._js_blocks(source, T.node_points(source)).items()
+                                if title == name)
+        return source[start:end]
+    return next(m.group(0) for m in T._GO_FUNC.finditer(source) if m.group("name") == name)
+
+
+def test_a_classifier_tells_tripwires_from_real_tests_no_better_than_chance():
+    """bench/bench_tripwire_tells.py's naive Bayes (structure and body shape, trained on half the plans of each
+    shipped host file, told which tests were tripwires): its precision near the tripwires' share, and of two
+    tests that differ in one literal it picks the copy about half the time (an aggregate must-pass gave it 0.61 /
+    0.54 / 0.74 against 0.50 / 0.44 / 0.50). What is left is that a copy has a twin: in the node file four
+    tripwires copy four of its five tests, so a test without a twin is a real one (0.50 against 0.44)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import bench_tripwire_tells as bench
+
+    for path, _ in SHIPPED_HOSTS:
+        data = bench.samples(path, 800)  # fewer plans leave the Go file (three tests) to chance: 0.55 at 400
+        for shape in (False, True):
+            precision, chance, twin, pairs = bench.evaluate(data[shape], 800)
+            assert precision - chance <= 0.06 and abs(twin - 0.5) <= 0.04 and pairs >= 800, (path.name, precision, chance, twin)
+
+
+@pytest.mark.sandbox
+def test_only_unchanged_copies_that_ran_as_their_originals_are_used(tmp_path):
+    """A test that passes only the first time it runs in a process would fail beside its unchanged copy on an
+    honest tree: the base tree's probe shows it, and no grade copies it."""
+    hidden = (LEDGER / HIDDEN).read_text() + '''
+
+_RUNS = []
+
+
+def test_first_run_only():
+    _RUNS.append(1)
+    assert len(_RUNS) == 1
+'''
+    task = tasks.load_folder(_ledger(tmp_path, hidden))
+    allowed = repo_kind.tripwire_points(task, CFG, repo_kind._environment(task.spec, CFG))
+    twins = allowed["tests/test_tax_rounding.py"].twins
+    assert (T.SAME, (), "test_first_run_only") not in twins and (T.SAME, (), "test_half_cent_rounds_up") in twins
+    grade = repo_kind.KIND.grade(task, task.reference, CFG, Options(k=4, trials=0))
+    assert grade.verdict == V.STABLE_PASS, grade.failures()

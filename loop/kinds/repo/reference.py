@@ -99,37 +99,46 @@ def tripwire_points(task: Task, cfg: SandboxConfig, env: Env | None) -> dict[str
     points = repo_tripwire.points_of(kind, (tree / host).read_text(encoding="utf-8", errors="replace"))
     plain = baseline(task, cfg, env, 0)
     unstable: set[str] | None = None
-    for tried in (points, points[-1:]):
-        safe = {host: repo_tripwire.Safe(frozenset(p.key for p in tried))}
+    tries = [(points, None)]  # every point, every unchanged copy; after a change, fewer (see below)
+    while tries:
+        tried, twins = tries.pop(0)
+        safe = {host: repo_tripwire.Safe(frozenset(p.key for p in tried), None, twins)}
         probe = repo_tripwire.plan(spec.command, tree, [host], spec.fail_to_pass, allowed=safe, probe=True)
         if probe is None:
             return _TRIPWIRE_POINTS.setdefault(key, {host: repo_tripwire.Safe(frozenset())})
         res = run_tests(task, cfg, env, tree, 0, _run_ids(spec), lambda _spec, _work: probe)
-        kept, changed = repo_tripwire.settle(probe, tried, res.raw, plain, unstable or set())
+        kept, changed, same = repo_tripwire.settle(probe, tried, res.raw, plain, unstable or set())
         if changed and unstable is None:  # a test that varies between plain runs anyway is not evidence
             again = run_tests(task, cfg, env, tree, 0, _run_ids(spec)).outcomes or {}
             unstable = {t for t, o in plain.items() if t not in again or again[t].status != o.status}
             changed = [t for t in changed if t not in unstable]
         if not changed:
-            return _TRIPWIRE_POINTS.setdefault(key, {host: _proven_copies(task, cfg, env, host, kept)})
+            return _TRIPWIRE_POINTS.setdefault(key, {host: _proven_copies(task, cfg, env, host, kept, same)})
+        if twins is None:  # a test run twice may be what changed one: the copies that ran as their originals
+            # and whose originals kept their outcome, then no copy, then the end of the file alone
+            rest = frozenset(c for c in same if not any(t == c[2] or t.endswith(("::" + c[2], " > " + c[2]))
+                                                      for t in changed))
+            tries = [(points, rest), (points, frozenset()), (points[-1:], frozenset())]
     why = (f"loop's tripwire tests in {host} change the base tree's outcome of {changed[0]}"
            + (f" (and {len(changed) - 1} more)" if len(changed) > 1 else "")
            + ": a fault of loop's instrumentation, not of the candidate; please report it")
     return _TRIPWIRE_POINTS.setdefault(key, why)
 
 
-def _proven_copies(task: Task, cfg: SandboxConfig, env: Env | None, host: str, kept: set) -> repo_tripwire.Safe:
-    """The points `kept`, and the copies a probe on the gold tree reported failing (every copy, unchecked,
-    where the gold patch does not apply)."""
+def _proven_copies(task: Task, cfg: SandboxConfig, env: Env | None, host: str, kept: set,
+                   same: frozenset) -> repo_tripwire.Safe:
+    """The points `kept`, the copies a probe on the gold tree reported failing (every copy, unchecked, where the
+    gold patch does not apply) and the unchanged copies `same` that ran as their originals there too."""
     spec: RepoSpec = task.spec
     gold = _gold_tree(task, cfg)
-    safe = repo_tripwire.Safe(frozenset(kept))
+    safe = repo_tripwire.Safe(frozenset(kept), None, same)
     probe = repo_tripwire.plan(spec.command, gold, [host], spec.fail_to_pass, allowed={host: safe}, probe=True) \
         if gold is not None else None
     if probe is None:
         return safe
     res = run_tests(task, cfg, env, gold, 0, _run_ids(spec), lambda _spec, _work: probe)
-    return repo_tripwire.Safe(safe.points, repo_tripwire.proven(probe, res.raw))
+    return repo_tripwire.Safe(safe.points, repo_tripwire.proven(probe, res.raw),
+                              same & repo_tripwire.twins(probe, res.raw))
 
 
 _GOLD_TREES: dict[str, Path | None] = {}
@@ -158,7 +167,7 @@ def _seals(task: Task, cfg: SandboxConfig, env: Env | None) -> frozenset:
     `__eq__` of its own, stays as it is: sealing never fails an honest tree that the original check passes. Run
     once per process and task digest; a gold patch that does not apply seals nothing."""
     spec: RepoSpec = task.spec
-    if repo_tripwire.framework(spec.command) != "pytest":
+    if repo_tripwire.framework(spec.command) is None:
         return frozenset()
     key = (spec.digest, spec.command, cfg, str(env and env.path))
     if key not in _SEALS:

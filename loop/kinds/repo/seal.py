@@ -1,11 +1,15 @@
-"""Sealed assertions: a hidden pytest file's `assert <expr> == <literal>` checks, rewritten so that the literal
-stays in loop's process; the test sends the computed value out (serialized in the sandbox), the parent compares.
+"""Sealed assertions: a hidden test file's checks of a computed value against a literal (pytest's `assert <expr> ==
+<literal>`; node's and Go's in seal_js_go.py), rewritten so that the literal stays in loop's process; the test sends
+the computed value out (serialized in the sandbox), the parent compares.
 
 The tests run in the candidate's process, so whatever they report could be forged (a patched reporter, a lying
 `__eq__`). A sealed check carries no expected value into the sandbox: its copy there calls a helper that writes
 `{"id", "value"}` to a channel file under /out and returns True; loop reads the channel after the run, decodes
 each record totally and compares it with the literal it kept, as Python's `==` compares plain builtin values.
 Passing a sealed check therefore needs the right value. Placed from the syntax tree; line numbers never move.
+
+One module on purpose: the pytest plan, the helper it writes, the decoding of what the helpers send and the
+verdicts drawn from it must agree on every tag and test name, so they are reviewed together.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from loop import verdicts as V
+from loop.kinds.repo import seal_js_go as js_go
 from loop.kinds.repo.patch import read_capped
 from loop.kinds.repo.results import Outcome, truncated
 
@@ -39,11 +44,13 @@ class Seal:
     file: str  # the host file, relative to the tree
     line: int  # where the assertion is in the task's own file (the sealed copy keeps every line)
     col: int
-    op: str  # "==" or "is"
+    op: str  # how it compares: "==" or "is" (pytest), "strict" or "deep" (node), "go" (Go's !=)
     literal: Any  # the expected value: it never enters the sandbox
-    test: str  # the enclosing test as pytest names it after the file: "test_x" or "TestA::test_x"
+    test: str  # the enclosing test: pytest's name after the file ("test_x", "TestA::test_x"), node's id
+    # ("suite > title"), Go's top-level test function ("TestX")
     unconditional: bool  # in the test's own body, reached whenever the test passes (no if/for/with/try/return)
     secret: bool = True  # the base tree's copy of the file has no such check: the candidate cannot read the literal
+    style: str = "pytest"  # the framework: pytest, node or go
 
     @property
     def key(self) -> tuple[str, int, int]:
@@ -318,7 +325,7 @@ def decode(v: Any, depth: int = 0) -> Any:
         if any(isinstance(k, Unserializable) for k, _ in pairs):
             return Unserializable("dict")
         return dict(pairs)
-    raise ValueError("malformed")
+    return js_go.decode_js_go(kind, rest, lambda x: decode(x, depth + 1))
 
 
 def _unserializable(v: Any) -> Unserializable | None:
@@ -353,6 +360,10 @@ def records(out: Path, seals: tuple[Seal, ...]) -> dict[str, list[Any]]:
 
 
 def _matches(seal: Seal, value: Any) -> bool:
+    if seal.op in ("strict", "deep"):
+        return js_go.js_same(value, seal.literal)
+    if seal.op == "go":
+        return js_go.go_matches(seal.literal, value)
     if seal.op == "is":
         return value is seal.literal
     try:
@@ -361,12 +372,22 @@ def _matches(seal: Seal, value: Any) -> bool:
         return False
 
 
-def _show(value: Any) -> str:
+def _show(value: Any, style: str = "pytest") -> str:
     try:
-        text = repr(value)
+        text = js_go.js_repr(value) if style == "node" else repr(value)
     except ValueError:  # an int past Python's digit limit
         return f"a {type(value).__name__} too large to show"
     return text if len(text) <= 200 else text[:200] + "..."
+
+
+def _show_literal(seal: Seal, value: Any) -> str:
+    if seal.op == "go":
+        found, want = seal.literal.expected(value)
+        row = f" (row {value.row})" if seal.literal.table and isinstance(value, js_go.GoValue) else ""
+        if not found:
+            return f"a value of one of {len(seal.literal.values)} rows{row}"
+        return _show(want.decode("utf-8", "backslashreplace") if isinstance(want, bytes) else want) + row
+    return f"{'is ' if seal.op == 'is' else ''}{_show(seal.literal, seal.style)}"
 
 
 def _problem(seal: Seal, values: list[Any]) -> str | None:
@@ -375,10 +396,10 @@ def _problem(seal: Seal, values: list[Any]) -> str | None:
         bad = _unserializable(v)
         if bad is not None:
             return (f"sealed assertion at {seal.where}: the value could not be serialized ({bad.what}); a sealed "
-                    "check compares only plain builtin values")
+                    "check compares only plain values")
         if not _matches(seal, v):
-            want = f"{'is ' if seal.op == 'is' else ''}{_show(seal.literal)}"
-            return f"sealed assertion at {seal.where}: expected {want} (kept outside the sandbox), got {_show(v)}"
+            return (f"sealed assertion at {seal.where}: expected {_show_literal(seal, v)} (kept outside the sandbox), "
+                    f"got {_show(v, seal.style)}")
     return None
 
 
@@ -389,6 +410,22 @@ def _function(test_id: str) -> tuple[str, str] | None:
     if len(parts) < 2:
         return None
     return parts[0], "::".join([*parts[1:-1], parts[-1].split("[", 1)[0]])
+
+
+def owner(style: str, test_id: str) -> tuple[tuple[str, str] | None, bool]:
+    """(the key of the seals that decide a report's test id, whether that id is its test's own run): pytest's
+    (file, test function) for each parameter; node's id itself; Go's top-level test for it and its subtests (a
+    failing row fails the test and every subtest of it: which subtest sent a value is the sandbox's word)."""
+    if style == "pytest":
+        return _function(test_id), True
+    if style == "node":
+        return ("", test_id), True
+    name = test_id.rsplit("::", 1)[-1]
+    return ("", name.split("/", 1)[0]), "/" not in name
+
+
+def _key(s: Seal) -> tuple[str, str]:
+    return (s.file, s.test) if s.style == "pytest" else ("", s.test)
 
 
 @dataclass
@@ -412,22 +449,23 @@ def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | Non
         return outcomes, judged
     by_test: dict[tuple[str, str], list[Seal]] = {}
     for s in seals:
-        by_test.setdefault((s.file, s.test), []).append(s)
+        by_test.setdefault(_key(s), []).append(s)
+    style = seals[0].style  # one framework per task
     passing: dict[tuple[str, str], int] = {}
     for test_id, o in outcomes.items():
-        fn = _function(test_id)
-        if fn in by_test and o.status == V.PASS and not truncated(test_id):  # a cut id repeats a full one
+        fn, own = owner(style, test_id)
+        if fn in by_test and own and o.status == V.PASS and not truncated(test_id):  # a cut id repeats a full one
             passing[fn] = passing.get(fn, 0) + 1
     out = dict(outcomes)
     for test_id, o in outcomes.items():
-        fn = _function(test_id)
+        fn, own = owner(style, test_id)
         if fn not in by_test:
             continue
         problem = None
         for s in by_test[fn]:
             values = judged.values.get(s.id, [])
             problem = problem or _problem(s, values)
-            if o.status == V.PASS and s.unconditional and len(values) < max(1, passing.get(fn, 0)):
+            if o.status == V.PASS and own and s.unconditional and len(values) < max(1, passing.get(fn, 0)):
                 problem = problem or (f"sealed assertion at {s.where}: no value reached loop from a test reported "
                                       "passing (it runs on every pass of the test)")
             if s.secret and (values or (s.unconditional and o.status == V.PASS)):
@@ -440,28 +478,50 @@ def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | Non
 
 
 # the run's hook -----------------------------------------------------------------------------------------
-def seal_tree(work: Path, base: Path, files, channel: str, only=EVERY) -> tuple[Seal, ...]:
-    """Seal each pytest file among `files` (relative to `work`, a per-run copy) in place; the seals. `base`:
-    the task's base tree, where the candidate reads the files as they were."""
+def seal_tree(work: Path, base: Path, files, channel: str, only=EVERY, style: str = "pytest") -> tuple[Seal, ...]:
+    """Seal each test file of the framework among `files` (relative to `work`, a per-run copy) in place; the
+    seals. `base`: the task's base tree, where the candidate reads the files as they were."""
     seals: list[Seal] = []
     for rel in dict.fromkeys(files):
         path = work / rel
-        if not (rel.endswith(".py") and path.is_file() and not path.is_symlink()):
+        if not rel.endswith(_SUFFIXES[style]) or not path.is_file() or path.is_symlink():
             continue
-        try:
-            source = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+        source, known_text = _text(path), _text(base / rel)
+        if source is None:
             continue
-        known = base / rel
-        try:
-            known_text = known.read_text(encoding="utf-8") if known.is_file() and not known.is_symlink() else None
-        except (OSError, UnicodeDecodeError):
-            known_text = None
-        sealed, found = plan(source, channel, only, rel, known=known_text)
+        sealed, found, extra = plan_file(style, source, channel, only, rel, known_text)
         if found:
             path.write_text(sealed, encoding="utf-8")
+            if extra is not None:
+                (work / extra[0]).write_text(extra[1], encoding="utf-8")
             seals.extend(found)
     return tuple(seals)
+
+
+_SUFFIXES = {"pytest": (".py",), "node": (".js", ".mjs", ".cjs"), "go": ("_test.go",)}
+
+
+def _text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8") if path.is_file() and not path.is_symlink() else None
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def plan_file(style: str, source: str, channel: str = f"/out/{CHANNEL}", only=EVERY, file: str = "",
+              known: str | None = None, rng: random.Random = _RNG
+              ) -> tuple[str, tuple[Seal, ...], tuple[str, str] | None]:
+    """(the sealed text, its seals, a new file the sealed text needs (Go's helper): (path, text) or None)."""
+    if style == "pytest":
+        text, seals = plan(source, channel, only, file, rng, known)
+        return text, seals, None
+    if style == "node":
+        text, found = js_go.plan_node(source, channel, only, file, rng, known, VALUE_CAP, DEPTH_CAP)
+        extra = None
+    else:
+        text, found, extra = js_go.plan_go(source, channel, only, file, rng, known, VALUE_CAP)
+    return text, tuple(Seal(sid, file, line, col, f.op, f.literal, f.test, f.unconditional, secret, style)
+                       for f, sid, secret, line, col in found), extra
 
 
 def files_of(hidden: tuple[str, ...], ids: tuple[str, ...]) -> list[str]:

@@ -73,9 +73,10 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
         if ids is not None:  # an id SWE-bench truncated selects its function; the report says which one it was
             ids = list(dict.fromkeys(selector(t) for t in ids))
         # sealed assertions first: the tripwires are planned on the sealed file, so no copy carries a sealed literal
-        sealed = () if seals is None else repo_seal.seal_tree(
+        style = repo_tripwire.framework(spec.command)
+        sealed = () if seals is None or style is None else repo_seal.seal_tree(
             work, spec.tree, repo_seal.files_of(spec.hidden_files, spec.fail_to_pass + (spec.pass_to_pass or ())),
-            f"/out/{repo_seal.CHANNEL}" if cfg.enabled else str(scratch / "out" / repo_seal.CHANNEL), seals)
+            f"/out/{repo_seal.CHANNEL}" if cfg.enabled else str(scratch / "out" / repo_seal.CHANNEL), seals, style)
         wires = tripwires(spec, work) if tripwires else None
         if wires is not None:
             repo_tripwire.plant(wires, work)

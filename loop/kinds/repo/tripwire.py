@@ -25,6 +25,7 @@ from pathlib import Path, PurePosixPath
 from loop import verdicts as V
 
 FORGED_REPORT = "forged_report"
+SAME = "same"  # a must-pass that is an unchanged copy of a test: it passes wherever its original passes
 _RNG = random.SystemRandom()  # never the grade's seed: a candidate may know that
 _SUFFIXES = ("empty", "twice", "boundary", "negative", "large", "single", "mixed", "repeated", "zero", "unicode",
              "order", "default", "limit", "minimal", "nested", "again", "long", "small", "odd", "even")
@@ -36,7 +37,7 @@ _TEST_NAME = {"pytest": re.compile(r"^\s*def (test\w*)\s*\(", re.M),
 @dataclass(frozen=True)
 class Wire:
     name: str  # the test's own name: unique in the run
-    expect: str  # pass | fail
+    expect: str  # pass | fail | same (as its original)
     test_id: str | None  # what {tests} names, for runners given ids
     source: str | None = None  # a copy's original test (its id or name): see contradiction
     point: int | None = None  # the index of its place among the host's points
@@ -48,6 +49,8 @@ class Safe:
     """What probes showed of a host file: where tripwires may go, and which copies fail on the gold tree."""
     points: frozenset  # keys of the points at which a probe's must-pass passed (Point.key)
     copies: frozenset | None = None  # keys of the copies that failed there; None: no gold tree to show it
+    twins: frozenset | None = None  # keys of the unchanged copies whose outcome was their original's on the base
+    # and gold trees (a probe plants those); None: every one (the first probe; no probe at all)
 
 
 @dataclass(frozen=True)
@@ -156,7 +159,8 @@ def plan(command: tuple[str, ...], tree: Path, candidates: Iterable[str], f2p: t
         points = [p for p in points if p.key in safe.points]
     if not points:
         return None
-    p = {"pytest": _pytest, "node": _node, "go": _go}[kind](where, source, f2p, rng, points, probe, safe.copies)
+    p = {"pytest": _pytest, "node": _node, "go": _go}[kind](where, source, f2p, rng, points, probe, safe.copies,
+                                                           safe.twins if allowed is not None else None)
     return replace(p, lines=_line_map(source, p.text)) if p.host == where else p
 
 
@@ -178,10 +182,10 @@ def host(kind: str, tree: Path, candidates: Iterable[str], f2p: tuple[str, ...])
 
 
 def _pytest(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, points: list[Point],
-            probe: bool = False, copies: frozenset | None = None) -> Plan:
+            probe: bool = False, copies: frozenset | None = None, twins: frozenset | None = None) -> Plan:
     wanted = {t.split("::")[-1].split("[")[0] for t in f2p if t.split("::")[0] == host}
     derived = _derived_bodies(source, wanted, {p.scope for p in points}, rng, copies, probe)
-    layout = _layout(derived, points, rng, probe)
+    layout = _layout(derived, points, rng, probe, _twins_py(source, {p.scope for p in points}, twins))
     names = _names(_TEST_NAME["pytest"].findall(source), [d and d[1] for _, d, _ in layout], rng, "pytest", source)
     unit, short = _indent_unit(source), _one_line_share(source)
     placed, wires = [], []
@@ -221,6 +225,30 @@ def _indent_unit(source: str) -> str:
         len(m.group(2)) > len(m.group(1)) else "    "
 
 
+def _plain_tests(source: str, scopes: set[tuple[str, ...]]) -> list[tuple[ast.FunctionDef, tuple[str, ...]]]:
+    """Plain, undecorated tests that take no argument (a method: only self), in a scope a tripwire can go to
+    (the module, or the Test class they belong to), with their scope."""
+    try:
+        module = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    functions = [(fn, ()) for fn in module.body]
+    functions += [(fn, (cls.name,)) for cls in module.body if isinstance(cls, ast.ClassDef) for fn in cls.body]
+    return [(fn, scope) for fn, scope in functions
+            if isinstance(fn, ast.FunctionDef) and fn.name.startswith("test") and not fn.decorator_list
+            and scope in scopes and [a.arg for a in fn.args.args] == (["self"] if scope else [])
+            and not (fn.args.posonlyargs or fn.args.kwonlyargs or fn.args.vararg or fn.args.kwarg)]
+
+
+def _twins_py(source: str, scopes: set[tuple[str, ...]], twins: frozenset | None) -> list[tuple]:
+    """Unchanged copies of the file's plain tests (their whole bodies), those a probe showed passing and failing
+    with their originals (`twins`; None: every one): (text, name, scope, key)."""
+    lines = source.splitlines(keepends=True)
+    out = [("".join(lines[fn.body[0].lineno - 1:fn.end_lineno]).rstrip("\n") + "\n", fn.name, scope,
+            (SAME, scope, fn.name)) for fn, scope in _plain_tests(source, scopes)]
+    return [t for t in out if twins is None or t[3] in twins]
+
+
 def _derived_bodies(source: str, wanted: set[str], scopes: set[tuple[str, ...]], rng: random.Random,
                     copies: frozenset | None = None, every: bool = False) -> list[tuple]:
     """Bodies of real tests of the file (those named in `wanted` first), each up to one of its
@@ -229,18 +257,8 @@ def _derived_bodies(source: str, wanted: set[str], scopes: set[tuple[str, ...]],
     Plain, undecorated tests that take no argument (a method: only self), in a scope a tripwire can go to
     (the module, or the Test class they belong to, where their copy goes); one body per test (see _choose).
     Each is (text, test name, scope, key)."""
-    try:
-        module = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return []
-    functions = [(fn, ()) for fn in module.body]
-    functions += [(fn, (cls.name,)) for cls in module.body if isinstance(cls, ast.ClassDef) for fn in cls.body]
     found = []
-    for fn, scope in functions:
-        if not (isinstance(fn, ast.FunctionDef) and fn.name.startswith("test") and not fn.decorator_list
-                and scope in scopes and [a.arg for a in fn.args.args] == (["self"] if scope else [])
-                and not (fn.args.posonlyargs or fn.args.kwonlyargs or fn.args.vararg or fn.args.kwarg)):
-            continue
+    for fn, scope in _plain_tests(source, scopes):
         for stmt in fn.body:
             test = stmt.test if isinstance(stmt, ast.Assert) else None
             if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
@@ -281,13 +299,17 @@ def _choose(found: list[tuple], key, test, copies: frozenset | None, every: bool
 
 
 def _layout(derived: list[tuple], points: list[Point], rng: random.Random,
-            probe: bool = False) -> list[tuple[str, tuple | None, int]]:
+            probe: bool = False, twins: list[tuple] = ()) -> list[tuple[str, tuple | None, int]]:
     """(expect, body or None for an aggregate test, index of its point) per tripwire: up to three derived
     must-fails (copies of real tests, those of fail-to-pass tests first: a forger has to flip those), each among
-    the tests of its original's scope, aggregate ones to make two, and an aggregate must-pass. A probe instead
-    has every derived copy and a must-pass at every point: one run of it on the base tree shows where tripwires
-    leave an honest run as it was, one on the gold tree which copies fail there (reference.tripwire_points). Each
-    derived copy is (text, its original's name, the original's scope, its key)."""
+    the tests of its original's scope, aggregate ones to make two, and a must-pass: an unchanged copy of a test
+    (`twins`), an aggregate test where there is none. A probe instead has every derived copy, every unchanged
+    copy and a must-pass at every point: one run of it on the base tree shows where tripwires leave an honest run
+    as it was, one on the gold tree which copies fail there (reference.tripwire_points). Each copy is (text, its
+    original's name, the original's scope, its key). Copies that go just after their originals come first in
+    the list, so that at a point shared with others they stay next to their originals."""
+    after = set()
+
     def at(d: tuple, scope: tuple[str, ...]) -> int:
         """Just before or just after its original, as likely: which of two tests that differ in one literal
         is the copy, their order does not tell."""
@@ -295,13 +317,24 @@ def _layout(derived: list[tuple], points: list[Point], rng: random.Random,
         here = next((k for k, i in enumerate(same) if points[i].before == d[1]), None)
         if here is None:
             return rng.choice(same or range(len(points)))
-        return same[here + 1] if here + 1 < len(same) and rng.random() < 0.5 else same[here]
+        if here + 1 < len(same) and rng.random() < 0.5:
+            after.add(id(d))
+            return same[here + 1]
+        return same[here]
 
     if probe:
-        return [(V.FAIL, d, at(d, d[2])) for d in derived] + [(V.PASS, None, i) for i in range(len(points))]
-    out = [(V.FAIL, d, at(d, d[2])) for d in derived[:3]]
-    out += [(V.FAIL, None, rng.randrange(len(points))) for _ in range(2 - len(out))]
-    return out + [(V.PASS, None, rng.randrange(len(points)))]
+        out = [(V.FAIL, d, at(d, d[2])) for d in derived] + [(SAME, t, at(t, t[2])) for t in twins] + \
+            [(V.PASS, None, i) for i in range(len(points))]
+    else:
+        out = [(V.FAIL, d, at(d, d[2])) for d in derived[:3]]
+        out += [(V.FAIL, None, rng.randrange(len(points))) for _ in range(2 - len(out))]
+        # the must-pass: an unchanged copy of a test (one without a copy already, where the file has one), so
+        # that no tripwire has a shape of its own where the file has tests to copy
+        copied = {d[1] for d in derived[:3]}
+        fresh = [t for t in twins if t[1] not in copied] or list(twins)
+        twin = rng.choice(fresh) if fresh else None
+        out.append((SAME, twin, at(twin, twin[2])) if twin else (V.PASS, None, rng.randrange(len(points))))
+    return sorted(out, key=lambda w: id(w[1]) not in after)
 
 
 def _ordered(found: list, first, rng: random.Random) -> list:
@@ -365,7 +398,7 @@ def _edit_literal(literal: str, rng: random.Random) -> str:
 
 
 def _node(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, points: list[Point],
-          probe: bool = False, copies: frozenset | None = None) -> Plan:
+          probe: bool = False, copies: frozenset | None = None, twins: frozenset | None = None) -> Plan:
     titles = [m[1] for m in _TEST_NAME["node"].findall(source) if "\\" not in m[1] and "${" not in m[1]]
     esm = bool(re.search(r"^\s*(import|export)\b", source, re.M))
     bindings = _node_bindings(source)
@@ -389,9 +422,17 @@ def _node(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, poin
         m = _TEST_NAME["node"].search(lines[p.line]) if p.line < len(lines) else None
         if m:
             where[m.group(2)] = (p.scope, lines[p.line].rstrip().endswith(");"))
-    derived = [(text, title, where.get(title, ((), False))[0], key) for text, title, key in
-               _derived_js(source, bindings["assert"], {t.split(" > ")[-1] for t in f2p}, rng, copies, probe)]
-    layout = _layout(derived, points, rng, probe)
+    # a copy is its original's whole test call with the one literal changed (a lone statement in a test of its
+    # own was smaller than every test it came from), where the call is found whole
+    blocks = _js_blocks(source, points)
+    derived = []
+    for text, title, key, edit in _derived_js(source, bindings["assert"], {t.split(" > ")[-1] for t in f2p},
+                                              rng, copies, probe):
+        scope = where.get(title, ((), False))[0]
+        block = blocks.get((scope, title))
+        whole = block is not None and block[3] <= edit[0] and edit[1] <= block[1]
+        derived.append((_js_copy(source, block, edit) if whole else text, title, scope, key, whole))
+    layout = _layout(derived, points, rng, probe, _twins_js(source, points, twins))
     names = _names(titles, [d and d[1] for _, d, _ in layout], rng, "node")
     calls = Counter(re.findall(rf"\b{re.escape(bindings['assert'])}\.(equal|strictEqual|deepEqual|deepStrictEqual)\(", source))
     method = calls.most_common(1)[0][0] if calls else "strictEqual"
@@ -401,7 +442,9 @@ def _node(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, poin
         point = points[i]
         inner = point.indent + (point.indent[:len(point.indent) // len(point.scope)] if point.scope else "  ")
         v, agg, want = _case(rng, expect, tuple(js))
-        if derived is not None and where.get(derived[1], ((), False))[1]:  # as its original: on one line
+        if expect == SAME or derived is not None and derived[4]:
+            block = derived[0].replace(_TITLE, _js(name))
+        elif derived is not None and where.get(derived[1], ((), False))[1]:  # as its original: on one line
             block = f"{point.indent}{bindings['test']}({_js(name)}, () => {derived[0].rstrip(';')});\n"
         else:
             body = f"{inner}{derived[0]}\n" if derived is not None else \
@@ -415,6 +458,46 @@ def _node(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, poin
     text = _place(source, blocks)
     lead = re.match(r"(#![^\n]*\n)?(\s*(['\"])use strict\3;?[^\n]*\n)?", text).end()
     return Plan(host, text[:lead] + "".join(p + "\n" for p in prelude) + text[lead:], tuple(wires))
+
+
+_TITLE = "\0title\0"  # where an unchanged copy's title goes
+
+
+def _js_blocks(source: str, points: list[Point]) -> dict[tuple, tuple[int, int, int, int]]:
+    """Each test() call of the file whole, by (scope, title): (start, end) of its lines in the source and the span
+    of its quoted title."""
+    lines, depths, out = source.splitlines(keepends=True), _depths(source, "node"), {}
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    for p in points:
+        m = _NODE_TEST.match(lines[p.line]) if p.before and p.line < len(lines) else None
+        title = _TEST_NAME["node"].search(lines[p.line]) if m else None
+        if title is None or title.group(2) != p.before or "\\" in p.before:
+            continue
+        end = p.line + 1  # the test's call ends where a line starts back at its depth
+        while end < len(lines) and (end >= len(depths) or depths[end] is None or depths[end] > depths[p.line]):
+            end += 1
+        while end > p.line + 1 and (not lines[end - 1].strip() or lines[end - 1].strip().startswith("//")):
+            end -= 1
+        at = starts[p.line]
+        out[(p.scope, p.before)] = (at, starts[end], at + title.start(1), at + title.end(2) + 1)
+    return out
+
+
+def _js_copy(source: str, block: tuple[int, int, int, int], edit: tuple[int, int, str] | None = None) -> str:
+    """A test's whole call with its title a placeholder (and one span of it replaced by `edit`'s text)."""
+    start, end, t0, t1 = block
+    rest = source[t1:end] if edit is None else source[t1:edit[0]] + edit[2] + source[edit[1]:end]
+    return (source[start:t0] + _TITLE + rest).rstrip("\n") + "\n"
+
+
+def _twins_js(source: str, points: list[Point], twins: frozenset | None) -> list[tuple]:
+    """Unchanged copies of the file's tests (each test() call whole, its title a placeholder), those a probe
+    showed passing and failing with their originals (`twins`; None: every one): (text, title, scope, key)."""
+    out = [(_js_copy(source, block), title, scope, (SAME, scope, title))
+           for (scope, title), block in _js_blocks(source, points).items()]
+    return [t for t in out if twins is None or t[3] in twins]
 
 
 _JS_LITERAL = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|-?\d+(?:\.\d+)?")
@@ -451,10 +534,10 @@ def _derived_js(source: str, assert_name: str, wanted: set[str], rng: random.Ran
     """The file's own `assert.equal(<call ...>, <literal>)` statements (those in tests titled in `wanted`
     first), each with the literal changed to one no tree returns (pytest's _derived_bodies, for node): must-fails
     that call the candidate's code and assert on what it returned, as the real tests do. Only whole calls on one
-    line that name no local of their test. Each is (text, test title, key)."""
+    line that name no local of their test. Each is (text, test title, key, (start, end, text) of the edit)."""
     locals_ = set(re.findall(r"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)", source))
     titles = [(m.start(), m.group(2)) for m in _TEST_NAME["node"].finditer(source)]
-    found, seen = [], Counter()
+    found = []
     for m in re.finditer(rf"\b{re.escape(assert_name)}\.(?:equal|strictEqual|deepEqual|deepStrictEqual)\(", source):
         call = _call_args(source, m.end() - 1)
         if call is None or len(call[0]) != 2:
@@ -463,11 +546,11 @@ def _derived_js(source: str, assert_name: str, wanted: set[str], rng: random.Ran
         actual, expected = source[a0:a1], source[e0:e1].strip()
         names = set(re.findall(r"[A-Za-z_$][\w$]*", re.sub(r"'[^']*'|\"[^\"]*\"", "", actual)))
         title = next((t for at, t in reversed(titles) if at < m.start()), None)
-        seen[title] += 1
         if _JS_LITERAL.fullmatch(expected) and "(" in actual and "=>" not in actual and "`" not in actual \
                 and not names & locals_ and title is not None:
+            # keyed by line and text, which sealing the file's other checks leaves as they are (seal_js_go)
             found.append((m.start(), e0 + len(source[e0:e1]) - len(source[e0:e1].lstrip()), expected, call[1], title,
-                          (title, seen[title])))
+                          (title, source.count("\n", 0, m.start()), source[m.start():call[1]])))
     found = _choose(found, lambda f: f[5], lambda f: f[4], copies, every, rng)
     out = []
     for begin, at, literal, end, title, key in _ordered(found, lambda f: f[4] in wanted, rng):
@@ -475,7 +558,8 @@ def _derived_js(source: str, assert_name: str, wanted: set[str], rng: random.Ran
             changed = _edit_literal(literal, rng)
         else:
             changed = repr(_near_miss(float(literal) if "." in literal else int(literal), rng))
-        out.append((source[begin:at] + changed + source[at + len(literal):end] + ";", title, key))
+        out.append((source[begin:at] + changed + source[at + len(literal):end] + ";", title, key,
+                    (at, at + len(literal), changed)))
     return out
 
 
@@ -500,17 +584,22 @@ def _node_bindings(source: str) -> dict[str, str]:
 
 
 def _go(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, points: list[Point],
-        probe: bool = False, copies: frozenset | None = None) -> Plan:
+        probe: bool = False, copies: frozenset | None = None, twins: frozenset | None = None) -> Plan:
     derived = _derived_go(source, {t.split("::")[-1].split("/")[0] for t in f2p}, rng, copies, probe)
-    layout = _layout(derived, points, rng, probe)
+    tops = {p.before for p in points}  # an unchanged copy of a whole test goes where its original is
+    same = [(f.group("body"), f.group("name"), (), (SAME, (), f.group("name"))) for f in _GO_FUNC.finditer(source)
+            if f.group("name") in tops]
+    docs = _go_docs(source)
+    layout = _layout(derived, points, rng, probe, [t for t in same if twins is None or t[3] in twins])
     names = _names(_TEST_NAME["go"].findall(source), [d and d[1] for _, d, _ in layout], rng, "go", source)
     report = "Errorf" if source.count("t.Errorf") > source.count("t.Fatalf") else "Fatalf"
     blocks, wires = [], []
     go = {"len": "got := len(v)", "sum": "got := 0\n\tfor _, x := range v {\n\t\tgot += x\n\t}"}
     for name, (expect, derived, i) in zip(names, layout):
         v, agg, want = _case(rng, expect, tuple(go))
-        if derived is not None:
-            blocks.append((points[i], f"func {name}(t *testing.T) {{\n{derived[0]}}}\n"))
+        if derived is not None:  # with its original's doc comment, naming the copy where it names the original
+            doc = re.sub(rf"\b{derived[1]}\b", name, docs.get(derived[1], ""))
+            blocks.append((points[i], f"{doc}func {name}(t *testing.T) {{\n{derived[0]}}}\n"))
             wires.append(Wire(name, expect, None, derived[1], i, derived[3]))
             continue
         blocks.append((points[i], f"func {name}(t *testing.T) {{\n\tv := []int{{{', '.join(map(str, v))}}}\n"
@@ -522,6 +611,18 @@ def _go(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, points
     new = str(PurePosixPath(host).with_name(f"{PurePosixPath(host).stem}_cases_test.go"))
     return Plan(new, f"package {package.group(1) if package else 'main'}\n\nimport \"testing\"\n\n"
                 + "\n".join(block for _, block in blocks), tuple(wires))
+
+
+def _go_docs(source: str) -> dict[str, str]:
+    """Each top-level test's doc comment (the `//` lines just above its func), by name."""
+    lines, out = source.splitlines(keepends=True), {}
+    for i, line in enumerate(lines):
+        if (m := _GO_TEST.match(line)):
+            at = i
+            while at and lines[at - 1].startswith("//") and not lines[at - 1].startswith("//go:"):
+                at -= 1
+            out[m.group(1)] = "".join(lines[at:i])
+    return out
 
 
 _GO_FUNC = re.compile(r"^func (?P<name>Test\w*)\(t \*testing\.T\) \{\n(?P<body>(?:.*\n)*?)\}\n", re.M)
@@ -538,7 +639,9 @@ def _derived_go(source: str, wanted: set[str], rng: random.Random, copies: froze
     every tree: must-fails that call the candidate's code as the real tests do. A check in a subtest or a loop
     fires only if it runs: where the task has a gold tree, only copies a probe showed failing there are used
     (see _choose). Each is (text, test name, (), key)."""
-    found = [(f, c, k) for f in _GO_FUNC.finditer(source) for k, c in enumerate(_GO_CHECK.finditer(f.group("body")))]
+    # a check is keyed by its line in its test, which sealing the test's other checks leaves as it is
+    found = [(f, c, f.group("body").count("\n", 0, c.start())) for f in _GO_FUNC.finditer(source)
+             for c in _GO_CHECK.finditer(f.group("body"))]
     found = _choose(found, lambda x: (x[0].group("name"), x[2]), lambda x: x[0].group("name"), copies, every, rng)
     out = []
     for f, c, k in _ordered(found, lambda x: x[0].group("name") in wanted, rng):
@@ -648,7 +751,10 @@ def node_points(source: str) -> list[Point]:
         d = depths[i] if i < len(depths) else None
         if d is None:
             continue
-        while suites and d < suites[-1][0]:
+        # a suite ends at the line that closes its callback (the next line starts outside it): its end point goes
+        # before that line, inside the suite
+        after = next((x for x in depths[i + 1:len(lines)] if x is not None), 0)
+        while suites and d >= suites[-1][0] and after < suites[-1][0]:
             close(i, suites[-1][2], tuple(t for _, t, _ in suites))
             suites.pop()
         if (m := _NODE_SUITE.match(line)) and (not suites or d == suites[-1][0]):
@@ -665,10 +771,16 @@ def node_points(source: str) -> list[Point]:
 
 
 def go_points(source: str) -> list[Point]:
-    """Before every top-level `func TestX(` (outside comments and strings), and at the end of the file."""
+    """Before every top-level `func TestX(` (outside comments and strings) and the `//` comment lines just above
+    it (its doc comment stays with it), and at the end of the file."""
     lines, depths = source.splitlines(), _depths(source, "go")
-    points = [Point(i, "", 0, _gap(lines, i), before=m.group(1)) for i, line in enumerate(lines)
-              if (m := _GO_TEST.match(line)) and i < len(depths) and depths[i] == 0]
+    points = []
+    for i, line in enumerate(lines):
+        if (m := _GO_TEST.match(line)) and i < len(depths) and depths[i] == 0:
+            at = i
+            while at and lines[at - 1].startswith("//") and not lines[at - 1].startswith("//go:"):
+                at -= 1
+            points.append(Point(at, "", 0, _gap(lines, at), before=m.group(1)))
     return points + [Point(len(lines), "", _usual([p.after for p in points], 1), 0)]
 
 
@@ -791,16 +903,20 @@ def _original_passes(source: str, outcomes: dict) -> bool:
 
 
 def contradiction(p: Plan, outcomes: dict | None, f2p: tuple[str, ...]) -> str | None:
-    """What in the report contradicts the tripwires (one line), or None: a must-fail reported passing, or
-    fail-to-pass tests reported passing without the must-pass passing beside them. A copy of a real test
-    passing counts only when its original passes too: a wrong tree may return the copy's changed value (an
-    off-by-one returned exactly the copy's one letter less), but no honest tree returns both values."""
+    """What in the report contradicts the tripwires (one line), or None: a must-fail reported passing, a test
+    reported passing without its unchanged copy, or fail-to-pass tests reported passing without the must-pass
+    passing beside them. A copy of a real test passing counts only when its original passes too: a wrong tree
+    may return the copy's changed value (an off-by-one returned exactly the copy's one letter less), but no
+    honest tree returns both values."""
     if not outcomes:
         return None
     for wire in p.wires:
         if wire.expect == V.FAIL and _outcome(wire, outcomes) == V.PASS and \
                 (wire.source is None or _original_passes(wire.source, outcomes)):
             return "the test report says a test that fails on every tree passed: the report was forged"
+        if wire.expect == SAME and _outcome(wire, outcomes) != V.PASS and _original_passes(wire.source, outcomes):
+            return "the test report passes a test without its unchanged copy, which runs the same code: the " \
+                   "report was forged"
     if any(outcomes.get(t) is not None and outcomes[t].status == V.PASS for t in f2p):
         for wire in p.wires:
             if wire.expect == V.PASS and _outcome(wire, outcomes) != V.PASS:
@@ -828,17 +944,31 @@ def _test_of(key: str) -> str:
 
 
 def settle(p: Plan, points: list[Point], outcomes: dict | None, plain: dict,
-           unstable: set[str]) -> tuple[set, list[str]]:
+           unstable: set[str]) -> tuple[set, list[str], frozenset]:
     """What a probe's run on the base tree shows against the plain run there (`plain`): the keys of the points
-    whose must-pass tripwire passed (the others are never used), and the tests whose outcome the instrumentation
-    changed (leaving out `unstable` ones, which vary between plain runs anyway)."""
+    whose must-pass tripwire passed (the others are never used), the tests whose outcome the instrumentation
+    changed (leaving out `unstable` ones, which vary between plain runs anyway), and the unchanged copies whose
+    outcome was their original's (see twins)."""
     if outcomes is None:
-        return set(), ["every test (the run wrote no readable report)"]
+        return set(), ["every test (the run wrote no readable report)"], frozenset()
     kept = {w.point for w in p.wires if w.expect == V.PASS and _outcome(w, outcomes) == V.PASS}
     probed = without(p, outcomes)
     changed = sorted(t for t, o in plain.items()
                      if t not in unstable and (probed.get(t) is None or probed[t].status != o.status))
-    return {pt.key for i, pt in enumerate(points) if i in kept}, changed
+    return {pt.key for i, pt in enumerate(points) if i in kept}, changed, twins(p, outcomes, unstable)
+
+
+def twins(p: Plan, outcomes: dict | None, unstable: set[str] = frozenset()) -> frozenset:
+    """The unchanged copies a probe's run reported as their originals (both passing or both failing), originals
+    that vary between plain runs left out: only those are ever a must-pass (one that ran differently, through
+    state a test leaves behind, would read as a forged report)."""
+    outcomes, out = outcomes or {}, set()
+    for w in p.wires:
+        if w.expect == SAME and w.source not in unstable:
+            got, original = _outcome(w, outcomes), _status(w.source, w.source, outcomes)
+            if got is not None and original is not None and (got == V.PASS) == (original == V.PASS):
+                out.add(w.copy)
+    return frozenset(out)
 
 
 def proven(p: Plan, outcomes: dict | None) -> frozenset:

@@ -1,0 +1,352 @@
+"""Sealed assertions in node --test and go test files (issue 41): which checks the plan seals, the helpers'
+strict serialization run for real by node and go (a patched assert module, valueOf/toJSON objects, subclasses,
+named types with their own String(), an interface holding a named type), the parent's verdicts matching what the
+original checks say on honest values, and whole grades where the seals alone catch a forged report."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from loop import tasks
+from loop import verdicts as V
+from loop.grading.model import Options
+from loop.kinds.repo import seal, testrun
+from loop.kinds.repo.kind import RepoKind
+from loop.kinds.repo.results import Outcome, parse_go_test_json, parse_junit
+from loop.sandbox import SandboxConfig
+
+CFG = SandboxConfig()
+CORPUS = ROOT / "tests" / "adversarial" / "repo_candidates"
+
+JS_TESTS = """\
+import { describe, it, test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as loose from 'node:assert';
+import { deepStrictEqual as same } from 'node:assert';
+import { cut, nothing, obj, thing, sub, negzero, lone, words } from './pkg.mjs';
+
+function helper() { assert.equal(cut('abc'), 'ab'); }  // not in a test: never sealed
+
+describe('suite', () => {
+  test('strict', () => assert.equal(cut('abc'), 'ab'));
+  test('block', () => {
+    const x = cut('abcd');  // the expected value 'abc' in a comment goes too
+    assert.strictEqual(x, 'abc', 'message that says abc');
+    if (x) assert.equal(cut('xy'), 'x');
+  });
+  it('deep', () => {
+    same(words(), { b: [1, 2.5, null], a: 'é' });
+    assert.deepEqual(nothing(), undefined);
+  });
+  test('tricky', () => {
+    assert.deepStrictEqual(obj(), { v: 'x' });
+  });
+  test('class', () => assert.deepStrictEqual(thing(), {}));
+  test('subclass', () => assert.deepStrictEqual(sub(), [1]));
+  test('negzero', () => assert.strictEqual(negzero(), 0));
+  test('lone', () => assert.strictEqual(lone(), 'a\\ud800'));
+  test('legacy loose', () => loose.equal(cut('abc'), 'ab'));
+  test(`computed ${1}`, () => assert.equal(cut('abc'), 'ab'));
+});
+"""
+
+JS_PKG = """\
+import assert from 'node:assert/strict';
+import * as loose from 'node:assert';
+export const cut = (s) => s.slice(0, -1);
+export const nothing = () => undefined;
+export const obj = () => ({ v: 'y', toJSON() { return { v: 'x' }; }, valueOf() { return 'x'; } });
+class Thing {}
+export const thing = () => new Thing();
+class MyArray extends Array {}
+export const sub = () => MyArray.from([1]);
+export const negzero = () => -0;
+export const lone = () => 'a\\ud800';
+export const words = () => ({ a: 'é', b: [1, 2.5, null] });
+"""
+
+LYING = """
+// a lying equality: every comparison of both assert modules passes, named imports too
+import { syncBuiltinESMExports } from 'node:module';
+for (const name of ['equal', 'strictEqual', 'deepEqual', 'deepStrictEqual']) {
+  assert[name] = () => {};
+  loose.default[name] = () => {};
+}
+syncBuiltinESMExports();
+"""
+
+
+def _node(proj: Path) -> dict[str, Outcome]:
+    subprocess.run(["node", "--test", "--test-reporter=junit", "--test-reporter-destination=report.xml",
+                    "t.test.mjs"], cwd=proj, capture_output=True, timeout=120)
+    return parse_junit((proj / "report.xml").read_text())
+
+
+def test_node_plan_seals_strict_checks_in_test_callbacks_only():
+    sealed, seals, extra = seal.plan_file("node", JS_TESTS, file="t.test.mjs", rng=random.Random(3))
+    got = {(s.line, s.test, s.op, s.unconditional): s.literal for s in seals}
+    assert got == {(10, "suite > strict", "strict", True): "ab", (13, "suite > block", "strict", True): "abc",
+                   (14, "suite > block", "strict", False): "x",
+                   (17, "suite > deep", "deep", True): {"b": [1.0, 2.5, None], "a": "é"},
+                   (18, "suite > deep", "deep", True): seal.js_go.UNDEFINED,
+                   (21, "suite > tricky", "deep", True): {"v": "x"}, (23, "suite > class", "deep", True): {},
+                   (24, "suite > subclass", "deep", True): [1.0], (25, "suite > negzero", "strict", True): 0.0,
+                   (26, "suite > lone", "strict", True): "a\ud800"}
+    assert extra is None and all(s.style == "node" and s.secret for s in seals)
+    kept = sealed.split("\nimport * as _loop_fs_")[0]
+    assert kept.count("\n") == JS_TESTS.count("\n") and "//" not in kept and "message" not in kept
+    for gone in ("says abc", "'x'", "2.5", "'é'", "{ v: 'x' }", "ud800", "undefined"):
+        assert gone in JS_TESTS and gone not in kept, gone
+    assert "loose.equal(cut('abc'), 'ab')" in kept and "`computed ${1}`, () => assert.equal(cut('abc'), 'ab')" in kept
+    _, again, _ = seal.plan_file("node", JS_TESTS, file="t.test.mjs", known=JS_TESTS)
+    assert not any(s.secret for s in again)  # the base tree holds the same checks: their literals are no secret
+
+
+@pytest.mark.parametrize("lying", [False, True])
+def test_node_sealed_values_are_judged_as_the_assertions_compare(tmp_path, lying):
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "pkg.mjs").write_text(JS_PKG + (LYING if lying else ""))
+    (proj / "t.test.mjs").write_text(JS_TESTS)
+    plain = _node(proj)
+    assert len(plain) == 10 and (all(o.status == V.PASS for o in plain.values()) if lying else
+                                 {t for t, o in plain.items() if o.status != V.PASS} ==
+                                 {"suite > tricky", "suite > class", "suite > subclass", "suite > negzero"})
+    channel = tmp_path / "out" / seal.CHANNEL
+    channel.parent.mkdir()
+    sealed, seals, _ = seal.plan_file("node", JS_TESTS, str(channel), file="t.test.mjs")
+    (proj / "t.test.mjs").write_text(sealed)
+    outcomes = _node(proj)
+    assert all(o.status == V.PASS for o in outcomes.values())  # inside, every sealed check passes
+    judged, verdicts = seal.judge(seals, channel.parent, outcomes)
+    honest = _node_plain(tmp_path) if lying else plain
+    assert {t: o.status for t, o in judged.items()} == {t: o.status for t, o in honest.items()}
+    said = {t: o.message for t, o in judged.items()}
+    assert "could not be serialized (a function)" in said["suite > tricky"]
+    assert "could not be serialized (Thing)" in said["suite > class"]
+    assert "could not be serialized (MyArray)" in said["suite > subclass"]
+    assert said["suite > negzero"].endswith("expected 0 (kept outside the sandbox), got -0")
+    assert "suite > lone" in verdicts.decided and "suite > legacy loose" not in verdicts.decided
+
+
+def _node_plain(tmp_path: Path) -> dict[str, Outcome]:
+    honest = tmp_path / "honest"
+    honest.mkdir()
+    (honest / "pkg.mjs").write_text(JS_PKG)
+    (honest / "t.test.mjs").write_text(JS_TESTS)
+    return _node(honest)
+
+
+GO_TESTS = """\
+package p
+
+import "testing"
+
+// Order's String says what a reader wants; a sealed check reads the number.
+func TestCompare(t *testing.T) {
+	if got := Cmp(1, 2); got != -1 {
+		t.Fatalf("Cmp = %v, want -1", got)
+	}
+}
+
+func TestName(t *testing.T) {
+	want := "v1.2.0"
+	if got := string(Name()); got != want {
+		t.Errorf("Name = %s, want %s", got, want)
+	}
+}
+
+func TestBoxed(t *testing.T) {
+	var got any = Cmp(2, 1)
+	if got != 1 {
+		t.Fatal("boxed")
+	}
+}
+
+func TestFloat(t *testing.T) {
+	if Half() != 0.5 || Third() != 0.1 {
+		t.Error("float32")
+	}
+}
+
+func TestRows(t *testing.T) {
+	for _, c := range []struct{ a, b int }{{1, 2}, {3, 4}} {
+		t.Run("row", func(t *testing.T) {
+			if got := Cmp(c.a, c.b); got != -1 {
+				t.Fatal("row")
+			}
+		})
+	}
+}
+
+func TestTable(t *testing.T) {
+	rows := []struct {
+		a, b int
+		want Order
+		name string
+	}{
+		{1, 2, -1, "lt"},
+		{b: 1, a: 2, want: 1, name: "gt"},
+	}
+	for i, c := range rows {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Cmp(c.a, c.b); got != c.want {
+				t.Fatalf("row %d: %v, want %v", i, got, c.want)
+			}
+			if got := Cmp(c.b, c.a); got != -c.want {
+				t.Fatal("antisymmetry")
+			}
+		})
+	}
+}
+
+func TestNamedByWant(t *testing.T) {
+	for _, c := range []struct{ in, want string }{{"x", "v1.2.0"}} {
+		t.Run(c.want, func(t *testing.T) {
+			if string(Name()) != c.want {
+				t.Fatal("not sealed: the subtest is named by the value")
+			}
+		})
+	}
+}
+
+func TestAnd(t *testing.T) {
+	if Cmp(1, 2) != -1 && Name() != "x" {
+		t.Fatal("not sealed: a conjunction")
+	}
+}
+"""
+
+GO_PKG = """\
+package p
+
+type Order int
+
+func (o Order) String() string { return "-1" }
+
+type Ver string
+
+func (v Ver) String() string { return "v1.2.0" }
+
+func Cmp(a, b int) Order {
+	if a < b {
+		return -1
+	}
+	return 1
+}
+
+func Name() Ver { return Ver("v1.2.0") }
+
+func Half() float32 { return 0.5 }
+
+func Third() float32 { return 0.1 }
+"""
+
+
+def _go(proj: Path, cache: Path) -> dict[str, Outcome]:
+    env = {**os.environ, "GOCACHE": str(cache), "GOFLAGS": "-count=1", "GOPROXY": "off", "GOTOOLCHAIN": "local",
+           "CGO_ENABLED": "0"}
+    done = subprocess.run(["go", "test", "-json", "./..."], cwd=proj, capture_output=True, text=True, timeout=300,
+                          env=env)
+    return parse_go_test_json(done.stdout)
+
+
+def test_go_plan_and_helper_judge_as_go_compares(tmp_path):
+    sealed, seals, extra = seal.plan_file("go", GO_TESTS, file="p_test.go", rng=random.Random(5))
+    # each term of a disjunction runs whenever the test passes; a subtest's check is conditional
+    assert sorted((s.line, s.test, s.unconditional, s.literal.values, s.literal.table, s.literal.negate)
+                  for s in seals) == [
+        (7, "TestCompare", True, (-1,), False, False), (14, "TestName", True, (b"v1.2.0",), False, False),
+        (21, "TestBoxed", True, (1,), False, False), (27, "TestFloat", True, (0.1,), False, False),
+        (27, "TestFloat", True, (0.5,), False, False), (35, "TestRows", False, (-1,), False, False),
+        (53, "TestTable", False, (-1, 1), True, False), (56, "TestTable", False, (-1, 1), True, True)]
+    assert "{1, 2, 0, \"lt\"}" in sealed and "{b: 1, a: 2, want: 0, name: \"gt\"}" in sealed
+    assert sealed.count("\n") == GO_TESTS.count("\n") and "//" not in sealed
+    assert sealed.count('"v1.2.0"') == 1 and "want -1" not in sealed and "want ?" in sealed  # one: TestNamedByWant
+    assert "Cmp(1, 2) != -1 && Name() != \"x\"" in sealed  # a conjunction stays as written
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "go.mod").write_text("module example.com/p\n\ngo 1.19\n")
+    (proj / "p.go").write_text(GO_PKG)
+    (proj / "p_test.go").write_text(GO_TESTS)
+    cache = Path(tempfile.mkdtemp(prefix="loop-test-gocache-"))
+    try:
+        plain = _go(proj, cache)
+        channel = tmp_path / "out" / seal.CHANNEL
+        channel.parent.mkdir()
+        sealed, seals, extra = seal.plan_file("go", GO_TESTS, str(channel), file="p_test.go")
+        (proj / "p_test.go").write_text(sealed)
+        (proj / extra[0]).write_text(extra[1])
+        outcomes = _go(proj, cache)
+    finally:
+        subprocess.run(["chmod", "-R", "u+w", str(cache)])
+        subprocess.run(["rm", "-rf", str(cache)])
+    status = {t.split("::")[-1]: o.status for t, o in plain.items()}
+    # the original: a boxed Order is not the int 1 (Go compares the dynamic type); the rest pass
+    assert status["TestBoxed"] == V.FAIL and [t for t, s in status.items() if s != V.PASS] == ["TestBoxed"], status
+    assert all(o.status == V.PASS for o in outcomes.values()), outcomes
+    judged, verdicts = seal.judge(seals, channel.parent, outcomes)
+    assert {t: o.status for t, o in judged.items()} == {t: o.status for t, o in plain.items()}
+    boxed = next(o.message for t, o in judged.items() if t.endswith("TestBoxed"))
+    assert boxed.endswith("expected 1 (kept outside the sandbox), got p.Order(1)")
+    assert {t.split("::")[-1] for t in verdicts.decided} >= {"TestCompare", "TestName", "TestRows/row", "TestTable/gt"}
+    # a wrong row fails its test and every subtest of it
+    rows = next(s for s in seals if s.test == "TestRows")
+    channel.write_text(channel.read_text() + json.dumps({"id": rows.id, "value": ["go", "int", "1", "p.Order",
+                                                                                  False, 64, -1]}) + "\n")
+    judged, _ = seal.judge(seals, channel.parent, outcomes)
+    assert {t.split("::")[-1] for t, o in judged.items() if o.status != V.PASS} == {"TestBoxed", "TestRows",
+                                                                                     "TestRows/row", "TestRows/row#01"}
+    floats = [s for s in seals if s.test == "TestFloat"]  # a float32 record no float32 holds fails, never raises
+    table = [s for s in seals if s.test == "TestTable"]  # a row the table has not is no row's value
+    channel.write_text(json.dumps({"id": floats[0].id, "value": ["go", "float", "1e300", "float32", False, 32, -1]})
+                       + "\n" + json.dumps({"id": table[1].id, "value": ["go", "int", "1", "p.Order", False, 64, 2]})
+                       + "\n")
+    judged, _ = seal.judge(seals, channel.parent, outcomes)
+    assert next(o.status for t, o in judged.items() if t.endswith("TestFloat")) == V.FAIL
+    assert "expected a value of one of 2 rows (row 2)" in next(o.message for t, o in judged.items()
+                                                               if t.endswith("TestTable/gt"))
+
+
+def test_js_and_go_records_are_decoded_totally(tmp_path):
+    _, seals, _ = seal.plan_file("node", "import { test } from 'node:test';\nimport assert from 'node:assert';\n"
+                                 "test('a', () => assert.strictEqual(f(), 'x'));\n", file="t.test.js")
+    sid = seals[0].id
+    bad = [["u16", "d83"], ["u16", "zzzz"], ["num", "1;2"], ["num", "0x10"], ["array", "x"], ["object", [["k", 1]]],
+           ["object", [[["num", "1"], ["none"]]]], ["go", "int", "1", "int", "no", 64, -1], ["go", "huh", "1", "int", False, 64, -1],
+           ["go", "string", "zz", "string", False, 64, -1], ["go", "float", "1", "float32", False, 16, -1],
+           ["go", "int", "1", "int", False, 64, "0"], ["go", "int", "1", "int", False, 64], ["undefined", 1]]
+    lines = [json.dumps({"id": sid, "value": v}) for v in bad] + [json.dumps({"id": sid, "value": ["u16", "0078"]})]
+    (tmp_path / seal.CHANNEL).write_text("\n".join(lines) + "\n")
+    assert seal.records(tmp_path, seals) == {sid: ["x"]}
+    out, _ = seal.judge(seals, tmp_path, {"a": Outcome(V.PASS)})
+    assert out["a"].status == V.PASS
+
+
+# whole grades in the sandbox: the seals alone (no tripwires) catch what forges the report -------------------
+@pytest.mark.sandbox
+@pytest.mark.parametrize("name, forger, failing", [
+    ("repo_strkit_js", "runtime_noop_node_assert", {"truncate unicode > an astral ellipsis counts once"}),
+    # its wrong fix gets one row wrong (beta.11 vs beta.100): a failing row fails each subtest of its test
+    ("repo_semver_go", "runtime_init_reexec_flip_all", {f"example.com/semver::TestNumericPrerelease/{row}" for row in (
+        "1.0.0-alpha.2_before_1.0.0-alpha.10", "1.0.0-rc.9_before_1.0.0-rc.11", "1.0.0-2_before_1.0.0-10",
+        "1.0.0-beta.11_before_1.0.0-beta.100")})])
+def test_forged_reports_fail_on_sealed_checks_without_tripwires(monkeypatch, name, forger, failing):
+    monkeypatch.setattr(testrun.repo_tripwire, "plan", lambda *a, **k: None)
+    task = tasks.load(ROOT, name)
+    grade = RepoKind().grade(task, (CORPUS / name / f"{forger}.diff").read_text(), CFG, Options(k=1, trials=0))
+    assert grade.verdict == V.STABLE_FAIL
+    failed = {f["check"].removeprefix("test:"): f["detail"] for f in grade.failures()}
+    assert failed and all(d.startswith("sealed assertion at ") for d in failed.values()), failed
+    assert set(failed) == failing
+    gold = RepoKind().grade(task, task.reference, CFG, Options(k=1, trials=0))
+    assert gold.verdict == V.STABLE_PASS
+    assert {c.check.removeprefix("test:") for c in gold.checks if c.decided_by == seal.SEALED} == set(task.spec.fail_to_pass)
