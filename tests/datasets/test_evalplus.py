@@ -5,6 +5,7 @@ grade by EvalPlus's own task ids."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -274,3 +275,99 @@ def test_import_check_and_grade_end_to_end(tmp_path, loop_cli):
     assert failing(("mbpp_004", 1)) == {"relation:arguments_agree"}  # only the caller's list tells it apart
     # the contract case: inputs outside EvalPlus's contract were generated and dropped, never asked
     assert got[("mbpp_003", 2)]["inputs_contract"] > 0
+
+
+# EvalPlus's files as they are (issue 45) -----------------------------------------------------------------------
+DISSIMILAR = {  # Mbpp/579 as released: over strings its output's order follows the hash seed
+    "task_id": "Mbpp/579", "prompt": '"""\nWrite a function to find the dissimilar elements in the given two tuples.\n"""\n',
+    "entry_point": "find_dissimilar",
+    "canonical_solution": "\ndef find_dissimilar(test_tup1, test_tup2):\n  return tuple(set(test_tup1) ^ set(test_tup2))\n",
+    "base_input": [[[3, 4, 5, 6], [5, 7, 4, 10]], [[1, 2, 3, 4], [7, 2, 3, 9]]],
+    "plus_input": [[[f"w{i}", f"x{i}", "same"], ["same", f"y{i}"]] for i in range(12)]
+                  + [[["dian", "daurian"], []], [["apple", "kiwi"], ["kiwi", "fig"]]],
+    "atol": 0,
+    "contract": "\n  assert isinstance(test_tup1, tuple), \"invalid inputs\"" + CONTRACT
+                + "  assert isinstance(test_tup2, tuple), \"invalid inputs\"" + CONTRACT,
+    "assertion": "assert set(find_dissimilar((3, 4, 5, 6), (5, 7, 4, 10))) == set((3, 6, 7, 10))"}
+ROOTS = {"task_id": "Mbpp/590", "prompt": '"""\nWrite a function to convert polar coordinates to rectangular coordinates.\n"""\n',
+         "entry_point": "polar_rect", "canonical_solution": "\nimport cmath\ndef polar_rect(x, y):\n  return cmath.rect(x, y)\n",
+         "base_input": [[3, 4], [4, 7]], "plus_input": [], "atol": 0, "contract": "\n  pass\n"}  # complex outputs
+NO_PLUS = {"task_id": "Mbpp/793", "prompt": '"""\nWrite a python function to find the last position of an element in a sorted array.\n"""\n',
+           "entry_point": "last", "canonical_solution": "\ndef last(arr, x):\n    return len(arr) - 1 - arr[::-1].index(x)\n",
+           "base_input": [[[1, 2, 3], 1], [[1, 1, 1, 2, 3, 4], 1]], "plus_input": {}, "atol": 0,
+           "contract": "\n  assert isinstance(arr, list), \"invalid inputs\"" + CONTRACT}
+
+
+def test_an_empty_input_object_and_a_gzipped_file_read_as_evalplus_reads_them(tmp_path):
+    """Mbpp/793's plus_input is {} in every MbppPlus release: no inputs; .jsonl.gz is read as .jsonl."""
+    import gzip
+
+    (problem,) = evalplus.read_release(_write(tmp_path / "MbppPlus.jsonl", [NO_PLUS]))
+    assert problem.plus_input == [] and [t for t, _ in problem.inputs] == ["base_000", "base_001"]
+    packed = tmp_path / "MbppPlus.jsonl.gz"
+    packed.write_bytes(gzip.compress((tmp_path / "MbppPlus.jsonl").read_bytes()))
+    assert evalplus.read_release(packed) == [dataclasses.replace(problem, where=f"{packed}:1")]
+    with pytest.raises(ImportFailed, match="key 'plus_input' must be a list of argument lists"):
+        evalplus.read_release(_write(tmp_path / "Bad.jsonl", [dict(NO_PLUS, plus_input={"a": 1})]))
+
+
+def test_order_free_equivalence_keeps_items_types_and_counts():
+    from loop.datasets.evalplus.hashorder import builds_sets
+    from loop.oracles.fuzz import unordered
+
+    same = unordered(within_atol(0))
+    assert same([], ("daurian", "dian"), ("dian", "daurian")) and same([], [1, 2.0], [2.0, 1])
+    assert not same([], ("a", "b"), ["b", "a"])          # a tuple stays a tuple
+    assert not same([], ("a", "a", "b"), ("a", "b", "b"))  # a repeated item repeats as often
+    assert not same([], ("a",), ("a", "b")) and not same([], {1: 2}, "x")
+    assert builds_sets(DISSIMILAR["canonical_solution"]) and builds_sets("def f(a):\n    return {x for x in a}\n")
+    assert not builds_sets(NO_PLUS["canonical_solution"])
+
+
+@pytest.mark.sandbox
+def test_a_hash_ordered_reference_compares_order_free_and_a_row_loop_cannot_keep_is_skipped(tmp_path, loop_cli,
+                                                                                            monkeypatch):
+    """Mbpp/579's reference lists a set of strings: the import finds out (not by two draws) and compares its
+    outputs order-free, so the canonical solution is stable_pass under every seed and a wrong one still fails.
+    Complex outputs (Mbpp/590) make no test: a note, and the rest of the file is imported. A second import
+    runs no reference: every output is remembered."""
+    import sqlite_utils
+
+    from loop.datasets.evalplus import references
+
+    cfg = _project(tmp_path)
+    tasks_dir = tmp_path / "proj" / "harness" / "tasks"
+    path = _write(tmp_path / "MbppPlus.jsonl", [DISSIMILAR, ROOTS, NO_PLUS])
+    code, out = loop_cli("tasks", "import", "evalplus", path, config=cfg)
+    assert code == 0, out
+    assert "imported 2 MBPP+ tasks" in out, out
+    assert re.search(r"note\s+Mbpp/579: the reference's output order follows the hash seed \(first on plus_\d+\): "
+                     r"outputs compare order-free; \d+ such input\(s\) left to the relations", out), out
+    assert re.search(r"note\s+Mbpp/590: not imported: no input made a test", out), out
+    assert "unsupported value of type complex" in out
+    assert "equivalent = _fuzz.unordered(_fuzz.within_atol(ATOL))" in (tasks_dir / "mbpp_579" / "relations.py").read_text()
+    assert "unordered" not in (tasks_dir / "mbpp_793" / "relations.py").read_text()
+    before = {p: p.read_bytes() for p in tasks_dir.rglob("*") if p.is_file()}
+
+    def no_sandbox(*args, **kwargs):
+        raise AssertionError("a remembered reference ran again")
+
+    monkeypatch.setattr(references, "run", no_sandbox)
+    code, out = loop_cli("tasks", "import", "evalplus", path, config=cfg)
+    assert code == 0, out
+    assert {p: p.read_bytes() for p in tasks_dir.rglob("*") if p.is_file()} == before
+    monkeypatch.undo()
+
+    right = DISSIMILAR["canonical_solution"]
+    samples = [{"task_id": "Mbpp/579", "solution": right},
+               {"task_id": "Mbpp/579", "solution": "def find_dissimilar(a, b):\n    return tuple(sorted(set(a) ^ set(b), key=str))\n"},
+               {"task_id": "Mbpp/579", "solution": "def find_dissimilar(a, b):\n    return tuple(set(a) - set(b))\n"},
+               {"task_id": "Mbpp/793", "solution": NO_PLUS["canonical_solution"]}]
+    spath = _write(tmp_path / "samples.jsonl", samples)
+    for seed in (1, 2, 3):
+        code, out = loop_cli("grade", "--samples", spath, "--k", "3", "--trials", "30", "--seed", seed, config=cfg)
+        db = sqlite_utils.Database(tmp_path / "runs.db")
+        batch = max(r["batch_id"] for r in db["candidates"].rows)
+        verdicts = {(r["task"], r["sample"]): r["verdict"] for r in db["candidates"].rows_where("batch_id = ?", [batch])}
+        assert verdicts == {("mbpp_579", 0): "stable_pass", ("mbpp_579", 1): "stable_pass",
+                            ("mbpp_579", 2): "stable_fail", ("mbpp_793", 0): "stable_pass"}, (seed, out)
