@@ -371,3 +371,102 @@ def test_a_hash_ordered_reference_compares_order_free_and_a_row_loop_cannot_keep
         verdicts = {(r["task"], r["sample"]): r["verdict"] for r in db["candidates"].rows_where("batch_id = ?", [batch])}
         assert verdicts == {("mbpp_579", 0): "stable_pass", ("mbpp_579", 1): "stable_pass",
                             ("mbpp_579", 2): "stable_fail", ("mbpp_793", 0): "stable_pass"}, (seed, out)
+
+
+# EvalPlus's numbers beside loop's (issue 45) -------------------------------------------------------------------
+def test_evalplus_comparison_is_its_own():
+    """numbers.part_passes is evalplus's unsafe_execute: exact or atol (1e-6 from the first float expectation
+    on, for every later input too), set equality for its SET_EQ problems, |poly(x)| <= atol for find_zero."""
+    from loop.datasets.evalplus.numbers import part_passes, pass_at_k
+
+    assert part_passes("mbpp", "f", 0, [[1], [2]], [3, 4], [(True, 3), (True, 4)])
+    assert not part_passes("mbpp", "f", 0, [[1], [2]], [3, 4], [(True, 3)])             # stopped early
+    assert not part_passes("mbpp", "f", 0, [[1]], [(1, 2)], [(True, [1, 2])])           # a list is not a tuple
+    assert part_passes("mbpp", "f", 0, [[1]], [1.0], [(True, 1.0000005)])               # floats: 1e-6
+    assert part_passes("mbpp", "f", 0, [[1], [2]], [1.0, 7], [(True, 1.0), (True, 7)])
+    assert not part_passes("mbpp", "f", 0, [[1], [2]], [1.0, 7], [(True, 1.0), (True, 7.0000005)])  # int: ==
+    assert part_passes("mbpp", "f", 0, [[1], [2]], [1.0, [1.0, 2]], [(True, 1.0), (True, [1.0000005, 2])])
+    assert part_passes("mbpp", "find_dissimilar", 0, [[(1,), (2,)]], [(1, 2)], [(True, (2, 1))])
+    assert not part_passes("mbpp", "f", 0, [[(1,), (2,)]], [(1, 2)], [(True, (2, 1))])
+    assert part_passes("mbpp", "sum_div", 0, [[6]], [6], [(True, 0)])
+    assert part_passes("humaneval", "find_zero", 1e-4, [[[-1, 1]]], [1.0], [(True, 1.00001)])
+    assert not part_passes("humaneval", "find_zero", 1e-4, [[[-1, 1]]], [1.0], [(True, 1.1)])
+    assert not part_passes("mbpp", "f", 1e-4, [[1]], ["a"], [(True, "b")]) and not part_passes("mbpp", "f", 0, [[1]], [1], [(False, None)])
+    got = pass_at_k([{"task": "a", "base": 1, "plus": 0}, {"task": "a", "base": 1, "plus": 1},
+                     {"task": "b", "base": 0, "plus": 1}, {"task": "b", "base": 1, "plus": 1}])
+    assert got["base"] == {"pass@1": 0.75} and got["plus"] == {"pass@1": 0.5} and (got["tasks"], got["samples"]) == (2, 4)
+
+
+def _evalplus_evaluate(dataset: str, release: Path, samples: Path, tmp_path: Path) -> dict:
+    """evalplus.evaluate on `samples` against the local release file (its *_OVERRIDE_PATH), in a process
+    of its own: {task_id: [(base passed, plus passed) per sample in file order]}."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "evalplus-cache"),
+               **{"MBPP_OVERRIDE_PATH" if dataset == "mbpp" else "HUMANEVAL_OVERRIDE_PATH": str(release)})
+    subprocess.run([sys.executable, "-c", "import sys; from evalplus.evaluate import evaluate; "
+                    "evaluate(sys.argv[1], samples=sys.argv[2], parallel=2, i_just_wanna_run=True)", dataset, str(samples)],
+                   env=env, check=True, capture_output=True, timeout=300)
+    results = json.loads(samples.with_name(samples.stem + "_eval_results.json").read_text())["eval"]
+    return {t: [(r["base_status"] == "pass", r["base_status"] == r["plus_status"] == "pass") for r in rows]
+            for t, rows in results.items()}
+
+
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_evalplus_numbers_equal_evalplus_evaluate(tmp_path, loop_cli):
+    """`loop grade --samples` of imported MBPP+ and HumanEval+ tasks: EvalPlus's base and base + extra
+    statuses per sample and pass@1, in the summary, --json, `loop report` and runs.db, equal to
+    evalplus.evaluate's on the same samples and release files (right, wrong, wrong only on plus inputs,
+    within and outside atol, slower than EvalPlus's time limit, a hash-ordered output)."""
+    import sqlite_utils
+
+    cfg = _project(tmp_path)
+    prime = MBPP[1]["canonical_solution"]
+    cases = {
+        "mbpp": ([*MBPP, DISSIMILAR, NO_PLUS], [
+            {"task_id": "Mbpp/2", "solution": MBPP[0]["canonical_solution"]},
+            {"task_id": "Mbpp/2", "solution": "def similar_elements(a, b):\n    return sorted(set(a) & set(b))\n"},
+            {"task_id": "Mbpp/3", "solution": prime},
+            {"task_id": "Mbpp/3", "solution": "def is_not_prime(n):\n    return n % 2 == 0\n"},
+            {"task_id": "Mbpp/3", "solution": prime.replace("    if n == 1:", "    if n > 7919:\n        return False\n    if n == 1:")},
+            {"task_id": "Mbpp/3", "solution": "import time\n" + prime.replace("    if n == 1:", "    if n == 7919:\n        time.sleep(1.5)\n    if n == 1:")},
+            {"task_id": "Mbpp/82", "solution": "import math\ndef volume_sphere(r):\n    return 4 / 3 * math.pi * r ** 3 + 5e-5\n"},
+            {"task_id": "Mbpp/82", "solution": "import math\ndef volume_sphere(r):\n    return 4 / 3 * math.pi * r ** 3 + 5e-3\n"},
+            {"task_id": "Mbpp/579", "solution": DISSIMILAR["canonical_solution"]},
+            {"task_id": "Mbpp/579", "solution": "def find_dissimilar(a, b):\n    return tuple(set(a) - set(b))\n"},
+            {"task_id": "Mbpp/793", "solution": NO_PLUS["canonical_solution"]}]),
+        "humaneval": (_humaneval_rows(), [
+            {"task_id": "HumanEval/0", "solution": "def has_close_elements(numbers, threshold):\n"
+                                                   "    s = sorted(numbers)\n"
+                                                   "    return any(b - a < threshold for a, b in zip(s, s[1:]))\n"},
+            {"task_id": "HumanEval/0", "solution": _humaneval_rows()[0]["prompt"] + _humaneval_rows()[0]["canonical_solution"]},
+            {"task_id": "HumanEval/2", "solution": "def truncate_number(number):\n    return number % 1.0\n"},
+            {"task_id": "HumanEval/2", "solution": "def truncate_number(number):\n    return round(number % 1.0, 2)\n"}]),
+    }
+    for dataset, (rows, samples) in cases.items():
+        release = _write(tmp_path / f"{dataset}-release.jsonl", rows)
+        code, out = loop_cli("tasks", "import", "evalplus", release, config=cfg)
+        assert code == 0, out
+        spath = _write(tmp_path / f"{dataset}-samples.jsonl", samples)
+        code, out = loop_cli("grade", "--samples", spath, "--k", "1", "--trials", "10", "--json", config=cfg)
+        summary = json.loads(out.strip().splitlines()[-1])
+        db = sqlite_utils.Database(tmp_path / "runs.db")
+        batch = summary["batch_id"]
+        ours: dict[str, list] = {}
+        for r in db.query("select c.task, c.sample, e.base, e.plus from candidates c join evalplus_numbers e "
+                          "on e.candidate_id = c.id where c.batch_id = ? order by c.task, c.sample", [batch]):
+            ours.setdefault(r["task"], []).append((bool(r["base"]), bool(r["base"] and r["plus"])))
+        theirs = _evalplus_evaluate(dataset, release, spath, tmp_path)
+        assert ours == {evalplus.task_name(t): v for t, v in theirs.items()}, (dataset, ours, theirs)
+        assert len({v for rows_ in ours.values() for v in rows_}) >= 3  # pass, fail, and passes base only
+        n = {t: len(v) for t, v in theirs.items()}
+        base = sum(sum(b for b, _ in v) / n[t] for t, v in theirs.items()) / len(theirs)
+        plus = sum(sum(p for _, p in v) / n[t] for t, v in theirs.items()) / len(theirs)
+        assert summary["evalplus"]["base"]["pass@1"] == pytest.approx(base)
+        assert summary["evalplus"]["plus"]["pass@1"] == pytest.approx(plus)
+        code, text = loop_cli("report", "--batch", batch, config=cfg)
+        assert f"batch {batch}: EvalPlus (its inputs and comparison, {len(samples)} samples of {len(theirs)} tasks): " \
+               f"base pass@1: {base:.4f}; base + extra pass@1: {plus:.4f}" in text, text

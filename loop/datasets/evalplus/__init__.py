@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from loop.datasets.evalplus import hashorder, mbpp, references, release
+from loop.datasets.evalplus import hashorder, mbpp, numbers, references, release
 from loop.datasets.evalplus.hashorder import Output
 from loop.datasets.evalplus.references import Job
 from loop.datasets.evalplus.release import Problem, read_release, task_name
@@ -117,8 +117,26 @@ def import_evalplus(path: Path, dest: Path, cfg: SandboxConfig) -> Imported:
             result.names.append(prep["name"])
     dest.mkdir(parents=True, exist_ok=True)
     for name, files in rendered.items():
+        truth = files.pop(numbers.FILE, None)
         humaneval.write_folder(dest / name, files)
+        path = dest / name / numbers.FILE
+        if truth is None:
+            path.unlink(missing_ok=True)
+        elif not path.is_file() or path.read_text() != truth:
+            path.write_text(truth)
     return result
+
+
+def _truth(problem: Problem, outputs: list[Output], result: Imported) -> str | None:
+    """evalplus.json: EvalPlus's inputs and its canonical solution's outputs and times, for its own numbers."""
+    split = len(problem.base_input)
+    text = numbers.ground_truth(problem.dataset, problem.task_id, problem.entry_point, problem.atol, {
+        "base": (problem.base_input, outputs[:split]), "plus": (problem.plus_input, outputs[split:])})
+    if text is None:
+        bad = next(o for o in outputs if not o.ok)
+        result.notes.append(f"{problem.task_id}: no EvalPlus numbers: its canonical solution's output cannot be "
+                            f"kept ({_why_not(bad, 'the canonical solution')})")
+    return text
 
 
 def _prepare_mbpp(problem: Problem, result: Imported) -> dict | None:
@@ -127,8 +145,10 @@ def _prepare_mbpp(problem: Problem, result: Imported) -> dict | None:
         return None
     admits = validate_args([x for _, x in problem.inputs], mbpp.compiled_contract(problem))
     reference = problem.prompt + "\n" + problem.canonical_solution
-    return {"name": task_name(problem.task_id), "admits": admits,
-            "jobs": [_job(reference, problem.entry_point, [x for _, x in problem.inputs])]}
+    jobs = [_job(reference, problem.entry_point, [x for _, x in problem.inputs])]
+    if problem.entry_point in numbers.NOT_NONE:  # EvalPlus's ground truth is whether the output is not None
+        jobs.append(replace(jobs[0], not_none=1))
+    return {"name": task_name(problem.task_id), "admits": admits, "jobs": jobs}
 
 
 def _finish_mbpp(problem: Problem, prep: dict, outputs: list[list[Output]], result: Imported) -> dict | None:
@@ -166,6 +186,9 @@ def _finish_mbpp(problem: Problem, prep: dict, outputs: list[list[Output]], resu
     mutates = next((test for (test, _), out in zip(named, outs) if out.changed), None)
     files = mbpp.files(problem, prep["name"], seeds, mutates, unordered=unordered)
     files["tests.json"] = humaneval._tests_json(tests)
+    truth = _truth(problem, outputs[-1], result)
+    if truth is not None:
+        files[numbers.FILE] = truth
     return files
 
 
@@ -209,7 +232,8 @@ def _prepare_humaneval(problem: Problem) -> dict:
     inputs = [x for _, x in admitted]
     return {"name": task_name(problem.task_id), "files": files, "rejected": rejected, "admitted": admitted,
             "jobs": [_job(files["reference.py"], base["entry_point"], inputs),
-                     _job(problem.prompt + problem.canonical_solution, problem.entry_point, inputs)]}
+                     _job(problem.prompt + problem.canonical_solution, problem.entry_point,
+                          [x for _, x in problem.inputs])]}
 
 
 def _finish_humaneval(problem: Problem, prep: dict, outputs: list[list[Output]], result: Imported) -> dict:
@@ -221,7 +245,9 @@ def _finish_humaneval(problem: Problem, prep: dict, outputs: list[list[Output]],
             f"equivalent = _fuzz.within_atol({problem.atol!r})  # EvalPlus's atol (loop tasks import evalplus)",
             "RELATIONS = [_fuzz.agrees_with_reference(equivalent=equivalent)"]))
     ours = outputs[0]
-    theirs = _loaded(problem, outputs[1], "'canonical_solution'")
+    every = _loaded(problem, outputs[1], "'canonical_solution'")
+    position = {test: n for n, (test, _) in enumerate(problem.inputs)}
+    theirs = [every[position[test]] for test, _ in admitted]
     same = within_atol(problem.atol)
     differ, tests, dropped = [], [], []
     for (test, args), out, their in zip(admitted, ours, theirs):
@@ -252,4 +278,7 @@ def _finish_humaneval(problem: Problem, prep: dict, outputs: list[list[Output]],
     if dropped:
         result.notes.append(f"{problem.task_id}: {len(dropped)} input(s) made no test: {', '.join(dropped[:3])}"
                             + (" ..." if len(dropped) > 3 else ""))
+    truth = _truth(problem, every, result)
+    if truth is not None:
+        files[numbers.FILE] = truth
     return files

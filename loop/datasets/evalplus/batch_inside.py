@@ -2,7 +2,9 @@
 outputs), one result line per input, as soon as it is known.
 
 Standard library only, started by path with `python -s -S -P`; values cross in codec.py's tagged JSON, staged
-beside this file; results go to stdout. A job is {"source", "entry", "inputs": [encoded argument lists], "start", "limit"}; a line
+beside this file; results go to stdout. A job is {"source", "entry", "inputs": [encoded argument lists], "start",
+"limit" or "limits" (one per input), "not_none" (EvalPlus's output_not_none: the output becomes whether it is not None), "fast" (stop at
+the first input that does not return)}; a line
 is [job, input, ok, encoded value or why not, changed an argument?, seconds]. What a reference prints is
 discarded. A reference that kills the process loses only the line being computed: the host starts again
 after it (loop.datasets.evalplus.references).
@@ -22,6 +24,7 @@ finally:
 
 
 CAP = 1 << 20  # bytes of one encoded output; a larger one makes no test (tests.json would carry it)
+BIG_INT_BITS = 14000  # about 4,200 digits: Python reads no longer int from JSON by default (sys.int_info)
 
 
 class _Late(BaseException):
@@ -33,8 +36,8 @@ def _alarm(signum, frame):
 
 
 def _within(value, budget):
-    """Whether value's encoding may fit in budget bytes (a cheap upper walk that stops once over it): a
-    huge output is refused before it is encoded, which would cost far more than computing it."""
+    """Whether value's encoding may fit in budget bytes with no int too long to read back (a cheap walk that
+    stops once over it): a huge output is refused before it is encoded, which can cost more than computing it."""
     stack = [value]
     while stack:
         v = stack.pop()
@@ -49,6 +52,8 @@ def _within(value, budget):
                 return False
             stack.extend(v)
         elif isinstance(v, int) and not isinstance(v, bool):
+            if v.bit_length() > BIG_INT_BITS:
+                return False
             budget -= v.bit_length() // 3
         if budget < 0:
             return False
@@ -84,18 +89,22 @@ def main(batch_path):
                 continue
             text = json.dumps(job["inputs"][i])
             args = dec(job["inputs"][i])
-            signal.setitimer(signal.ITIMER_REAL, job["limit"])
+            limit = job["limits"][i] if "limits" in job else job["limit"]
+            signal.setitimer(signal.ITIMER_REAL, limit)
             start = time.perf_counter()
             try:
                 value = fn(*args)
                 seconds = time.perf_counter() - start
                 signal.setitimer(signal.ITIMER_REAL, 0)
+                not_none = job.get("not_none", 0)  # EvalPlus's: 1 its ground truth, 2 a solution (a bool stays)
+                if not_none == 1 or (not_none == 2 and not isinstance(value, bool)):
+                    value = value is not None
                 if _within(value, CAP):
                     ok, value = True, enc(value)
                 else:
-                    ok, value = False, "its output is over %d bytes" % CAP
+                    ok, value = False, "its output is too large to keep (over %d bytes, or an int over 4,200 digits)" % CAP
             except _Late:
-                ok, value, seconds = False, "did not return within %gs" % job["limit"], job["limit"]
+                ok, value, seconds = False, "did not return within %gs" % limit, limit
             except TypeError as exc:  # enc's (an unsupported value) or the reference's own
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 ok, value, seconds = False, _why(exc), time.perf_counter() - start
@@ -110,6 +119,8 @@ def main(batch_path):
             if len(line) > CAP:
                 line = json.dumps([j, i, False, "its output is %d bytes, over %d" % (len(line), CAP), changed, seconds])
             out.write(line + "\n")
+            if job.get("fast") and not ok:
+                break
     out.flush()
 
 

@@ -31,6 +31,7 @@ class Job:
     entry: str
     inputs: tuple
     limit: float = 10.0
+    not_none: int = 0  # EvalPlus's output_not_none problems: 1 its ground truth, 2 a solution (batch_inside.py)
 
     @property
     def encoded(self) -> list:
@@ -88,7 +89,7 @@ def _run_chunk(jobs: list[Job], cfg: SandboxConfig, seed: int) -> list[list[Outc
             if not pending:
                 return out
             batch = [dict(source=jobs[j].source, entry=jobs[j].entry, inputs=jobs[j].encoded, start=start,
-                          limit=jobs[j].limit) for j, start in pending]
+                          limit=jobs[j].limit, not_none=jobs[j].not_none) for j, start in pending]
             stage(folder, "batch.json", json.dumps(batch))
             result = run(cfg, [cfg.interpreter(), "-s", "-S", "-P", "-B", "/work/batch_inside.py", "/work/batch.json"],
                          limits=LIMITS, env=env, ro={"/work": str(folder)})
@@ -110,7 +111,7 @@ def _run_chunk(jobs: list[Job], cfg: SandboxConfig, seed: int) -> list[list[Outc
 
 
 def _key(job: Job, seed: int) -> str:
-    digest = hashlib.sha256(json.dumps([job.source, job.entry, job.encoded, job.limit]).encode()).hexdigest()
+    digest = hashlib.sha256(json.dumps([job.source, job.entry, job.encoded, job.limit, job.not_none]).encode()).hexdigest()
     return cachedir.key("evalplus-references", digest, seed)
 
 
