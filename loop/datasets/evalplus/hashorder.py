@@ -64,6 +64,11 @@ def outputs(jobs: list[Job], cfg: SandboxConfig) -> list[list[Output]]:
     return [[_decide(o, rest.get((n, i), [])) for i, o in enumerate(outs)] for n, outs in enumerate(first)]
 
 
+def may_vary(v: object) -> bool:
+    """Whether an output could be listed in hash order: two or more items, a str or bytes among them."""
+    return isinstance(v, (list, tuple, set, frozenset, dict)) and len(v) > 1 and _seeded(v)
+
+
 def _seeded(v: object) -> bool:
     """Whether v holds a value whose hash follows the seed (str, bytes)."""
     stack = [v]
