@@ -470,3 +470,19 @@ def test_evalplus_numbers_equal_evalplus_evaluate(tmp_path, loop_cli):
         code, text = loop_cli("report", "--batch", batch, config=cfg)
         assert f"batch {batch}: EvalPlus (its inputs and comparison, {len(samples)} samples of {len(theirs)} tasks): " \
                f"base pass@1: {base:.4f}; base + extra pass@1: {plus:.4f}" in text, text
+
+
+@pytest.mark.sandbox
+def test_inputs_the_reference_is_slow_on_are_left_to_fuzzing_within_the_tests_budget(tmp_path, loop_cli):
+    """An attempt runs every named test within the task's wall-clock limit: the import keeps the reference's
+    total time on them within TESTS_BUDGET, leaving the slowest out first (with a note)."""
+    cfg = _project(tmp_path)
+    slow = {"task_id": "Mbpp/8", "prompt": '"""\nWrite a function that waits n seconds and returns n.\n"""\n',
+            "entry_point": "wait", "canonical_solution": "\nimport time\ndef wait(n):\n    time.sleep(n)\n    return n\n",
+            "base_input": [[0.0], [0.2]], "plus_input": [[1.3], [1.5]], "atol": 0, "contract": "\n  pass\n"}
+    code, out = loop_cli("tasks", "import", "evalplus", _write(tmp_path / "MbppPlus.jsonl", [slow]), config=cfg)
+    assert code == 0, out
+    assert re.search(r"note\s+Mbpp/8: 1 input\(s\) made no test: plus_001 \(the reference takes 1\.5\d s on it; "
+                     r"all named tests together get 2\.5 s\)", out), out
+    tests = json.loads((tmp_path / "proj" / "harness" / "tasks" / "mbpp_008" / "tests.json").read_text())
+    assert [t["name"] for t in tests] == ["base_000", "base_001", "plus_000"]

@@ -35,6 +35,9 @@ from loop.sandbox.inside.codec import enc
 __all__ = ["Imported", "Problem", "import_evalplus", "read_release", "task_name"]
 
 LIMIT = 10.0  # seconds a reference may spend on one input at import; a slower input becomes no test
+# Seconds the reference may spend on all named tests together: an attempt runs them all within the task's
+# wall-clock limit (20 s), so a solution a few times slower than the reference must fit too.
+TESTS_BUDGET = 2.5
 
 
 @dataclass
@@ -66,19 +69,27 @@ def _why_not(output: Output, whose: str = "the reference") -> str:
     return f"{whose}'s {value[4:]}" if value.startswith("its ") else f"{whose} failed: {value}"
 
 
-def _same(a: Any, b: Any) -> bool:
-    try:
-        return json.dumps(enc(a), sort_keys=True) == json.dumps(enc(b), sort_keys=True)
-    except (TypeError, ValueError, RecursionError):
-        return False
-
-
 def _test(name: str, args: list, expected: Any, smoke: bool) -> dict | None:
     try:
         return {"name": name, "suites": ["smoke", "full"] if smoke else ["full"], "args": [enc(a) for a in args],
                 "expected": enc(expected)}
     except (TypeError, ValueError, RecursionError):
         return None
+
+
+def _within_budget(tests: list[dict], seconds: dict[str, float], dropped: list[str]) -> list[dict]:
+    """The tests whose reference times sum to TESTS_BUDGET at most, the slowest left out first (named in
+    dropped); a slow input still seeds the fuzzing, whose trials have time limits of their own."""
+    total = sum(seconds[t["name"]] for t in tests)
+    slow = set()
+    for t in sorted(tests, key=lambda t: -seconds[t["name"]]):
+        if total <= TESTS_BUDGET:
+            break
+        total -= seconds[t["name"]]
+        slow.add(t["name"])
+        dropped.append(f"{t['name']} (the reference takes {seconds[t['name']]:.2f} s on it; all named tests "
+                       f"together get {TESTS_BUDGET:g} s)")
+    return [t for t in tests if t["name"] not in slow]
 
 
 def _short(value: Any, limit: int = 80) -> str:
@@ -174,6 +185,7 @@ def _finish_mbpp(problem: Problem, prep: dict, outputs: list[list[Output]], resu
             dropped.append(f"{test} (a value loop cannot encode)")
             continue
         tests.append(t)
+    tests = _within_budget(tests, {test: out.seconds for (test, _), out in zip(named, outs)}, dropped)
     if dropped:
         result.notes.append(f"{problem.task_id}: {len(dropped)} input(s) made no test: {', '.join(dropped[:3])}"
                             + (" ..." if len(dropped) > 3 else ""))
@@ -268,6 +280,7 @@ def _finish_humaneval(problem: Problem, prep: dict, outputs: list[list[Output]],
             dropped.append(f"{test} (a value loop cannot encode)")
         else:
             tests.append(t)
+    tests = _within_budget(tests, {test: out.seconds for (test, _), out in zip(admitted, ours)}, dropped)
     existing = json.loads(files["tests.json"])
     files["tests.json"] = humaneval._tests_json(existing + tests)
     if rejected or differ:
