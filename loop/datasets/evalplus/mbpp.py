@@ -73,8 +73,7 @@ def files(problem: Problem, name: str, seeds: list[list], mutates: str | None = 
           unordered: str | None = None) -> dict[str, str]:
     """The task folder's files. `mutates`: an input on which the reference changes an argument (then a
     solution may as well: MUTATION_ALLOWED), else each argument must be left as the reference leaves it.
-    `unordered`: an input on which the reference's output order follows the hash seed (then any order of
-    the same items is as right)."""
+    `unordered`: why the output's order is no part of the answer (then any order of the same items is right)."""
     prompt = problem.prompt if problem.prompt.endswith("\n") else problem.prompt + "\n"
     if problem.assertion and problem.assertion.strip() not in prompt:
         prompt += "# " + problem.assertion.strip().replace("\n", "\n# ") + "\n"
@@ -96,7 +95,7 @@ def files(problem: Problem, name: str, seeds: list[list], mutates: str | None = 
         "generate = _fuzz.generator(SEEDS)",
         "shrink = _fuzz.shrink_args",
         *(["equivalent = _fuzz.within_atol(ATOL)"] if unordered is None else [
-            f"# the reference lists its output in hash order (on {unordered}): any order of the same items is right",
+            f"# the output's order is no part of the answer ({unordered}): any order of the same items is right",
             "equivalent = _fuzz.unordered(_fuzz.within_atol(ATOL))"]),
         "RELATIONS = [_fuzz.agrees_with_reference(equivalent=equivalent), _fuzz.arguments_agree()]",
         *([f"MUTATION_ALLOWED = True  # the reference changes an argument (on {mutates}): so may a solution"]
