@@ -25,6 +25,10 @@ FILE = "evalplus.json"
 MIN_TIME_LIMIT = 1.0     # evalplus's DEFAULT_MIN_TIME_LIMIT
 TIME_LIMIT_FACTOR = 4.0  # evalplus's DEFAULT_GT_TIME_LIMIT_FACTOR
 TASK_TIMEOUT = 60.0      # evalplus's EVALPLUS_TIMEOUT_PER_TASK default
+# evalplus 0.3.1, the release on PyPI, never marks a find_zero (HumanEval/32) input passed: its special oracle
+# `continue`s before `details[i] = True`, so every solution fails it (its repository fixed this after the
+# release). The numbers here are the release's, so that they equal what its users get.
+FIND_ZERO_PASSES = False
 # evalplus/eval/_special_oracle.py
 NOT_NONE = ("check_str", "text_match_three", "text_starta_endb")
 SET_EQ = ("similar_elements", "find_char_long", "common_in_nested_lists", "extract_singly", "larg_nnum",
@@ -111,7 +115,7 @@ def part_passes(dataset: str, entry: str, atol: float, inputs: list, expected: l
                 elif entry in SET_EQ:
                     exact = set(out) == set(exp)
             if dataset == "humaneval" and entry == "find_zero":
-                if not abs(_poly(*inp, out)) <= atol:
+                if not abs(_poly(*inp, out)) <= atol or not FIND_ZERO_PASSES:
                     return False
                 continue
             if atol == 0 and _is_floats(exp):
