@@ -24,7 +24,7 @@ deps:
 
 venv: deps
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	@$(BIN)/python -m pip install -q -e '.[test,humaneval,datasette,cluster,swebench]'
+	@$(BIN)/python -m pip install -q -e '.[test,humaneval,evalplus,datasette,cluster,swebench]'
 
 run: venv
 	$(BIN)/loop tasks check

@@ -14,6 +14,7 @@ from pathlib import Path
 import sqlite_utils
 
 from loop import verdicts as V
+from loop.datasets.evalplus import numbers as evalplus_numbers
 from loop.errors import LoopError, near
 from loop.report import rounds
 from loop.report.format import COLUMNS, columns, fmt_value, render_csv, view_rows
@@ -256,10 +257,12 @@ def render_report(db: Path, fmt: str = "table", *, batch: int | None = None, tas
     batches, costs = batch_rates(db, batch=batch), task_costs(db, batch=batch)
     inputs = fuzz_inputs(db, batch=batch, task=task)
     rates, repairs = rounds.round_rates(db, batch=batch, task=task), rounds.round_repairs(db, batch=batch, task=task)
+    plus = {b["batch_id"]: n for b in batches if (n := evalplus_numbers.batch_numbers(db, b["batch_id"])) is not None}
     if fmt == "json":
         return json.dumps({"pass_rates": json.loads(text), "synthesis": synth, "requests": requests,
                            "batches": batches, "costs": costs, "fuzz_inputs": inputs,
-                           "rounds": rounds.rounds_json(rates, repairs)}, indent=2)
+                           "rounds": rounds.rounds_json(rates, repairs),
+                           **({"evalplus": {str(b): n for b, n in plus.items()}} if plus else {})}, indent=2)
     if fmt != "table":
         # a second CSV table, after a blank line, only when a batch ran feedback rounds
         return text + ("\n" + rounds.render_rounds_csv(rates) if rounds.has_rounds(rates) else "")
@@ -277,6 +280,8 @@ def render_report(db: Path, fmt: str = "table", *, batch: int | None = None, tas
     if synth:
         text += "\n\nTest synthesis (suites judged against baseline and reference)\n"
         text += render_synthesis_table(synth)
+    for batch_id, n in plus.items():
+        text += f"\n\nbatch {batch_id}: " + evalplus_numbers.render(n)
     if rounds.has_rounds(rates):
         text += "\n\nFeedback rounds (pass rate after each round, per task and over all tasks; tokens per round)\n"
         text += rounds.render_rounds_table(rates, repairs)
@@ -344,6 +349,9 @@ def batch_summary(db: Path, batch_id: int, candidates: int, verdicts: dict) -> d
     round_rows = rounds.round_rates(db, batch=batch_id)
     if rounds.has_rounds(round_rows):
         out["rounds"] = round_rows
+    plus = evalplus_numbers.batch_numbers(db, batch_id)
+    if plus is not None:
+        out["evalplus"] = plus
     return out
 
 
@@ -368,7 +376,8 @@ def render_batch_summary(summary: dict) -> str:
             + ", ".join(f"{k} {v}" for k, v in sorted(summary["verdicts"].items()))
             + (f"; {total['not_asked']} not asked (budget reached: `loop run --resume {summary['batch_id']} "
                "--budget MORE` asks for them)" if total.get("not_asked") else "")
-            + ("\n" + rounds.summary_lines(summary["rounds"], summary["batch_id"]) if "rounds" in summary else ""))
+            + ("\n" + rounds.summary_lines(summary["rounds"], summary["batch_id"]) if "rounds" in summary else "")
+            + ("\n" + evalplus_numbers.render(summary["evalplus"]) if "evalplus" in summary else ""))
 
 
 def coverage_shortfall(db: Path, summary: dict, min_coverage: float) -> str | None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from loop import executors, tasks
 from loop.config import Config, EndpointSettings
+from loop.datasets.evalplus import numbers as evalplus_numbers
 from loop.datasets.samples import read_samples
 from loop.errors import CassetteError, ResumeError, TaskError
 from loop.grading.model import Options
@@ -163,8 +164,12 @@ def grade_samples(config: Config, path: Path, *, k: int | None = None, trials: i
     with it and used by every grade."""
     candidates = [Candidate.from_sample(s) for s in read_samples(path, config.root)]
     how.setdefault("command", f"grade --samples {path}")
-    return grade_candidates(config, candidates, grade_options(config, k=k, trials=trials, seed=seed), {"samples_file": str(path)},
-                            prestart=True, **how)
+    done = grade_candidates(config, candidates, grade_options(config, k=k, trials=trials, seed=seed),
+                            {"samples_file": str(path)}, prestart=True, **how)
+    # EvalPlus's own base / base + extra statuses of candidates of imported EvalPlus tasks (issue 45)
+    evalplus_numbers.grade_batch(config.root, how.get("db") or config.db_path, done.batch_id, sandbox_config(config),
+                                 how.get("workers") or config.loop.concurrency or os.cpu_count() or 1)
+    return done
 
 
 def grade_candidates(config: Config, candidates: list[Candidate], opts: Options, record: dict, *,

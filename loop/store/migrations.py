@@ -378,3 +378,14 @@ def m011_hostile_endpoint(db):
     for name in ("billed_prompt_tokens", "billed_completion_tokens"):
         if name not in db["requests"].columns_dict:
             db["requests"].add_column(name, int)
+
+
+@migrations(name="012_evalplus_numbers")
+def m012_evalplus_numbers(db):
+    """Issue 45: per candidate of an imported EvalPlus task, EvalPlus's own statuses (its inputs, ground truth,
+    comparison and time limits): `base` and `plus` (1 passed, 0 not), beside loop's verdict."""
+    if "evalplus_numbers" not in db.table_names():
+        db["evalplus_numbers"].create({"candidate_id": int, "batch_id": int, "task": str, "base": int, "plus": int},
+                                      pk="candidate_id", foreign_keys=[("candidate_id", "candidates", "id"),
+                                                                       ("batch_id", "batches", "id")])
+        db["evalplus_numbers"].create_index(["batch_id"])

@@ -5,6 +5,7 @@ grade by EvalPlus's own task ids."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -221,6 +222,10 @@ def test_import_check_and_grade_end_to_end(tmp_path, loop_cli):
     assert "equivalent = _fuzz.within_atol(1e-06)" in (tasks_dir / "humaneval_002" / "relations.py").read_text()
     assert "within_atol" not in (tasks_dir / "humaneval_000" / "relations.py").read_text()  # atol 0
     assert "assert isinstance(test_tup1, tuple)" not in (tasks_dir / "mbpp_002" / "relations.py").read_text()
+    # similar_elements is one of EvalPlus's set-compared problems: its output's order is no part of the answer
+    assert "(EvalPlus compares it as a set): any order of the same items is right\nequivalent = _fuzz.unordered(" \
+        in (tasks_dir / "mbpp_002" / "relations.py").read_text()
+    assert "_fuzz.unordered" not in (tasks_dir / "mbpp_003" / "relations.py").read_text()
     assert "assert set(similar_elements(" in (tasks_dir / "mbpp_002" / "contract.py").read_text()
 
     code, out = loop_cli("tasks", "check", config=cfg)
@@ -274,3 +279,215 @@ def test_import_check_and_grade_end_to_end(tmp_path, loop_cli):
     assert failing(("mbpp_004", 1)) == {"relation:arguments_agree"}  # only the caller's list tells it apart
     # the contract case: inputs outside EvalPlus's contract were generated and dropped, never asked
     assert got[("mbpp_003", 2)]["inputs_contract"] > 0
+
+
+# EvalPlus's files as they are (issue 45) -----------------------------------------------------------------------
+DISSIMILAR = {  # Mbpp/579 as released: over strings its output's order follows the hash seed
+    "task_id": "Mbpp/579", "prompt": '"""\nWrite a function to find the dissimilar elements in the given two tuples.\n"""\n',
+    "entry_point": "find_dissimilar",
+    "canonical_solution": "\ndef find_dissimilar(test_tup1, test_tup2):\n  return tuple(set(test_tup1) ^ set(test_tup2))\n",
+    "base_input": [[[3, 4, 5, 6], [5, 7, 4, 10]], [[1, 2, 3, 4], [7, 2, 3, 9]]],
+    "plus_input": [[[f"w{i}", f"x{i}", "same"], ["same", f"y{i}"]] for i in range(12)]
+                  + [[["dian", "daurian"], []], [["apple", "kiwi"], ["kiwi", "fig"]]],
+    "atol": 0,
+    "contract": "\n  assert isinstance(test_tup1, tuple), \"invalid inputs\"" + CONTRACT
+                + "  assert isinstance(test_tup2, tuple), \"invalid inputs\"" + CONTRACT,
+    "assertion": "assert set(find_dissimilar((3, 4, 5, 6), (5, 7, 4, 10))) == set((3, 6, 7, 10))"}
+ROOTS = {"task_id": "Mbpp/590", "prompt": '"""\nWrite a function to convert polar coordinates to rectangular coordinates.\n"""\n',
+         "entry_point": "polar_rect", "canonical_solution": "\nimport cmath\ndef polar_rect(x, y):\n  return cmath.rect(x, y)\n",
+         "base_input": [[3, 4], [4, 7]], "plus_input": [], "atol": 0, "contract": "\n  pass\n"}  # complex outputs
+NO_PLUS = {"task_id": "Mbpp/793", "prompt": '"""\nWrite a python function to find the last position of an element in a sorted array.\n"""\n',
+           "entry_point": "last", "canonical_solution": "\ndef last(arr, x):\n    return len(arr) - 1 - arr[::-1].index(x)\n",
+           "base_input": [[[1, 2, 3], 1], [[1, 1, 1, 2, 3, 4], 1]], "plus_input": {}, "atol": 0,
+           "contract": "\n  assert isinstance(arr, list), \"invalid inputs\"" + CONTRACT}
+
+
+def test_an_empty_input_object_and_a_gzipped_file_read_as_evalplus_reads_them(tmp_path):
+    """Mbpp/793's plus_input is {} in every MbppPlus release: no inputs; .jsonl.gz is read as .jsonl."""
+    import gzip
+
+    (problem,) = evalplus.read_release(_write(tmp_path / "MbppPlus.jsonl", [NO_PLUS]))
+    assert problem.plus_input == [] and [t for t, _ in problem.inputs] == ["base_000", "base_001"]
+    packed = tmp_path / "MbppPlus.jsonl.gz"
+    packed.write_bytes(gzip.compress((tmp_path / "MbppPlus.jsonl").read_bytes()))
+    assert evalplus.read_release(packed) == [dataclasses.replace(problem, where=f"{packed}:1")]
+    with pytest.raises(ImportFailed, match="key 'plus_input' must be a list of argument lists"):
+        evalplus.read_release(_write(tmp_path / "Bad.jsonl", [dict(NO_PLUS, plus_input={"a": 1})]))
+
+
+def test_order_free_equivalence_keeps_items_types_and_counts():
+    from loop.datasets.evalplus.hashorder import builds_sets
+    from loop.oracles.fuzz import unordered
+
+    same = unordered(within_atol(0))
+    assert same([], ("daurian", "dian"), ("dian", "daurian")) and same([], [1, 2.0], [2.0, 1])
+    assert not same([], ("a", "b"), ["b", "a"])          # a tuple stays a tuple
+    assert not same([], ("a", "a", "b"), ("a", "b", "b"))  # a repeated item repeats as often
+    assert not same([], ("a",), ("a", "b")) and not same([], {1: 2}, "x")
+    assert builds_sets(DISSIMILAR["canonical_solution"]) and builds_sets("def f(a):\n    return {x for x in a}\n")
+    assert not builds_sets(NO_PLUS["canonical_solution"])
+
+
+@pytest.mark.sandbox
+def test_a_hash_ordered_reference_compares_order_free_and_a_row_loop_cannot_keep_is_skipped(tmp_path, loop_cli,
+                                                                                            monkeypatch):
+    """Mbpp/579's reference lists a set of strings: the import finds out (not by two draws) and compares its
+    outputs order-free, so the canonical solution is stable_pass under every seed and a wrong one still fails.
+    Complex outputs (Mbpp/590) make no test: a note, and the rest of the file is imported. A second import
+    runs no reference: every output is remembered."""
+    import sqlite_utils
+
+    from loop.datasets.evalplus import references
+
+    cfg = _project(tmp_path)
+    tasks_dir = tmp_path / "proj" / "harness" / "tasks"
+    path = _write(tmp_path / "MbppPlus.jsonl", [DISSIMILAR, ROOTS, NO_PLUS])
+    code, out = loop_cli("tasks", "import", "evalplus", path, config=cfg)
+    assert code == 0, out
+    assert "imported 2 MBPP+ tasks" in out, out
+    assert re.search(r"note\s+Mbpp/579: the reference's output order follows the hash seed \(first on plus_\d+\): "
+                     r"outputs compare order-free; \d+ such input\(s\) left to the relations", out), out
+    assert re.search(r"note\s+Mbpp/590: not imported: no input made a test", out), out
+    assert "unsupported value of type complex" in out
+    assert "equivalent = _fuzz.unordered(_fuzz.within_atol(ATOL))" in (tasks_dir / "mbpp_579" / "relations.py").read_text()
+    assert "unordered" not in (tasks_dir / "mbpp_793" / "relations.py").read_text()
+    before = {p: p.read_bytes() for p in tasks_dir.rglob("*") if p.is_file()}
+
+    def no_sandbox(*args, **kwargs):
+        raise AssertionError("a remembered reference ran again")
+
+    monkeypatch.setattr(references, "run", no_sandbox)
+    code, out = loop_cli("tasks", "import", "evalplus", path, config=cfg)
+    assert code == 0, out
+    assert {p: p.read_bytes() for p in tasks_dir.rglob("*") if p.is_file()} == before
+    monkeypatch.undo()
+
+    right = DISSIMILAR["canonical_solution"]
+    samples = [{"task_id": "Mbpp/579", "solution": right},
+               {"task_id": "Mbpp/579", "solution": "def find_dissimilar(a, b):\n    return tuple(sorted(set(a) ^ set(b), key=str))\n"},
+               {"task_id": "Mbpp/579", "solution": "def find_dissimilar(a, b):\n    return tuple(set(a) - set(b))\n"},
+               {"task_id": "Mbpp/793", "solution": NO_PLUS["canonical_solution"]}]
+    spath = _write(tmp_path / "samples.jsonl", samples)
+    for seed in (1, 2, 3):
+        code, out = loop_cli("grade", "--samples", spath, "--k", "3", "--trials", "30", "--seed", seed, config=cfg)
+        db = sqlite_utils.Database(tmp_path / "runs.db")
+        batch = max(r["batch_id"] for r in db["candidates"].rows)
+        verdicts = {(r["task"], r["sample"]): r["verdict"] for r in db["candidates"].rows_where("batch_id = ?", [batch])}
+        assert verdicts == {("mbpp_579", 0): "stable_pass", ("mbpp_579", 1): "stable_pass",
+                            ("mbpp_579", 2): "stable_fail", ("mbpp_793", 0): "stable_pass"}, (seed, out)
+
+
+# EvalPlus's numbers beside loop's (issue 45) -------------------------------------------------------------------
+def test_evalplus_comparison_is_its_own():
+    """numbers.part_passes is evalplus's unsafe_execute: exact or atol (1e-6 from the first float expectation
+    on, for every later input too), set equality for its SET_EQ problems; find_zero (HumanEval/32) fails whatever
+    the answer, as in evalplus 0.3.1 on PyPI."""
+    from loop.datasets.evalplus.numbers import part_passes, pass_at_k
+
+    assert part_passes("mbpp", "f", 0, [[1], [2]], [3, 4], [(True, 3), (True, 4)])
+    assert not part_passes("mbpp", "f", 0, [[1], [2]], [3, 4], [(True, 3)])             # stopped early
+    assert not part_passes("mbpp", "f", 0, [[1]], [(1, 2)], [(True, [1, 2])])           # a list is not a tuple
+    assert part_passes("mbpp", "f", 0, [[1]], [1.0], [(True, 1.0000005)])               # floats: 1e-6
+    assert part_passes("mbpp", "f", 0, [[1], [2]], [1.0, 7], [(True, 1.0), (True, 7)])
+    assert not part_passes("mbpp", "f", 0, [[1], [2]], [1.0, 7], [(True, 1.0), (True, 7.0000005)])  # int: ==
+    assert part_passes("mbpp", "f", 0, [[1], [2]], [1.0, [1.0, 2]], [(True, 1.0), (True, [1.0000005, 2])])
+    assert part_passes("mbpp", "find_dissimilar", 0, [[(1,), (2,)]], [(1, 2)], [(True, (2, 1))])
+    assert not part_passes("mbpp", "f", 0, [[(1,), (2,)]], [(1, 2)], [(True, (2, 1))])
+    assert part_passes("mbpp", "sum_div", 0, [[6]], [6], [(True, 0)])
+    assert not part_passes("humaneval", "find_zero", 1e-4, [[[-1, 1]]], [1.0], [(True, 1.00001)])  # evalplus 0.3.1
+    assert part_passes("humaneval", "find_zero", 1e-4, [[[-1, 1]]], [1.0], [(True, 5)]) is False
+    assert not part_passes("mbpp", "f", 1e-4, [[1]], ["a"], [(True, "b")]) and not part_passes("mbpp", "f", 0, [[1]], [1], [(False, None)])
+    got = pass_at_k([{"task": "a", "base": 1, "plus": 0}, {"task": "a", "base": 1, "plus": 1},
+                     {"task": "b", "base": 0, "plus": 1}, {"task": "b", "base": 1, "plus": 1}])
+    assert got["base"] == {"pass@1": 0.75} and got["plus"] == {"pass@1": 0.5} and (got["tasks"], got["samples"]) == (2, 4)
+
+
+def _evalplus_evaluate(dataset: str, release: Path, samples: Path, tmp_path: Path) -> dict:
+    """evalplus.evaluate on `samples` against the local release file (its *_OVERRIDE_PATH), in a process
+    of its own: {task_id: [(base passed, plus passed) per sample in file order]}."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "evalplus-cache"),
+               **{"MBPP_OVERRIDE_PATH" if dataset == "mbpp" else "HUMANEVAL_OVERRIDE_PATH": str(release)})
+    subprocess.run([sys.executable, "-c", "import sys; from evalplus.evaluate import evaluate; "
+                    "evaluate(sys.argv[1], samples=sys.argv[2], parallel=2, i_just_wanna_run=True)", dataset, str(samples)],
+                   env=env, check=True, capture_output=True, timeout=300)
+    results = json.loads(samples.with_name(samples.stem + "_eval_results.json").read_text())["eval"]
+    return {t: [(r["base_status"] == "pass", r["base_status"] == r["plus_status"] == "pass") for r in rows]
+            for t, rows in results.items()}
+
+
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_evalplus_numbers_equal_evalplus_evaluate(tmp_path, loop_cli):
+    """`loop grade --samples` of imported MBPP+ and HumanEval+ tasks: EvalPlus's base and base + extra
+    statuses per sample and pass@1, in the summary, --json, `loop report` and runs.db, equal to
+    evalplus.evaluate's on the same samples and release files (right, wrong, wrong only on plus inputs,
+    within and outside atol, slower than EvalPlus's time limit, a hash-ordered output)."""
+    import sqlite_utils
+
+    cfg = _project(tmp_path)
+    prime = MBPP[1]["canonical_solution"]
+    cases = {
+        "mbpp": ([*MBPP, DISSIMILAR, NO_PLUS], [
+            {"task_id": "Mbpp/2", "solution": MBPP[0]["canonical_solution"]},
+            {"task_id": "Mbpp/2", "solution": "def similar_elements(a, b):\n    return sorted(set(a) & set(b))\n"},
+            {"task_id": "Mbpp/3", "solution": prime},
+            {"task_id": "Mbpp/3", "solution": "def is_not_prime(n):\n    return n % 2 == 0\n"},
+            {"task_id": "Mbpp/3", "solution": prime.replace("    if n == 1:", "    if n > 7919:\n        return False\n    if n == 1:")},
+            {"task_id": "Mbpp/3", "solution": "import time\n" + prime.replace("    if n == 1:", "    if n == 7919:\n        time.sleep(1.5)\n    if n == 1:")},
+            {"task_id": "Mbpp/82", "solution": "import math\ndef volume_sphere(r):\n    return 4 / 3 * math.pi * r ** 3 + 5e-5\n"},
+            {"task_id": "Mbpp/82", "solution": "import math\ndef volume_sphere(r):\n    return 4 / 3 * math.pi * r ** 3 + 5e-3\n"},
+            {"task_id": "Mbpp/579", "solution": DISSIMILAR["canonical_solution"]},
+            {"task_id": "Mbpp/579", "solution": "def find_dissimilar(a, b):\n    return tuple(set(a) - set(b))\n"},
+            {"task_id": "Mbpp/793", "solution": NO_PLUS["canonical_solution"]}]),
+        "humaneval": (_humaneval_rows(), [
+            {"task_id": "HumanEval/0", "solution": "def has_close_elements(numbers, threshold):\n"
+                                                   "    s = sorted(numbers)\n"
+                                                   "    return any(b - a < threshold for a, b in zip(s, s[1:]))\n"},
+            {"task_id": "HumanEval/0", "solution": _humaneval_rows()[0]["prompt"] + _humaneval_rows()[0]["canonical_solution"]},
+            {"task_id": "HumanEval/2", "solution": "def truncate_number(number):\n    return number % 1.0\n"},
+            {"task_id": "HumanEval/2", "solution": "def truncate_number(number):\n    return round(number % 1.0, 2)\n"}]),
+    }
+    for dataset, (rows, samples) in cases.items():
+        release = _write(tmp_path / f"{dataset}-release.jsonl", rows)
+        code, out = loop_cli("tasks", "import", "evalplus", release, config=cfg)
+        assert code == 0, out
+        spath = _write(tmp_path / f"{dataset}-samples.jsonl", samples)
+        code, out = loop_cli("grade", "--samples", spath, "--k", "1", "--trials", "10", "--json", config=cfg)
+        summary = json.loads(out.strip().splitlines()[-1])
+        db = sqlite_utils.Database(tmp_path / "runs.db")
+        batch = summary["batch_id"]
+        ours: dict[str, list] = {}
+        for r in db.query("select c.task, c.sample, e.base, e.plus from candidates c join evalplus_numbers e "
+                          "on e.candidate_id = c.id where c.batch_id = ? order by c.task, c.sample", [batch]):
+            ours.setdefault(r["task"], []).append((bool(r["base"]), bool(r["base"] and r["plus"])))
+        theirs = _evalplus_evaluate(dataset, release, spath, tmp_path)
+        assert ours == {evalplus.task_name(t): v for t, v in theirs.items()}, (dataset, ours, theirs)
+        assert len({v for rows_ in ours.values() for v in rows_}) >= 3  # pass, fail, and passes base only
+        n = {t: len(v) for t, v in theirs.items()}
+        base = sum(sum(b for b, _ in v) / n[t] for t, v in theirs.items()) / len(theirs)
+        plus = sum(sum(p for _, p in v) / n[t] for t, v in theirs.items()) / len(theirs)
+        assert summary["evalplus"]["base"]["pass@1"] == pytest.approx(base)
+        assert summary["evalplus"]["plus"]["pass@1"] == pytest.approx(plus)
+        code, text = loop_cli("report", "--batch", batch, config=cfg)
+        assert f"batch {batch}: EvalPlus (its inputs and comparison, {len(samples)} samples of {len(theirs)} tasks): " \
+               f"base pass@1: {base:.4f}; base + extra pass@1: {plus:.4f}" in text, text
+
+
+@pytest.mark.sandbox
+def test_inputs_the_reference_is_slow_on_are_left_to_fuzzing_within_the_tests_budget(tmp_path, loop_cli):
+    """An attempt runs every named test within the task's wall-clock limit: the import keeps the reference's
+    total time on them within TESTS_BUDGET, leaving the slowest out first (with a note)."""
+    cfg = _project(tmp_path)
+    slow = {"task_id": "Mbpp/8", "prompt": '"""\nWrite a function that waits n seconds and returns n.\n"""\n',
+            "entry_point": "wait", "canonical_solution": "\nimport time\ndef wait(n):\n    time.sleep(n)\n    return n\n",
+            "base_input": [[0.0], [0.2]], "plus_input": [[1.3], [1.5]], "atol": 0, "contract": "\n  pass\n"}
+    code, out = loop_cli("tasks", "import", "evalplus", _write(tmp_path / "MbppPlus.jsonl", [slow]), config=cfg)
+    assert code == 0, out
+    assert re.search(r"note\s+Mbpp/8: 1 input\(s\) made no test: plus_001 \(the reference takes 1\.5\d s on it; "
+                     r"all named tests together get 2\.5 s\)", out), out
+    tests = json.loads((tmp_path / "proj" / "harness" / "tasks" / "mbpp_008" / "tests.json").read_text())
+    assert [t["name"] for t in tests] == ["base_000", "base_001", "plus_000"]

@@ -1,6 +1,7 @@
 """Import EvalPlus's release files (HumanEval+ and MBPP+: one JSON object per line) as task folders, the base
 and plus inputs as named tests (`base_000`, `plus_000`, numbered as in the file) whose expected values are the
-reference's outputs, computed in the sandbox at import.
+reference's outputs, computed in the sandbox at import (references.py: batched, remembered; hashorder.py:
+an output whose order follows the hash seed compares order-free).
 
 HumanEval+ problems become loop's own HumanEval tasks (`humaneval_NNN`: its contracts, corrected references and
 fuzzing stay) plus those tests, on the inputs loop's contract admits; where loop and EvalPlus read a problem
@@ -17,24 +18,26 @@ from __future__ import annotations
 
 import functools
 import json
-import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from loop.datasets.evalplus import mbpp, release
+from loop.datasets.evalplus import hashorder, mbpp, numbers, references, release
+from loop.datasets.evalplus.hashorder import Output
+from loop.datasets.evalplus.references import Job
 from loop.datasets.evalplus.release import Problem, read_release, task_name
 from loop.datasets.humaneval import tasks as humaneval
-from loop.errors import ImportFailed, TaskError
-from loop.kinds.function.grade import reference_outputs
-from loop.kinds.task import Task
-from loop.oracles.fuzz import validate_args, within_atol
-from loop.sandbox import Limits, SandboxConfig
+from loop.errors import ImportFailed
+from loop.oracles.fuzz import unordered, validate_args, within_atol
+from loop.sandbox import SandboxConfig
 from loop.sandbox.inside.codec import enc
 
 __all__ = ["Imported", "Problem", "import_evalplus", "read_release", "task_name"]
 
 LIMIT = 10.0  # seconds a reference may spend on one input at import; a slower input becomes no test
+# Seconds the reference may spend on all named tests together: an attempt runs them all within the task's
+# wall-clock limit (20 s), so a solution a few times slower than the reference must fit too.
+TESTS_BUDGET = 2.5
 
 
 @dataclass
@@ -48,41 +51,22 @@ class Imported:
 # --------------------------------------------------------------------------- running the references
 
 
-def _stand_in(name: str, entry: str, folder: Path) -> Task:
-    """Enough of a task to build and call a reference in the sandbox before its folder exists."""
-    return Task(name=name, path=folder / name, language="python", entry_point=entry, candidate_file="candidate.py",
-                description="", bug_report="", contract="", contract_file="contract.py", baseline=None,
-                reference=None, tests=(), goldens=(), limits=Limits(wall=20.0, memory_mb=1024))
+def _job(source: str, entry: str, inputs: list[list]) -> Job:
+    return Job(source, entry, tuple(tuple(x) for x in inputs), LIMIT)
 
 
-def _outputs(name: str, entry: str, source: str, inputs: list[list], cfg: SandboxConfig, folder: Path) -> list:
-    """The source's outputs on each input under two hash seeds: (returned?, value or why not, changed an
-    argument?); an output that differs between them depends on set order and is no expected value."""
-    task = _stand_in(name, entry, folder)
-    first = reference_outputs(task, source, inputs, cfg, repeat=0, limit=LIMIT)
-    second = reference_outputs(task, source, inputs, cfg, repeat=1, limit=LIMIT)
-    out = []
-    for (ok, value, changed), (ok2, value2, changed2) in zip(first, second):
-        if ok and not (ok2 and _same(value, value2)):
-            out.append((False, "its output depends on the hash seed", changed or changed2))
-        else:
-            out.append((ok, value, changed or changed2))
-    return out
+def _loaded(problem: Problem, outputs: list[Output], whose: str) -> list[Output]:
+    """The outputs of a source that loaded: one that does not is the release file's error, named."""
+    bad = next((o.value for o in outputs if not o.ok and str(o.value).startswith(references.NO_LOAD)), None)
+    if bad is not None:
+        raise ImportFailed(f"{problem.where}: key {whose}: the reference does not build: "
+                           f"{bad[len(references.NO_LOAD):].strip(': ')[-200:]}")
+    return outputs
 
 
-def _theirs(problem: Problem, name: str, source: str, inputs: list[list], cfg: SandboxConfig, folder: Path) -> list:
-    """_outputs of the release file's canonical solution: one that does not load is the file's error, named."""
-    try:
-        return _outputs(name, problem.entry_point, source, inputs, cfg, folder)
-    except TaskError as exc:
-        raise ImportFailed(f"{problem.where}: key 'canonical_solution': {str(exc).partition(': ')[2]}") from None
-
-
-def _same(a: Any, b: Any) -> bool:
-    try:
-        return json.dumps(enc(a), sort_keys=True) == json.dumps(enc(b), sort_keys=True)
-    except (TypeError, ValueError, RecursionError):
-        return False
+def _why_not(output: Output, whose: str = "the reference") -> str:
+    value = str(output.value)
+    return f"{whose}'s {value[4:]}" if value.startswith("its ") else f"{whose} failed: {value}"
 
 
 def _test(name: str, args: list, expected: Any, smoke: bool) -> dict | None:
@@ -91,6 +75,21 @@ def _test(name: str, args: list, expected: Any, smoke: bool) -> dict | None:
                 "expected": enc(expected)}
     except (TypeError, ValueError, RecursionError):
         return None
+
+
+def _within_budget(tests: list[dict], seconds: dict[str, float], dropped: list[str]) -> list[dict]:
+    """The tests whose reference times sum to TESTS_BUDGET at most, the slowest left out first (named in
+    dropped); a slow input still seeds the fuzzing, whose trials have time limits of their own."""
+    total = sum(seconds[t["name"]] for t in tests)
+    slow = set()
+    for t in sorted(tests, key=lambda t: -seconds[t["name"]]):
+        if total <= TESTS_BUDGET:
+            break
+        total -= seconds[t["name"]]
+        slow.add(t["name"])
+        dropped.append(f"{t['name']} (the reference takes {seconds[t['name']]:.2f} s on it; all named tests "
+                       f"together get {TESTS_BUDGET:g} s)")
+    return [t for t in tests if t["name"] not in slow]
 
 
 def _short(value: Any, limit: int = 80) -> str:
@@ -105,60 +104,110 @@ def _short(value: Any, limit: int = 80) -> str:
 
 
 def import_evalplus(path: Path, dest: Path, cfg: SandboxConfig) -> Imported:
-    """Read, check and run the whole release file, then write one folder per problem under dest (rewriting
-    only what changed); nothing is written when any line is bad."""
+    """Read, check and run the whole release file (every reference's inputs in a few sandboxed processes),
+    then write one folder per problem under dest (rewriting only what changed); nothing is written when any
+    line is bad. A problem loop cannot grade (complex numbers, no input with a value loop can keep) is left
+    out with a note, never a refusal of the file."""
     problems = read_release(path)
     dataset = problems[0].dataset
     result = Imported([], dataset)
+    prepared, jobs = [], []
+    for problem in problems:
+        prep = _prepare_mbpp(problem, result) if dataset == "mbpp" else _prepare_humaneval(problem)
+        if prep is not None:
+            prepared.append((problem, prep, len(jobs)))
+            jobs.extend(prep["jobs"])
+    outputs = hashorder.outputs(jobs, cfg)
     rendered: dict[str, dict[str, str]] = {}
-    with tempfile.TemporaryDirectory(prefix="loop-evalplus-") as scratch:
-        for problem in problems:
-            name = task_name(problem.task_id)
-            if dataset == "mbpp":
-                files = _import_mbpp(problem, name, cfg, Path(scratch), result)
-            else:
-                files = _import_humaneval(problem, name, cfg, Path(scratch), result)
-            if files is not None:
-                rendered[name] = files
-                result.names.append(name)
+    for problem, prep, first in prepared:
+        mine = outputs[first:first + len(prep["jobs"])]
+        finish = _finish_mbpp if dataset == "mbpp" else _finish_humaneval
+        files = finish(problem, prep, mine, result)
+        if files is not None:
+            rendered[prep["name"]] = files
+            result.names.append(prep["name"])
     dest.mkdir(parents=True, exist_ok=True)
     for name, files in rendered.items():
+        truth = files.pop(numbers.FILE, None)
         humaneval.write_folder(dest / name, files)
+        path = dest / name / numbers.FILE
+        if truth is None:
+            path.unlink(missing_ok=True)
+        elif not path.is_file() or path.read_text() != truth:
+            path.write_text(truth)
     return result
 
 
-def _import_mbpp(problem: Problem, name: str, cfg: SandboxConfig, scratch: Path, result: Imported) -> dict | None:
+def _truth(problem: Problem, outputs: list[Output], result: Imported) -> str | None:
+    """evalplus.json: EvalPlus's inputs and its canonical solution's outputs and times, for its own numbers."""
+    split = len(problem.base_input)
+    text = numbers.ground_truth(problem.dataset, problem.task_id, problem.entry_point, problem.atol, {
+        "base": (problem.base_input, outputs[:split]), "plus": (problem.plus_input, outputs[split:])})
+    if text is None:
+        bad = next(o for o in outputs if not o.ok)
+        result.notes.append(f"{problem.task_id}: no EvalPlus numbers: its canonical solution's output cannot be "
+                            f"kept ({_why_not(bad, 'the canonical solution')})")
+    return text
+
+
+def _prepare_mbpp(problem: Problem, result: Imported) -> dict | None:
     if problem.number in release.UNSUPPORTED:
         result.notes.append(f"{problem.task_id}: not imported: its inputs hold {release.UNSUPPORTED[problem.number]}")
         return None
     admits = validate_args([x for _, x in problem.inputs], mbpp.compiled_contract(problem))
-    named = problem.inputs
     reference = problem.prompt + "\n" + problem.canonical_solution
-    outputs = _theirs(problem, name, reference, [x for _, x in named], cfg, scratch)
+    jobs = [_job(reference, problem.entry_point, [x for _, x in problem.inputs])]
+    if problem.entry_point in numbers.NOT_NONE:  # EvalPlus's ground truth is whether the output is not None
+        jobs.append(replace(jobs[0], not_none=1))
+    return {"name": task_name(problem.task_id), "admits": admits, "jobs": jobs}
+
+
+def _finish_mbpp(problem: Problem, prep: dict, outputs: list[list[Output]], result: Imported) -> dict | None:
+    named, admits = problem.inputs, prep["admits"]
+    outs = _loaded(problem, outputs[0], "'canonical_solution'")
+    # EvalPlus compares its SET_EQ problems' outputs as sets: their order is no part of the answer either
+    ordered = not any(o.ok and o.unordered for o in outs) and problem.entry_point not in numbers.SET_EQ
     tests, dropped = [], []
-    for (test, args), (ok, value, _) in zip(named, outputs):
+    for (test, args), out in zip(named, outs):
         why = admits(args)
         if why is not None:
             dropped.append(f"{test} ({why})")
             continue
-        if not ok:
-            dropped.append(f"{test} (the reference {value if value.startswith('its') else 'failed: ' + value})")
+        if not out.ok:
+            dropped.append(f"{test} ({_why_not(out)})")
             continue
-        t = _test(test, args, value, smoke=test == "base_000")
+        if not ordered and hashorder.may_vary(out.value):
+            # a named test's output is part of the run's digest: one in hash order would vary. Once the
+            # reference showed it lists a set in hash order, every output of strings in a row of two or
+            # more is left to the relations, seen varying or not
+            continue
+        t = _test(test, args, out.value, smoke=test == "base_000")
         if t is None:
             dropped.append(f"{test} (a value loop cannot encode)")
             continue
         tests.append(t)
+    tests = _within_budget(tests, {test: out.seconds for (test, _), out in zip(named, outs)}, dropped)
     if dropped:
         result.notes.append(f"{problem.task_id}: {len(dropped)} input(s) made no test: {', '.join(dropped[:3])}"
                             + (" ..." if len(dropped) > 3 else ""))
     if not tests:
         result.notes.append(f"{problem.task_id}: not imported: no input made a test")
         return None
+    seeded = [test for (test, args), out in zip(named, outs)
+              if not ordered and out.ok and hashorder.may_vary(out.value) and admits(args) is None]
+    unordered = None if ordered else (f"the reference lists it in hash order on {seeded[0]}" if seeded
+                                      else "EvalPlus compares it as a set")
+    if seeded:
+        result.notes.append(f"{problem.task_id}: the reference's output order follows the hash seed (first on "
+                            f"{seeded[0]}): outputs compare order-free; {len(seeded)} such input(s) left to the "
+                            "relations, not named tests")
     seeds = [args for test, args in named if admits(args) is None]
-    mutates = next((test for (test, _), (_, _, changed) in zip(named, outputs) if changed), None)
-    files = mbpp.files(problem, name, seeds, mutates)
+    mutates = next((test for (test, _), out in zip(named, outs) if out.changed), None)
+    files = mbpp.files(problem, prep["name"], seeds, mutates, unordered=unordered)
     files["tests.json"] = humaneval._tests_json(tests)
+    truth = _truth(problem, outputs[-1], result)
+    if truth is not None:
+        files[numbers.FILE] = truth
     return files
 
 
@@ -182,22 +231,13 @@ def _humaneval_problem(problem: Problem) -> dict:
             "test": problem.test or "def check(candidate):\n    pass\n"}
 
 
-def _import_humaneval(problem: Problem, name: str, cfg: SandboxConfig, scratch: Path,
-                      result: Imported) -> dict | None:
+def _prepare_humaneval(problem: Problem) -> dict:
     base = _humaneval_problem(problem)
     files = humaneval.render(base)
     contract = humaneval._contract(problem.task_id)
     loop_contract = getattr(contract[1], "contract", None) if contract is not None else None
-    plain = "RELATIONS = [_fuzz.agrees_with_reference()"
-    if problem.atol and plain in files.get("relations.py", ""):
-        # no equivalence of loop's own: EvalPlus's atol joins loop's tolerance (either accepts an answer)
-        files["relations.py"] = files["relations.py"].replace(plain, "\n".join([
-            f"equivalent = _fuzz.within_atol({problem.atol!r})  # EvalPlus's atol (loop tasks import evalplus)",
-            "RELATIONS = [_fuzz.agrees_with_reference(equivalent=equivalent)"]))
-    named = problem.inputs
-    rejected = []
-    admitted = []
-    for test, args in named:
+    rejected, admitted = [], []
+    for test, args in problem.inputs:
         why = None
         if loop_contract is not None:
             try:
@@ -209,21 +249,40 @@ def _import_humaneval(problem: Problem, name: str, cfg: SandboxConfig, scratch: 
         else:
             admitted.append((test, args))
     inputs = [x for _, x in admitted]
-    ours = _outputs(name, base["entry_point"], files["reference.py"], inputs, cfg, scratch)
-    theirs = _theirs(problem, name, problem.prompt + problem.canonical_solution, inputs, cfg, scratch)
+    return {"name": task_name(problem.task_id), "files": files, "rejected": rejected, "admitted": admitted,
+            "jobs": [_job(files["reference.py"], base["entry_point"], inputs),
+                     _job(problem.prompt + problem.canonical_solution, problem.entry_point,
+                          [x for _, x in problem.inputs])]}
+
+
+def _finish_humaneval(problem: Problem, prep: dict, outputs: list[list[Output]], result: Imported) -> dict:
+    files, rejected, admitted = prep["files"], prep["rejected"], prep["admitted"]
+    plain = "RELATIONS = [_fuzz.agrees_with_reference()"
+    if problem.atol and plain in files.get("relations.py", ""):
+        # no equivalence of loop's own: EvalPlus's atol joins loop's tolerance (either accepts an answer)
+        files["relations.py"] = files["relations.py"].replace(plain, "\n".join([
+            f"equivalent = _fuzz.within_atol({problem.atol!r})  # EvalPlus's atol (loop tasks import evalplus)",
+            "RELATIONS = [_fuzz.agrees_with_reference(equivalent=equivalent)"]))
+    ours = outputs[0]
+    every = _loaded(problem, outputs[1], "'canonical_solution'")
+    position = {test: n for n, (test, _) in enumerate(problem.inputs)}
+    theirs = [every[position[test]] for test, _ in admitted]
     same = within_atol(problem.atol)
     differ, tests, dropped = [], [], []
-    for (test, args), (ok, value, _), (their_ok, their_value, _) in zip(admitted, ours, theirs):
-        if not ok:
-            dropped.append(f"{test} (loop's reference {value if value.startswith('its') else 'failed: ' + value})")
+    for (test, args), out, their in zip(admitted, ours, theirs):
+        if not out.ok or out.unordered:  # loop's references keep one order: a seeded one is no test
+            why = _why_not(out, "loop's reference") if not out.ok else "loop's reference lists it in hash order"
+            dropped.append(f"{test} ({why})")
             continue
-        if not their_ok or not same(args, value, their_value):
-            differ.append((test, args, value, their_value if their_ok else f"<{their_value}>"))
-        t = _test(test, args, value, smoke=False)
+        if not their.ok or not (same(args, out.value, their.value)
+                                or (their.unordered and unordered()(args, out.value, their.value))):
+            differ.append((test, args, out.value, their.value if their.ok else f"<{their.value}>"))
+        t = _test(test, args, out.value, smoke=False)
         if t is None:
             dropped.append(f"{test} (a value loop cannot encode)")
         else:
             tests.append(t)
+    tests = _within_budget(tests, {test: out.seconds for (test, _), out in zip(admitted, ours)}, dropped)
     existing = json.loads(files["tests.json"])
     files["tests.json"] = humaneval._tests_json(existing + tests)
     if rejected or differ:
@@ -239,4 +298,7 @@ def _import_humaneval(problem: Problem, name: str, cfg: SandboxConfig, scratch: 
     if dropped:
         result.notes.append(f"{problem.task_id}: {len(dropped)} input(s) made no test: {', '.join(dropped[:3])}"
                             + (" ..." if len(dropped) > 3 else ""))
+    truth = _truth(problem, every, result)
+    if truth is not None:
+        files[numbers.FILE] = truth
     return files

@@ -69,9 +69,11 @@ def compiled_contract(problem: Problem):
     return space["contract"]
 
 
-def files(problem: Problem, name: str, seeds: list[list], mutates: str | None = None) -> dict[str, str]:
+def files(problem: Problem, name: str, seeds: list[list], mutates: str | None = None,
+          unordered: str | None = None) -> dict[str, str]:
     """The task folder's files. `mutates`: an input on which the reference changes an argument (then a
-    solution may as well: MUTATION_ALLOWED), else each argument must be left as the reference leaves it."""
+    solution may as well: MUTATION_ALLOWED), else each argument must be left as the reference leaves it.
+    `unordered`: why the output's order is no part of the answer (then any order of the same items is right)."""
     prompt = problem.prompt if problem.prompt.endswith("\n") else problem.prompt + "\n"
     if problem.assertion and problem.assertion.strip() not in prompt:
         prompt += "# " + problem.assertion.strip().replace("\n", "\n# ") + "\n"
@@ -92,7 +94,9 @@ def files(problem: Problem, name: str, seeds: list[list], mutates: str | None = 
         "admits = validate_input = _fuzz.validate_args(SEEDS, contract)",
         "generate = _fuzz.generator(SEEDS)",
         "shrink = _fuzz.shrink_args",
-        "equivalent = _fuzz.within_atol(ATOL)",
+        *(["equivalent = _fuzz.within_atol(ATOL)"] if unordered is None else [
+            f"# the output's order is no part of the answer ({unordered}): any order of the same items is right",
+            "equivalent = _fuzz.unordered(_fuzz.within_atol(ATOL))"]),
         "RELATIONS = [_fuzz.agrees_with_reference(equivalent=equivalent), _fuzz.arguments_agree()]",
         *([f"MUTATION_ALLOWED = True  # the reference changes an argument (on {mutates}): so may a solution"]
           if mutates is not None else []),
