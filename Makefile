@@ -3,6 +3,9 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
+# evalplus.evaluate, which tests and bench_evalplus compare loop's EvalPlus numbers with, lives in a venv of its
+# own: it pulls in pandas, which sqlite-utils then imports into every loop process (start-up time and memory).
+EVALPLUS = .venv-evalplus
 APT     = bubblewrap g++ git python3 python3-venv chromium golang-go nodejs
 
 .PHONY: run test test-fast deps venv bench clean
@@ -24,7 +27,9 @@ deps:
 
 venv: deps
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	@$(BIN)/python -m pip install -q -e '.[test,humaneval,evalplus,datasette,cluster,swebench]'
+	@$(BIN)/python -m pip install -q -e '.[test,humaneval,datasette,cluster,swebench]'
+	@test -x $(EVALPLUS)/bin/python || $(PYTHON) -m venv $(EVALPLUS)
+	@$(EVALPLUS)/bin/python -m pip install -q 'evalplus==0.3.1'
 
 run: venv
 	$(BIN)/loop tasks check
@@ -49,4 +54,4 @@ bench: venv
 	$(BIN)/python bench/bench_repo.py
 
 clean:
-	rm -rf $(VENV) runs.db runs.db-*
+	rm -rf $(VENV) $(EVALPLUS) runs.db runs.db-*

@@ -30,6 +30,8 @@ sys.path.insert(0, str(ROOT))
 from loop.datasets.evalplus import read_release, task_name  # noqa: E402
 
 LOOP = [sys.executable, "-m", "loop"]
+# evalplus.evaluate's own venv (`make venv`: kept apart, it pulls in pandas); LOOP_EVALPLUS_PYTHON names another
+EVALPLUS = os.environ.get("LOOP_EVALPLUS_PYTHON") or str(Path(__file__).resolve().parent.parent / ".venv-evalplus" / "bin" / "python")
 
 
 def mutant(problem) -> str:
@@ -93,7 +95,7 @@ def main() -> None:
         loop_time, out = timed(grade, env, tmp)
         summary = json.loads(out.strip().splitlines()[-1])
         ep_env = dict(env, **{"MBPP_OVERRIDE_PATH" if dataset == "mbpp" else "HUMANEVAL_OVERRIDE_PATH": str(release)})
-        ep_time, ep_out = timed([sys.executable, "-c", "import sys; from evalplus.evaluate import evaluate; "
+        ep_time, ep_out = timed([EVALPLUS, "-c", "import sys; from evalplus.evaluate import evaluate; "
                                  "evaluate(sys.argv[1], samples=sys.argv[2], i_just_wanna_run=True)",
                                  dataset, str(samples)], ep_env, tmp)
         found = re.findall(r"pass@1:\s+([0-9.]+)", ep_out)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
 from pathlib import Path
 
@@ -402,16 +403,22 @@ def test_evalplus_comparison_is_its_own():
     assert got["base"] == {"pass@1": 0.75} and got["plus"] == {"pass@1": 0.5} and (got["tasks"], got["samples"]) == (2, 4)
 
 
+# evalplus.evaluate runs in a venv of its own (Makefile: it pulls in pandas, which sqlite-utils would then import
+# into every loop process).
+EVALPLUS_PYTHON = Path(os.environ.get("LOOP_EVALPLUS_PYTHON")
+                       or Path(__file__).resolve().parents[2] / ".venv-evalplus" / "bin" / "python")
+
+
 def _evalplus_evaluate(dataset: str, release: Path, samples: Path, tmp_path: Path) -> dict:
     """evalplus.evaluate on `samples` against the local release file (its *_OVERRIDE_PATH), in a process
     of its own: {task_id: [(base passed, plus passed) per sample in file order]}."""
-    import os
     import subprocess
-    import sys
 
     env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "evalplus-cache"),
                **{"MBPP_OVERRIDE_PATH" if dataset == "mbpp" else "HUMANEVAL_OVERRIDE_PATH": str(release)})
-    subprocess.run([sys.executable, "-c", "import sys; from evalplus.evaluate import evaluate; "
+    python = EVALPLUS_PYTHON
+    assert python.exists(), f"{python}: no evalplus venv (`make venv` makes it; LOOP_EVALPLUS_PYTHON names another)"
+    subprocess.run([str(python), "-c", "import sys; from evalplus.evaluate import evaluate; "
                     "evaluate(sys.argv[1], samples=sys.argv[2], parallel=2, i_just_wanna_run=True)", dataset, str(samples)],
                    env=env, check=True, capture_output=True, timeout=300)
     results = json.loads(samples.with_name(samples.stem + "_eval_results.json").read_text())["eval"]
