@@ -4,6 +4,7 @@ patches, the tap parser, whole-file replies, a base tree from a git bundle, envi
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -483,10 +484,27 @@ def test_a_candidate_that_poisons_its_build_cache_reaches_no_other(tmp_path, cac
 
 
 @pytest.mark.slow
+def test_the_warm_cache_holds_no_literal_of_the_hidden_tests(tmp_path, cache):
+    """Every candidate's sandbox gets the warm build cache, and a compiled test holds its literals: the
+    expected values a sealed check keeps in loop's process. The cache is warmed without the hidden tests, so
+    no hidden-only literal is in it (the visible tests' are), and the gold patch still resolves."""
+    task = tasks.load_folder(_copy(tmp_path, GO))
+    RepoKind().prepare(task, CFG)
+    (warm,) = [p / "gocache" for p in (cache / "envs").iterdir() if p.name.startswith("go-")]
+    blob = b"".join(p.read_bytes() for p in warm.rglob("*") if p.is_file())
+    # an object names its source files; its literals sit end to end (so short ones are no evidence: "1.0.0-rc.1"
+    # then "1.0.0" reads "1.0.0-rc.11"), but a long hidden-only one is
+    assert b"/repo/version_test.go" in blob and b"/repo/compare_numeric_test.go" not in blob
+    assert b"2.0.0-nightly.1 2.0.0-nightly.9 2.0.0-nightly.10 2.0.0-nightly.100" in (task.spec.hidden / "compare_numeric_test.go").read_bytes()
+    assert b"2.0.0-nightly.1 2.0.0-nightly.9 2.0.0-nightly.10 2.0.0-nightly.100" not in blob
+    g = _grade(task, (EXAMPLES / GO / "gold.diff").read_text(), k=1)
+    assert (g.verdict, g.resolved) == (V.STABLE_PASS, True), g.failures()
+
+
+@pytest.mark.slow
 def test_a_base_tree_that_does_not_compile_still_prepares(tmp_path, cache):
-    """Hidden tests are compiled into the warm cache with the base tree: one that calls what only a fix would
-    add does not compile there. Warming is best effort, so the environment builds, and the grade says what it
-    said before warming compiled hidden tests: the base tree's report holds no tests."""
+    """A hidden test that calls what only a fix would add does not compile on the base tree. Warming is best
+    effort, so the environment builds, and the grade says the base tree's report holds no tests."""
     folder = _copy(tmp_path, GO)
     (folder / "hidden" / "thing_test.go").write_text(
         'package semver\n\nimport "testing"\n\nfunc TestThing(t *testing.T) {\n\tif Thing() != 1 {\n'
@@ -501,9 +519,9 @@ def test_a_base_tree_that_does_not_compile_still_prepares(tmp_path, cache):
 
 @pytest.mark.slow
 def test_base_runs_compile_nothing_and_a_candidate_only_its_patch(tmp_path, cache):
-    """The warm cache holds the base tree (hidden tests staged) compiled at /repo, so the base tree's runs
-    compile nothing and each repeat of a candidate compiles only its patched package and the test main
-    (every repeat from the warm cache: none starts from what an earlier repeat's run wrote)."""
+    """The warm cache holds the base tree compiled at /repo (its visible tests too; never the hidden ones, see
+    above), so a run compiles only what the hidden tests touch and, for a candidate, its patched package: the
+    same count in every repeat (each from the warm cache, none from what an earlier repeat's run wrote)."""
     import dataclasses
     import re
 
@@ -521,9 +539,10 @@ def test_base_runs_compile_nothing_and_a_candidate_only_its_patch(tmp_path, cach
         assert res.outcomes and res.fault is None, res.stderr[-2000:]
         return len(re.findall(r"^\S*/compile ", res.stderr, re.M))
 
-    assert compiles(repo.run_tests(task, CFG, env, reference._base_tree(task.spec), 0, None)) == 0
-    assert compiles(repo.run_tests(task, CFG, env, patched, 0, None)) == 2  # package, test main
-    assert compiles(repo.run_tests(task, CFG, env, patched, 1, None)) == 2
+    counts = [compiles(repo.run_tests(task, CFG, env, tree, r, None))
+              for tree, r in ((reference._base_tree(task.spec), 0), (reference._base_tree(task.spec), 1),
+                              (patched, 0), (patched, 1))]
+    assert counts == [2, 2, 2, 2], counts  # the package with its hidden tests, the test main
 
 
 def test_whole_file_replies_are_bounded():

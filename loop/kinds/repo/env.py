@@ -42,8 +42,7 @@ class EnvSpec:
     kind: str  # requirements | npm | go
     files: tuple[tuple[str, str], ...]  # (name, content)
     tree: Path | None = None  # the base tree (go: the build cache is warmed by compiling it, not running it)
-    tree_digest: str = ""  # of the tree and the hidden tests
-    hidden: Path | None = None  # go: the hidden tests, staged into the tree before it is compiled
+    tree_digest: str = ""  # of the tree (never the hidden tests: see _build_go)
     exclude_newer: str | None = None  # requirements: versions as they stood then (an ISO date; uv's --exclude-newer)
 
 
@@ -152,7 +151,9 @@ def _build_npm(spec: EnvSpec, tmp: Path, interpreter: str) -> None:
 
 def _build_go(spec: EnvSpec, tmp: Path, interpreter: str) -> None:
     """The go.mod's modules (network allowed here only), then a build cache warmed by compiling the base
-    tree (hidden tests staged) with `-exec /bin/true`: compiled, vetted and linked, never run."""
+    tree with `-exec /bin/true`: compiled, vetted and linked, never run. Without the hidden tests: every
+    candidate's sandbox gets this cache, and compiled tests hold their literals (the expected values a sealed
+    check keeps out of the sandbox); a grade's hidden files are instrumented anyway, so it compiles them."""
     gomod = dict(spec.files)["go.mod"]
     env = {**GO_VARS, "GOPATH": str(tmp / "gopath"), "GOCACHE": str(tmp / "gocache"),
            "GOMODCACHE": str(tmp / "mod"), "GOFLAGS": "-mod=mod -modcacherw", "HOME": str(tmp)}
@@ -163,9 +164,6 @@ def _build_go(spec: EnvSpec, tmp: Path, interpreter: str) -> None:
         _sh(["go", "mod", "download"], tmp, download)
     if spec.tree is not None:
         work = fresh_copy(spec.tree, tmp / "warm")
-        if spec.hidden is not None:
-            shutil.copytree(spec.hidden, work, dirs_exist_ok=True)
-            chmod_tree(work, writable=True)
         try:
             _warm_go(work, tmp, env)
         finally:

@@ -102,7 +102,7 @@ class RepoKind:
         gold = folder / meta["gold_patch"]
         if not gold.is_file():
             raise TaskError(f"{gold}: gold patch file is missing")
-        environment = _environment_spec(meta.get("environment", {}), folder, tree, hidden, where)
+        environment = _environment_spec(meta.get("environment", {}), folder, tree, where)
         requirements = dict(environment.files)["requirements.txt"] if environment and environment.kind == "requirements" else None
         f2p = _strings(meta, "fail_to_pass", where)
         p2p = _strings(meta, "pass_to_pass", where, required=False)
@@ -322,7 +322,7 @@ def _test_files(spec: RepoSpec) -> list[str]:
                    if "::" in t and "/" in t.split("::", 1)[0]})
 
 
-def _environment_spec(table: dict, folder: Path, tree: Path, hidden: Path | None, where: Path) -> EnvSpec | None:
+def _environment_spec(table: dict, folder: Path, tree: Path, where: Path) -> EnvSpec | None:
     """[environment]: `requirements` (a file in the task folder), `npm` (a package.json in the tree, with its
     package-lock.json when there is one) or `go` (a go.mod in the tree, with its go.sum)."""
     if not isinstance(table, dict):
@@ -368,7 +368,7 @@ def _environment_spec(table: dict, folder: Path, tree: Path, hidden: Path | None
         files += [(f"site/{rel}", text) for rel, text in dist]
     if kind != "go":
         return EnvSpec(kind, tuple(files), exclude_newer=newer)
-    return EnvSpec(kind, tuple(files), tree, _digest(tree, hidden), hidden)  # go: compiled into the warm cache
+    return EnvSpec(kind, tuple(files), tree, _digest(tree))  # go: the base tree compiled into the warm cache
 
 
 def _editable_paths(environment: EnvSpec | None, tree: Path) -> tuple[str, ...]:
