@@ -23,6 +23,40 @@ LETTERS = string.ascii_letters
 VOWELS = "aeiouAEIOU"
 
 
+# The draws below are random's own, taken without its layers of Python calls (an input generator's hot loop:
+# 32,800 inputs per cold HumanEval batch, most of the parent's time): `_below(rng, n)` is `rng._randbelow(n)`,
+# so `seq[_below(rng, len(seq))]` is `rng.choice(seq)` and `a + _below(rng, b - a + 1)` is `rng.randint(a, b)`,
+# the same values from the same state (tests/oracles/test_gen.py holds them to random's public methods).
+def _below(rng: random.Random, n: int) -> int:
+    bits = rng.getrandbits
+    k = n.bit_length()
+    r = bits(k)
+    while r >= n:
+        r = bits(k)
+    return r
+
+
+def _randint(rng: random.Random, a: int, b: int) -> int:
+    return a + _below(rng, b - a + 1)
+
+
+def _choice(rng: random.Random, seq):
+    return seq[_below(rng, len(seq))]
+
+
+def _chars(rng: random.Random, alphabet: str, n: int) -> str:
+    """n characters of alphabet, as n calls of rng.choice(alphabet) would draw them."""
+    m = len(alphabet)
+    k, bits = m.bit_length(), rng.getrandbits
+    out = []
+    for _ in range(n):
+        r = bits(k)
+        while r >= m:
+            r = bits(k)
+        out.append(alphabet[r])
+    return "".join(out)
+
+
 def length(rng: random.Random, size: int, lo: int = 0, hi: int | None = None) -> int:
     """A length in [lo, hi]: mostly up to 3*size, sometimes lo itself, sometimes long (up to 8*size)."""
     tilted = _tilted_length(rng, size, lo, hi)
@@ -37,7 +71,7 @@ def length(rng: random.Random, size: int, lo: int = 0, hi: int | None = None) ->
         return lo
     if r < 0.15:
         return top
-    return rng.randint(lo, top)
+    return _randint(rng, lo, top)
 
 
 def _clamp(v: int, lo: int, hi: int | None) -> int:
@@ -101,27 +135,27 @@ def integer(rng: random.Random, size: int, lo: int | None = None, hi: int | None
     bits = max(3, 2 * size)
     r = rng.random()
     if r < 0.45:
-        v = rng.randint(-10, 20)
+        v = _randint(rng, -10, 20)
     elif r < 0.6:
-        v = rng.randint(-(2 ** min(bits, 16)), 2 ** min(bits, 16))
+        v = _randint(rng, -(2 ** min(bits, 16)), 2 ** min(bits, 16))
     elif r < 0.75:
-        v = rng.choice((-1, 0, 1)) + rng.choice((-1, 1)) * 2 ** rng.randint(0, bits)
+        v = _choice(rng, (-1, 0, 1)) + _choice(rng, (-1, 1)) * 2 ** _randint(rng, 0, bits)
     elif r < 0.85:
-        v = rng.choice((2 ** 31 - 1, 2 ** 31, -(2 ** 31), 2 ** 32, 2 ** 63 - 1, 2 ** 63, 10 ** 9 + 7))
+        v = _choice(rng, (2 ** 31 - 1, 2 ** 31, -(2 ** 31), 2 ** 32, 2 ** 63 - 1, 2 ** 63, 10 ** 9 + 7))
         v = v if rng.random() < 0.7 else -v
     else:
-        v = rng.randint(-(2 ** bits), 2 ** bits)
+        v = _randint(rng, -(2 ** bits), 2 ** bits)
     if lo is not None and rng.random() < 0.08:
-        v = lo + rng.randint(0, 2)
+        v = lo + _randint(rng, 0, 2)
     if hi is not None and rng.random() < 0.08:
-        v = hi - rng.randint(0, 2)
+        v = hi - _randint(rng, 0, 2)
     return _into(rng, v, lo, hi)
 
 
 def _into(rng, v, lo, hi):
     """v moved into [lo, hi]: a uniform draw when both ends are set, else reflected off the one end."""
     if lo is not None and hi is not None:
-        return v if lo <= v <= hi else (rng.randint(lo, hi) if isinstance(v, int) else rng.uniform(lo, hi))
+        return v if lo <= v <= hi else (_randint(rng, lo, hi) if isinstance(v, int) else rng.uniform(lo, hi))
     if lo is not None and v < lo:
         return lo + (lo - v)
     if hi is not None and v > hi:
@@ -169,8 +203,8 @@ def text(rng: random.Random, size: int, alphabet: str = LOWER, lo: int = 0, hi: 
         weights = [2 * len(wide)] * len(alphabet) + [len(alphabet)] * len(wide)
         return "".join(rng.choices(pool, weights, k=n))
     if n and rng.random() < 0.15:
-        return rng.choice(alphabet) * n
-    return "".join(rng.choice(alphabet) for _ in range(n))
+        return _choice(rng, alphabet) * n
+    return _chars(rng, alphabet, n)
 
 
 def words(rng: random.Random, size: int, alphabet: str = LOWER, sep: str = " ", lo: int = 0,
@@ -199,7 +233,7 @@ def int_list(rng: random.Random, size: int, lo: int | None = None, hi: int | Non
         if unique and v in seen:
             continue
         if not unique and out and rng.random() < 0.1:
-            v = rng.choice(out)
+            v = _choice(rng, out)
         seen.add(v)
         out.append(v)
     r = rng.random()
