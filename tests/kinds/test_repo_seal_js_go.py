@@ -137,6 +137,21 @@ def test_node_sealed_values_are_judged_as_the_assertions_compare(tmp_path, lying
     assert "suite > lone" in verdicts.decided and "suite > legacy loose" not in verdicts.decided
 
 
+@pytest.mark.parametrize("where", ["missing", "full"])
+def test_a_node_helper_that_cannot_send_its_value_fails_its_test(tmp_path, where):
+    channel = tmp_path / "nowhere" / seal.CHANNEL if where == "missing" else Path("/dev/full")
+    one = JS_TESTS.split("\ndescribe")[0] + "\ntest('one', () => assert.equal(cut('abc'), 'ab'));\n"
+    sealed, seals, _ = seal.plan_file("node", one, str(channel), file="t.test.mjs")
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "pkg.mjs").write_text(JS_PKG)
+    (proj / "t.test.mjs").write_text(sealed)
+    [(test_id, outcome)] = _node(proj).items()
+    assert len(seals) == 1 and test_id == "one" and outcome.status == V.FAIL
+    assert "loop's sealed check could not send its value (" + ("ENOENT" if where == "missing" else "ENOSPC") in \
+        outcome.message
+
+
 def _node_plain(tmp_path: Path) -> dict[str, Outcome]:
     honest = tmp_path / "honest"
     honest.mkdir()
@@ -314,6 +329,25 @@ def test_go_plan_and_helper_judge_as_go_compares(tmp_path):
     assert next(o.status for t, o in judged.items() if t.endswith("TestFloat")) == V.FAIL
     assert "expected a value of one of 2 rows (row 2)" in next(o.message for t, o in judged.items()
                                                                if t.endswith("TestTable/gt"))
+
+
+def test_a_go_helper_that_cannot_send_its_value_fails_its_test(tmp_path):
+    one = "package p\n\nimport \"testing\"\n\nfunc TestCmp(t *testing.T) {\n\tif Cmp(1, 2) != -1 {\n\t\tt.Fatal(\"no\")\n\t}\n}\n"
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "go.mod").write_text("module example.com/p\n\ngo 1.19\n")
+    (proj / "p.go").write_text(GO_PKG)
+    sealed, seals, extra = seal.plan_file("go", one, "/dev/full", file="p_test.go")  # ENOSPC on every write
+    (proj / "p_test.go").write_text(sealed)
+    (proj / extra[0]).write_text(extra[1])
+    cache = Path(tempfile.mkdtemp(prefix="loop-test-gocache-"))
+    try:
+        outcomes = _go(proj, cache)
+    finally:
+        subprocess.run(["chmod", "-R", "u+w", str(cache)])
+        subprocess.run(["rm", "-rf", str(cache)])
+    # the helper says false, so the test's own failure call runs (the original passes: Cmp(1, 2) is -1)
+    assert len(seals) == 1 and [o.status for o in outcomes.values()] == [V.FAIL], outcomes
 
 
 def test_js_and_go_records_are_decoded_totally(tmp_path):

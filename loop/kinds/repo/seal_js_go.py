@@ -667,8 +667,10 @@ def _js_quote(s: str) -> str:
 
 # Total and strict: a value is sent as its type and value (strings as UTF-16 code units), arrays and objects only
 # when plain (their prototype Array.prototype / Object.prototype, own enumerable string keys only, no holes), as
-# deepStrictEqual compares them; anything else is "unserializable" with its constructor's name.
+# deepStrictEqual compares them; anything else is "unserializable" with its constructor's name. A value it cannot
+# send (any error of the write) throws: the test fails, a pass needs the check's own record.
 _JS_HELPER = """function {name}(value, sid) {{
+  let out;
   try {{
     let left = {cap};
     const spend = (n) => {{ left -= n; if (left < 0) throw new RangeError('value larger than {cap} characters'); }};
@@ -702,15 +704,16 @@ _JS_HELPER = """function {name}(value, sid) {{
       const ctor = proto === null ? 'null-prototype object' : proto.constructor && proto.constructor.name;
       throw new TypeError(typeof ctor === 'string' && ctor ? ctor : 'object');
     }};
-    let out;
-    try {{
-      out = enc(value, 0);
-    }} catch (e) {{
-      const why = e && typeof e.message === 'string' ? e.message : '?';
-      out = '["unserializable","' + why.replace(/[^\\w .,-]/g, '?').slice(0, 200) + '"]';
-    }}
+    out = enc(value, 0);
+  }} catch (e) {{
+    const why = e && typeof e.message === 'string' ? e.message : '?';
+    out = '["unserializable","' + why.replace(/[^\\w .,-]/g, '?').slice(0, 200) + '"]';
+  }}
+  try {{
     {fs}.appendFileSync({channel}, '{{"id":"' + sid + '","value":' + out + '}}\\n');
-  }} catch (e) {{}}
+  }} catch (e) {{
+    throw new Error("loop's sealed check could not send its value (" + String(e && e.code || e).slice(0, 200) + ')');
+  }}
   return true;
 }}
 """
@@ -1012,7 +1015,8 @@ def _go_quote(s: str) -> str:
 
 # A value is read through reflect by its kind, never through its methods (a Stringer, a named type's own
 # methods say nothing); the static type's being an interface travels with it, since Go's `!=` then compares
-# the dynamic type too. Never panics (a recover), always returns true: the parent decides.
+# the dynamic type too. Never panics (a recover). It returns true once the record is written, so the test's own
+# failure call runs when it cannot be (any errno): a pass needs the check's own record; the parent decides.
 _GO_HELPER = """package {package}
 
 import (
@@ -1022,15 +1026,30 @@ import (
 	"strconv"
 )
 
-func {name}[T any](v T, sid string, row int, _ ...any) (ok bool) {{
-	ok = true
+func {name}[T any](v T, sid string, row int, _ ...any) bool {{
+	line := `{{"id":"` + sid + `","value":` + {name}Encode(v, row) + "}}\\n"
+	f, err := os.OpenFile({channel}, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+	if err == nil {{
+		_, err = f.WriteString(line) // an error whenever fewer bytes were written
+		if cerr := f.Close(); err == nil {{
+			err = cerr
+		}}
+	}}
+	if err != nil {{
+		os.Stderr.WriteString("loop's sealed check could not send its value (" + err.Error() + ")\\n")
+	}}
+	return err == nil
+}}
+
+func {name}Encode[T any](v T, row int) (rec string) {{
+	rec = `["unserializable","panic"]`
 	defer func() {{ recover() }}()
 	rv := reflect.ValueOf(&v).Elem()
 	iface := rv.Kind() == reflect.Interface
 	if iface {{
 		rv = rv.Elem()
 	}}
-	rec := `["unserializable","nil"]`
+	rec = `["unserializable","nil"]`
 	if rv.IsValid() {{
 		name := strconv.Quote(rv.Type().String())
 		head := `["go","`
@@ -1057,11 +1076,6 @@ func {name}[T any](v T, sid string, row int, _ ...any) (ok bool) {{
 		default:
 			rec = `["unserializable",` + strconv.Quote(rv.Kind().String()) + `]`
 		}}
-	}}
-	f, err := os.OpenFile({channel}, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
-	if err == nil {{
-		f.WriteString(`{{"id":"` + sid + `","value":` + rec + "}}\\n")
-		f.Close()
 	}}
 	return
 }}
