@@ -44,7 +44,7 @@ class Seal:
     file: str  # the host file, relative to the tree
     line: int  # where the assertion is in the task's own file (the sealed copy keeps every line)
     col: int
-    op: str  # how it compares: "==" or "is" (pytest), "strict" or "deep" (node), "go" (Go's !=)
+    op: str  # how it compares: "==" or "is" (pytest), "strict", "deep" or "loose" (node), "go" (Go's !=)
     literal: Any  # the expected value: it never enters the sandbox
     test: str  # the enclosing test: pytest's name after the file ("test_x", "TestA::test_x"), node's id
     # ("suite > title"), Go's top-level test function ("TestX")
@@ -366,6 +366,8 @@ def records(out: Path, seals: tuple[Seal, ...]) -> dict[str, list[Any]]:
 def _matches(seal: Seal, value: Any) -> bool:
     if seal.op in ("strict", "deep"):
         return js_go.js_same(value, seal.literal)
+    if seal.op == "loose":
+        return js_go.js_loose(value, seal.literal)
     if seal.op == "go":
         return js_go.go_matches(seal.literal, value)
     if seal.op == "is":

@@ -237,6 +237,47 @@ def js_same(a: Any, b: Any) -> bool:
     return a is b if a is UNDEFINED or a is None else a == b
 
 
+_JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
+            "\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def _to_number(s: str) -> float:
+    """JS's ToNumber of a string (NaN for anything it does not read)."""
+    s = s.strip(_JS_SPACE)
+    if not s:
+        return 0.0
+    if s.lstrip("+-") == "Infinity" and len(s) <= 9:
+        return -math.inf if s[0] == "-" else math.inf
+    radix = {"x": 16, "o": 8, "b": 2}.get(s[1:2].lower()) if s[:1] == "0" else None
+    try:
+        if radix is not None:
+            digits = s[2:]
+            return float(int(digits, radix)) if digits and re.fullmatch(r"[0-9a-fA-F]+", digits) else math.nan
+        return float(s) if _JS_DECIMAL.fullmatch(s) else math.nan
+    except OverflowError:
+        return math.inf
+    except ValueError:  # a digit the radix has not
+        return math.nan
+
+
+def js_loose(a: Any, b: Any) -> bool:
+    """JS's `==` (legacy assert.equal) between a sent value and a primitive literal: null and undefined equal
+    each other only; a boolean is a number; a string meets a number as ToNumber reads it. An array or object is
+    never equal: JS would compare its string form, through methods the candidate can replace."""
+    nullish = (None, UNDEFINED)
+    if any(a is x for x in nullish) or any(b is x for x in nullish):
+        return any(a is x for x in nullish) and any(b is x for x in nullish)
+    if isinstance(a, (list, dict)) or isinstance(b, (list, dict)):
+        return False
+    a, b = (float(x) if isinstance(x, bool) else x for x in (a, b))
+    if isinstance(a, str) and isinstance(b, float):
+        a = _to_number(a)
+    elif isinstance(b, str) and isinstance(a, float):
+        b = _to_number(b)
+    return type(a) is type(b) and a == b  # NaN is not NaN; -0 is 0
+
+
 def js_repr(v: Any) -> str:
     """A decoded JS value as JS writes it (5, not 5.0; null; true)."""
     if isinstance(v, bool):
@@ -332,6 +373,7 @@ def decode_js_go(kind: str, rest: list, decode) -> Any:
 _ASSERT_MODULES = {"assert": False, "node:assert": False, "assert/strict": True, "node:assert/strict": True}
 _METHODS = {"strictEqual": "strict", "deepStrictEqual": "deep"}
 _STRICT_ONLY = {"equal": "strict", "deepEqual": "deep"}  # legacy `==` comparisons unless from assert/strict
+_LEGACY = {"equal": "loose"}  # legacy assert.equal: `==` with a primitive literal (js_loose); deepEqual stays
 
 
 def _js_string(text: str) -> str | None:
@@ -493,8 +535,8 @@ def _js_bindings(toks: list[Tok]) -> tuple[dict[str, bool], dict[str, str], dict
                     objects[local] = strict
                 elif name == "strict":
                     objects[local] = True
-                elif name in _METHODS or (strict and name in _STRICT_ONLY):
-                    functions[local] = _METHODS.get(name) or _STRICT_ONLY[name]
+                elif name in _METHODS or name in (_STRICT_ONLY if strict else _LEGACY):
+                    functions[local] = _METHODS.get(name) or (_STRICT_ONLY if strict else _LEGACY)[name]
         elif module in ("node:test", "test"):
             for name, local in names.items():
                 if name in ("test", "it", "default"):
@@ -558,7 +600,7 @@ def _js_checks(toks: list[Tok]) -> tuple[list[Found], list[str]]:
             semantics, head = None, k
             if t.text in objects and k + 3 < len(code) and code[k + 1].text == "." and code[k + 3].text == "(":
                 method = code[k + 2].text
-                semantics = _METHODS.get(method) or (_STRICT_ONLY.get(method) if objects[t.text] else None)
+                semantics = _METHODS.get(method) or (_STRICT_ONLY if objects[t.text] else _LEGACY).get(method)
                 k_open = k + 3
             elif t.text in functions and k + 1 < len(code) and code[k + 1].text == "(":
                 semantics, k_open = functions[t.text], k + 1
