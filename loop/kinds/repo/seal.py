@@ -213,9 +213,9 @@ def _without_comments(source: str) -> str:
 
 
 # The helper written into the sealed file: stdlib only, loud (a value it cannot send, whatever the errno, fails the
-# test: a pass needs the check's own record), and strict: a value is sent as its builtin type and value, read through the builtin's own methods, so
-# a subclass (a lying int, markupsafe.Markup) sends the value its builtin base holds; anything else is
-# "unserializable" with its type's name.
+# test: a pass needs the check's own record), and strict: a value is sent as its builtin type and value, read
+# through the builtin's own methods, so a subclass (a lying int, markupsafe.Markup) sends the value its builtin
+# base holds; anything else is "unserializable" with its type's name.
 _HELPER = '''def {name}(value, sid, _os=__import__("os"), _json=__import__("json")):
     left = [{cap}]
 
