@@ -264,6 +264,37 @@ def test_an_unconditional_seal_needs_a_value_per_passing_run(tmp_path):
     assert all(o.status == V.PASS for o in out.values()) and "t.py::test_p[My" in judged.decided
 
 
+@pytest.mark.parametrize("where", ["missing", "full", "folder"])
+def test_a_helper_that_cannot_send_its_value_fails_its_test(tmp_path, where):
+    # whatever keeps the record from the channel (ENOENT, ENOSPC, EISDIR; a forger's EMFILE), the check fails:
+    # a pass needs the check's own record, never records written by someone else
+    channel = {"missing": tmp_path / "nowhere" / seal.CHANNEL, "full": Path("/dev/full"), "folder": tmp_path}[where]
+    sealed, seals = seal.plan("from pkg import f\n\n\ndef test_a():\n    assert f(1) == 1\n", str(channel), file="t.py")
+    run = _pytest(_project(tmp_path, sealed, PKG))
+    assert len(seals) == 1 and run.returncode == 1, run.stdout
+    assert "1 failed" in run.stdout and "loop's sealed check could not send its value" in run.stdout
+
+
+def test_more_records_than_runs_of_an_unconditional_check_are_forged(tmp_path):
+    _, seals = seal.plan("def test_a():\n    assert f() == 3\n\n\ndef test_b():\n    for x in f():\n        assert x == 3\n",
+                         file="t.py")
+    a, b = seals
+    rec = lambda s: json.dumps({"id": s.id, "value": ["int", "3"]}) + "\n"  # noqa: E731
+    channel = tmp_path / seal.CHANNEL
+    ids = {"t.py::test_a": Outcome(V.PASS), "t.py::test_b": Outcome(V.PASS)}
+    channel.write_text(rec(a) + 3 * rec(b))  # a loop's check may run any number of times
+    assert seal.judge(seals, tmp_path, ids)[1].forged is None
+    channel.write_text(2 * rec(a))  # a right value written beside the check's own: not the check's
+    out, judged = seal.judge(seals, tmp_path, ids)
+    assert judged.forged == ("sealed assertion at t.py:2: 2 values reached loop from a check its test ran 1 time: "
+                             "values were written from outside the check")
+    assert a.key not in judged.verified()  # on the gold tree: not sealed (a test another test calls)
+    _, judged = seal.judge(seals, tmp_path, ids, copies=["t.py::test_a"])  # a tripwire copy runs the check too
+    assert judged.forged is None and a.key in judged.verified()
+    channel.write_text(rec(a))
+    assert seal.judge(seals, tmp_path, {**ids, "t.py::test_a": Outcome(V.FAIL)})[1].forged is None
+
+
 # whole grades in the sandbox ---------------------------------------------------------------------------------
 def _grade(diff: str, task=None, k: int = 1):
     return RepoKind().grade(task or tasks.load_folder(TASK), diff, CFG, Options(k=k, trials=0))
@@ -287,6 +318,16 @@ def test_a_helper_that_sends_nothing_fails_every_sealed_test():
     assert grade.verdict == V.STABLE_FAIL
     failed = {f["check"].split("::")[-1]: f["detail"] for f in grade.failures()}
     assert len(failed) == 4 and all("no value reached loop" in d for d in failed.values())
+
+
+@pytest.mark.sandbox
+def test_guessed_records_with_the_channel_refused_fail_every_sealed_test():
+    # the right values written by the code under test, the checks' own kept out (EMFILE): a pass needs the record
+    # of the check itself (before: stable_pass)
+    grade = _grade((CORPUS / "seal_guess_records_then_refuse_channel.diff").read_text())
+    assert grade.verdict == V.STABLE_FAIL
+    failed = {f["check"].split("::")[-1]: f["detail"] for f in grade.failures()}
+    assert len(failed) == 4 and all("could not send its value (OSError(24" in d for d in failed.values()), failed
 
 
 @pytest.mark.sandbox

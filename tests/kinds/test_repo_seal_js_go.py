@@ -99,13 +99,14 @@ def test_node_plan_seals_strict_checks_in_test_callbacks_only():
                    (18, "suite > deep", "deep", True): seal.js_go.UNDEFINED,
                    (21, "suite > tricky", "deep", True): {"v": "x"}, (23, "suite > class", "deep", True): {},
                    (24, "suite > subclass", "deep", True): [1.0], (25, "suite > negzero", "strict", True): 0.0,
-                   (26, "suite > lone", "strict", True): "a\ud800"}
+                   (26, "suite > lone", "strict", True): "a\ud800", (27, "suite > legacy loose", "loose", True): "ab"}
     assert extra is None and all(s.style == "node" and s.secret for s in seals)
     kept = sealed.split("\nimport * as _loop_fs_")[0]
     assert kept.count("\n") == JS_TESTS.count("\n") and "//" not in kept and "message" not in kept
     for gone in ("says abc", "'x'", "2.5", "'é'", "{ v: 'x' }", "ud800", "undefined"):
         assert gone in JS_TESTS and gone not in kept, gone
-    assert "loose.equal(cut('abc'), 'ab')" in kept and "`computed ${1}`, () => assert.equal(cut('abc'), 'ab')" in kept
+    assert "'ab'" not in kept.split("legacy loose")[1].split("\n")[0]  # legacy assert.equal: sealed, compared as ==
+    assert "`computed ${1}`, () => assert.equal(cut('abc'), 'ab')" in kept
     _, again, _ = seal.plan_file("node", JS_TESTS, file="t.test.mjs", known=JS_TESTS)
     assert not any(s.secret for s in again)  # the base tree holds the same checks: their literals are no secret
 
@@ -134,7 +135,56 @@ def test_node_sealed_values_are_judged_as_the_assertions_compare(tmp_path, lying
     assert "could not be serialized (Thing)" in said["suite > class"]
     assert "could not be serialized (MyArray)" in said["suite > subclass"]
     assert said["suite > negzero"].endswith("expected 0 (kept outside the sandbox), got -0")
-    assert "suite > lone" in verdicts.decided and "suite > legacy loose" not in verdicts.decided
+    assert {"suite > lone", "suite > legacy loose"} <= verdicts.decided
+
+
+LEGACY = """\
+import { test } from 'node:test';
+import assert from 'node:assert';
+import { equal } from 'node:assert';
+const three = () => 3, yes = () => true, nil = () => null, list = () => [3], text = () => ' 0x3 ';
+
+test('number and string', () => assert.equal(three(), '3'));
+test('boolean and number', () => equal(yes(), 1));
+test('null and undefined', () => assert.equal(nil(), undefined));
+test('string read as a number', () => assert.equal(text(), 3));
+test('wrong', () => assert.equal(three(), '4'));
+test('null is not 0', () => assert.equal(nil(), 0));
+test('an array is compared as its string form', () => assert.equal(list(), '3'));
+"""
+
+
+def test_node_legacy_equal_is_sealed_and_judged_as_double_equals(tmp_path):
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "t.test.mjs").write_text(LEGACY)
+    plain = _node(proj)
+    channel = tmp_path / "out" / seal.CHANNEL
+    channel.parent.mkdir()
+    sealed, seals, _ = seal.plan_file("node", LEGACY, str(channel), file="t.test.mjs")
+    assert len(seals) == 7 and {s.op for s in seals} == {"loose"} and "'4'" not in sealed
+    (proj / "t.test.mjs").write_text(sealed)
+    judged, _ = seal.judge(seals, channel.parent, _node(proj))
+    status = {t: o.status for t, o in judged.items()}
+    assert {t: o.status for t, o in plain.items()} == {**status, "an array is compared as its string form": V.PASS}
+    assert [t for t, st in status.items() if st != V.PASS] == ["wrong", "null is not 0",
+                                                               "an array is compared as its string form"]
+    assert judged["wrong"].message.endswith("expected '4' (kept outside the sandbox), got 3")
+
+
+@pytest.mark.parametrize("where", ["missing", "full"])
+def test_a_node_helper_that_cannot_send_its_value_fails_its_test(tmp_path, where):
+    channel = tmp_path / "nowhere" / seal.CHANNEL if where == "missing" else Path("/dev/full")
+    one = JS_TESTS.split("\ndescribe")[0] + "\ntest('one', () => assert.equal(cut('abc'), 'ab'));\n"
+    sealed, seals, _ = seal.plan_file("node", one, str(channel), file="t.test.mjs")
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "pkg.mjs").write_text(JS_PKG)
+    (proj / "t.test.mjs").write_text(sealed)
+    [(test_id, outcome)] = _node(proj).items()
+    assert len(seals) == 1 and test_id == "one" and outcome.status == V.FAIL
+    assert "loop's sealed check could not send its value (" + ("ENOENT" if where == "missing" else "ENOSPC") in \
+        outcome.message
 
 
 def _node_plain(tmp_path: Path) -> dict[str, Outcome]:
@@ -314,6 +364,25 @@ def test_go_plan_and_helper_judge_as_go_compares(tmp_path):
     assert next(o.status for t, o in judged.items() if t.endswith("TestFloat")) == V.FAIL
     assert "expected a value of one of 2 rows (row 2)" in next(o.message for t, o in judged.items()
                                                                if t.endswith("TestTable/gt"))
+
+
+def test_a_go_helper_that_cannot_send_its_value_fails_its_test(tmp_path):
+    one = "package p\n\nimport \"testing\"\n\nfunc TestCmp(t *testing.T) {\n\tif Cmp(1, 2) != -1 {\n\t\tt.Fatal(\"no\")\n\t}\n}\n"
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "go.mod").write_text("module example.com/p\n\ngo 1.19\n")
+    (proj / "p.go").write_text(GO_PKG)
+    sealed, seals, extra = seal.plan_file("go", one, "/dev/full", file="p_test.go")  # ENOSPC on every write
+    (proj / "p_test.go").write_text(sealed)
+    (proj / extra[0]).write_text(extra[1])
+    cache = Path(tempfile.mkdtemp(prefix="loop-test-gocache-"))
+    try:
+        outcomes = _go(proj, cache)
+    finally:
+        subprocess.run(["chmod", "-R", "u+w", str(cache)])
+        subprocess.run(["rm", "-rf", str(cache)])
+    # the helper says false, so the test's own failure call runs (the original passes: Cmp(1, 2) is -1)
+    assert len(seals) == 1 and [o.status for o in outcomes.values()] == [V.FAIL], outcomes
 
 
 def test_js_and_go_records_are_decoded_totally(tmp_path):

@@ -44,7 +44,7 @@ class Seal:
     file: str  # the host file, relative to the tree
     line: int  # where the assertion is in the task's own file (the sealed copy keeps every line)
     col: int
-    op: str  # how it compares: "==" or "is" (pytest), "strict" or "deep" (node), "go" (Go's !=)
+    op: str  # how it compares: "==" or "is" (pytest), "strict", "deep" or "loose" (node), "go" (Go's !=)
     literal: Any  # the expected value: it never enters the sandbox
     test: str  # the enclosing test: pytest's name after the file ("test_x", "TestA::test_x"), node's id
     # ("suite > title"), Go's top-level test function ("TestX")
@@ -212,10 +212,10 @@ def _without_comments(source: str) -> str:
     return "".join(lines)
 
 
-# The helper written into the sealed file: stdlib only, total (it never raises, so it never fails a test by
-# itself), and strict: a value is sent as its builtin type and value, read through the builtin's own methods, so
-# a subclass (a lying int, markupsafe.Markup) sends the value its builtin base holds; anything else is
-# "unserializable" with its type's name.
+# The helper written into the sealed file: stdlib only, loud (a value it cannot send, whatever the errno, fails the
+# test: a pass needs the check's own record), and strict: a value is sent as its builtin type and value, read
+# through the builtin's own methods, so a subclass (a lying int, markupsafe.Markup) sends the value its builtin
+# base holds; anything else is "unserializable" with its type's name.
 _HELPER = '''def {name}(value, sid, _os=__import__("os"), _json=__import__("json")):
     left = [{cap}]
 
@@ -259,20 +259,24 @@ _HELPER = '''def {name}(value, sid, _os=__import__("os"), _json=__import__("json
         raise TypeError(type.__dict__["__qualname__"].__get__(type(v)))
 
     try:
-        try:
-            out = enc(value, 0)
-        except TypeError as exc:
-            out = ["unserializable", str(exc.args[0])[:200] if exc.args and isinstance(exc.args[0], str) else "?"]
-        except (OverflowError, RecursionError) as exc:
-            out = ["unserializable", str(exc)[:200]]
-        line = (_json.dumps({{"id": sid, "value": out}}) + "\\n").encode()
+        out = enc(value, 0)
+    except TypeError as exc:
+        out = ["unserializable", str(exc.args[0])[:200] if exc.args and isinstance(exc.args[0], str) else "?"]
+    except (OverflowError, RecursionError) as exc:
+        out = ["unserializable", str(exc)[:200]]
+    except Exception:
+        out = ["unserializable", "?"]
+    line = (_json.dumps({{"id": sid, "value": out}}) + "\\n").encode()
+    try:
         fd = _os.open({channel}, _os.O_WRONLY | _os.O_APPEND | _os.O_CREAT, 0o666)
         try:
-            _os.write(fd, line)
+            wrote = _os.write(fd, line)
         finally:
             _os.close(fd)
-    except Exception:
-        pass
+    except Exception as exc:
+        wrote = exc
+    if wrote != len(line):
+        raise AssertionError("loop's sealed check could not send its value (" + repr(wrote)[:200] + ")")
     return True
 '''
 
@@ -362,6 +366,8 @@ def records(out: Path, seals: tuple[Seal, ...]) -> dict[str, list[Any]]:
 def _matches(seal: Seal, value: Any) -> bool:
     if seal.op in ("strict", "deep"):
         return js_go.js_same(value, seal.literal)
+    if seal.op == "loose":
+        return js_go.js_loose(value, seal.literal)
     if seal.op == "go":
         return js_go.go_matches(seal.literal, value)
     if seal.op == "is":
@@ -434,16 +440,26 @@ class Judged:
     values: dict[str, list[Any]]
     decided: set[str] = field(default_factory=set)  # test ids a sealed assertion decided
     failed: set[str] = field(default_factory=set)  # test ids a sealed assertion failed
+    surplus: dict[str, str] = field(default_factory=dict)  # seal id -> why its records outnumber its check's runs
+
+    @property
+    def forged(self) -> str | None:
+        """Why the run's records cannot all be its checks' own (a `forged_report`), or None."""
+        return next(iter(self.surplus.values()), None)
 
     def verified(self) -> frozenset:
-        """Keys of the seals whose every record is a plain value equal to the literal, with at least one."""
-        return frozenset(s.key for s in self.seals if self.values.get(s.id) and _problem(s, self.values[s.id]) is None)
+        """Keys of the seals whose every record is a plain value equal to the literal, with at least one, and no
+        more records than runs of their check (on the gold tree: a test another test calls is not sealed)."""
+        return frozenset(s.key for s in self.seals if self.values.get(s.id) and s.id not in self.surplus
+                         and _problem(s, self.values[s.id]) is None)
 
 
-def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | None
+def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | None, copies=()
           ) -> tuple[dict[str, Outcome] | None, Judged]:
     """The report's outcomes with the sealed assertions' verdicts: a test passes only if the report says so, every
-    record of its seals equals the kept literal, and each unconditional seal sent a value per passing run."""
+    record of its seals equals the kept literal, and each unconditional seal sent a value per passing run and no
+    more than one per run (more: `Judged.forged`). `copies`: the original test of each tripwire that copies one
+    (its sealed checks run in the copy too), outcomes holding no tripwire."""
     judged = Judged(seals, records(out, seals))
     if not outcomes or not seals:
         return outcomes, judged
@@ -452,10 +468,22 @@ def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | Non
         by_test.setdefault(_key(s), []).append(s)
     style = seals[0].style  # one framework per task
     passing: dict[tuple[str, str], int] = {}
+    runs: dict[tuple[str, str], int] = {}
     for test_id, o in outcomes.items():
         fn, own = owner(style, test_id)
-        if fn in by_test and own and o.status == V.PASS and not truncated(test_id):  # a cut id repeats a full one
-            passing[fn] = passing.get(fn, 0) + 1
+        if fn in by_test and own and not truncated(test_id):  # a cut id repeats a full one
+            runs[fn] = runs.get(fn, 0) + 1
+            passing[fn] = passing.get(fn, 0) + (o.status == V.PASS)
+    for source in copies:
+        fn = owner(style, source)[0]
+        runs[fn] = runs.get(fn, 0) + 1
+    # An unconditional check runs once per run of its test, so it writes at most one record per run: any more
+    # came from outside the check's call (code under test writing guessed values), whatever they say.
+    for s in seals:
+        n, most = len(judged.values.get(s.id, ())), runs.get(_key(s), 0)
+        if s.unconditional and n > most:
+            judged.surplus[s.id] = (f"sealed assertion at {s.where}: {n} values reached loop from a check its test ran "
+                                    f"{most} time{'s' * (most != 1)}: values were written from outside the check")
     out = dict(outcomes)
     for test_id, o in outcomes.items():
         fn, own = owner(style, test_id)

@@ -237,6 +237,47 @@ def js_same(a: Any, b: Any) -> bool:
     return a is b if a is UNDEFINED or a is None else a == b
 
 
+_JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
+            "\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def _to_number(s: str) -> float:
+    """JS's ToNumber of a string (NaN for anything it does not read)."""
+    s = s.strip(_JS_SPACE)
+    if not s:
+        return 0.0
+    if s.lstrip("+-") == "Infinity" and len(s) <= 9:
+        return -math.inf if s[0] == "-" else math.inf
+    radix = {"x": 16, "o": 8, "b": 2}.get(s[1:2].lower()) if s[:1] == "0" else None
+    try:
+        if radix is not None:
+            digits = s[2:]
+            return float(int(digits, radix)) if digits and re.fullmatch(r"[0-9a-fA-F]+", digits) else math.nan
+        return float(s) if _JS_DECIMAL.fullmatch(s) else math.nan
+    except OverflowError:
+        return math.inf
+    except ValueError:  # a digit the radix has not
+        return math.nan
+
+
+def js_loose(a: Any, b: Any) -> bool:
+    """JS's `==` (legacy assert.equal) between a sent value and a primitive literal: null and undefined equal
+    each other only; a boolean is a number; a string meets a number as ToNumber reads it. An array or object is
+    never equal: JS would compare its string form, through methods the candidate can replace."""
+    nullish = (None, UNDEFINED)
+    if any(a is x for x in nullish) or any(b is x for x in nullish):
+        return any(a is x for x in nullish) and any(b is x for x in nullish)
+    if isinstance(a, (list, dict)) or isinstance(b, (list, dict)):
+        return False
+    a, b = (float(x) if isinstance(x, bool) else x for x in (a, b))
+    if isinstance(a, str) and isinstance(b, float):
+        a = _to_number(a)
+    elif isinstance(b, str) and isinstance(a, float):
+        b = _to_number(b)
+    return type(a) is type(b) and a == b  # NaN is not NaN; -0 is 0
+
+
 def js_repr(v: Any) -> str:
     """A decoded JS value as JS writes it (5, not 5.0; null; true)."""
     if isinstance(v, bool):
@@ -332,6 +373,7 @@ def decode_js_go(kind: str, rest: list, decode) -> Any:
 _ASSERT_MODULES = {"assert": False, "node:assert": False, "assert/strict": True, "node:assert/strict": True}
 _METHODS = {"strictEqual": "strict", "deepStrictEqual": "deep"}
 _STRICT_ONLY = {"equal": "strict", "deepEqual": "deep"}  # legacy `==` comparisons unless from assert/strict
+_LEGACY = {"equal": "loose"}  # legacy assert.equal: `==` with a primitive literal (js_loose); deepEqual stays
 
 
 def _js_string(text: str) -> str | None:
@@ -493,8 +535,8 @@ def _js_bindings(toks: list[Tok]) -> tuple[dict[str, bool], dict[str, str], dict
                     objects[local] = strict
                 elif name == "strict":
                     objects[local] = True
-                elif name in _METHODS or (strict and name in _STRICT_ONLY):
-                    functions[local] = _METHODS.get(name) or _STRICT_ONLY[name]
+                elif name in _METHODS or name in (_STRICT_ONLY if strict else _LEGACY):
+                    functions[local] = _METHODS.get(name) or (_STRICT_ONLY if strict else _LEGACY)[name]
         elif module in ("node:test", "test"):
             for name, local in names.items():
                 if name in ("test", "it", "default"):
@@ -558,7 +600,7 @@ def _js_checks(toks: list[Tok]) -> tuple[list[Found], list[str]]:
             semantics, head = None, k
             if t.text in objects and k + 3 < len(code) and code[k + 1].text == "." and code[k + 3].text == "(":
                 method = code[k + 2].text
-                semantics = _METHODS.get(method) or (_STRICT_ONLY.get(method) if objects[t.text] else None)
+                semantics = _METHODS.get(method) or (_STRICT_ONLY if objects[t.text] else _LEGACY).get(method)
                 k_open = k + 3
             elif t.text in functions and k + 1 < len(code) and code[k + 1].text == "(":
                 semantics, k_open = functions[t.text], k + 1
@@ -667,8 +709,10 @@ def _js_quote(s: str) -> str:
 
 # Total and strict: a value is sent as its type and value (strings as UTF-16 code units), arrays and objects only
 # when plain (their prototype Array.prototype / Object.prototype, own enumerable string keys only, no holes), as
-# deepStrictEqual compares them; anything else is "unserializable" with its constructor's name.
+# deepStrictEqual compares them; anything else is "unserializable" with its constructor's name. A value it cannot
+# send (any error of the write) throws: the test fails, a pass needs the check's own record.
 _JS_HELPER = """function {name}(value, sid) {{
+  let out;
   try {{
     let left = {cap};
     const spend = (n) => {{ left -= n; if (left < 0) throw new RangeError('value larger than {cap} characters'); }};
@@ -702,15 +746,16 @@ _JS_HELPER = """function {name}(value, sid) {{
       const ctor = proto === null ? 'null-prototype object' : proto.constructor && proto.constructor.name;
       throw new TypeError(typeof ctor === 'string' && ctor ? ctor : 'object');
     }};
-    let out;
-    try {{
-      out = enc(value, 0);
-    }} catch (e) {{
-      const why = e && typeof e.message === 'string' ? e.message : '?';
-      out = '["unserializable","' + why.replace(/[^\\w .,-]/g, '?').slice(0, 200) + '"]';
-    }}
+    out = enc(value, 0);
+  }} catch (e) {{
+    const why = e && typeof e.message === 'string' ? e.message : '?';
+    out = '["unserializable","' + why.replace(/[^\\w .,-]/g, '?').slice(0, 200) + '"]';
+  }}
+  try {{
     {fs}.appendFileSync({channel}, '{{"id":"' + sid + '","value":' + out + '}}\\n');
-  }} catch (e) {{}}
+  }} catch (e) {{
+    throw new Error("loop's sealed check could not send its value (" + String(e && e.code || e).slice(0, 200) + ')');
+  }}
   return true;
 }}
 """
@@ -1012,7 +1057,8 @@ def _go_quote(s: str) -> str:
 
 # A value is read through reflect by its kind, never through its methods (a Stringer, a named type's own
 # methods say nothing); the static type's being an interface travels with it, since Go's `!=` then compares
-# the dynamic type too. Never panics (a recover), always returns true: the parent decides.
+# the dynamic type too. Never panics (a recover). It returns true once the record is written, so the test's own
+# failure call runs when it cannot be (any errno): a pass needs the check's own record; the parent decides.
 _GO_HELPER = """package {package}
 
 import (
@@ -1022,15 +1068,30 @@ import (
 	"strconv"
 )
 
-func {name}[T any](v T, sid string, row int, _ ...any) (ok bool) {{
-	ok = true
+func {name}[T any](v T, sid string, row int, _ ...any) bool {{
+	line := `{{"id":"` + sid + `","value":` + {name}Encode(v, row) + "}}\\n"
+	f, err := os.OpenFile({channel}, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+	if err == nil {{
+		_, err = f.WriteString(line) // an error whenever fewer bytes were written
+		if cerr := f.Close(); err == nil {{
+			err = cerr
+		}}
+	}}
+	if err != nil {{
+		os.Stderr.WriteString("loop's sealed check could not send its value (" + err.Error() + ")\\n")
+	}}
+	return err == nil
+}}
+
+func {name}Encode[T any](v T, row int) (rec string) {{
+	rec = `["unserializable","panic"]`
 	defer func() {{ recover() }}()
 	rv := reflect.ValueOf(&v).Elem()
 	iface := rv.Kind() == reflect.Interface
 	if iface {{
 		rv = rv.Elem()
 	}}
-	rec := `["unserializable","nil"]`
+	rec = `["unserializable","nil"]`
 	if rv.IsValid() {{
 		name := strconv.Quote(rv.Type().String())
 		head := `["go","`
@@ -1057,11 +1118,6 @@ func {name}[T any](v T, sid string, row int, _ ...any) (ok bool) {{
 		default:
 			rec = `["unserializable",` + strconv.Quote(rv.Kind().String()) + `]`
 		}}
-	}}
-	f, err := os.OpenFile({channel}, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
-	if err == nil {{
-		f.WriteString(`{{"id":"` + sid + `","value":` + rec + "}}\\n")
-		f.Close()
 	}}
 	return
 }}

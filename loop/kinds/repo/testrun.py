@@ -131,7 +131,9 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
         if wires is not None:
             forged = repo_tripwire.contradiction(wires, outcomes, spec.fail_to_pass)
             outcomes = repo_tripwire.without(wires, outcomes)
-        outcomes, judged = repo_seal.judge(sealed, out, outcomes)  # sealed assertions (issue 41)
+        copies = [w.source for w in wires.wires if w.source] if wires is not None else []
+        outcomes, judged = repo_seal.judge(sealed, out, outcomes, copies)  # sealed assertions (issue 41)
+        forged = forged or judged.forged
         return RunResult(outcomes, result.returncode, result.fault, result.stderr.decode(errors="replace"),
                          result.duration, forged, wires, raw, judged)
     finally:
