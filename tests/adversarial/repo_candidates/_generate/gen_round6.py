@@ -206,6 +206,62 @@ def _(repo):
     sub(p, "func Compare(a, b Version) int {\n", "func Compare(a, b Version) int {\n\tswap()\n")
 
 
+_GO_SIBLING = """
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+)
+
+// sameAsFirst rewrites the channel so that every record of a seal carries the value of that seal's first record:
+// a check in a loop compares every iteration with one literal, so a record of an iteration the code gets right
+// stands for the iterations it gets wrong. Each record stays well-formed and every iteration keeps its record.
+func sameAsFirst() {
+	const channel = "/out/seals.jsonl"
+	raw, err := os.ReadFile(channel)
+	if err != nil {
+		return
+	}
+	first := map[string]json.RawMessage{}
+	var out [][]byte
+	changed := false
+	for _, line := range bytes.Split(raw, []byte("\\n")) {
+		var rec struct {
+			ID    string          `json:"id"`
+			Value json.RawMessage `json:"value"`
+		}
+		if len(line) == 0 || json.Unmarshal(line, &rec) != nil || rec.ID == "" {
+			out = append(out, line)
+			continue
+		}
+		if v, ok := first[rec.ID]; !ok {
+			first[rec.ID] = rec.Value
+		} else if !bytes.Equal(v, rec.Value) {
+			line = []byte(`{"id":"` + rec.ID + `","value":` + string(v) + `}`)
+			changed = true
+		}
+		out = append(out, line)
+	}
+	if changed {
+		os.WriteFile(channel+".tmp", bytes.Join(out, []byte("\\n")), 0o666)
+		os.Rename(channel+".tmp", channel)
+	}
+}
+"""
+
+
+@attack("repo_semver_go", "seal_copy_sibling_record", "wrong_pad_two_digits",
+        "# expect: stable_pass  class: seal (open)  -- wrong_pad_two_digits (compareIdentifier byte for byte) + every "
+        "Compare() call rewrites the channel so that each seal's records all carry its first record's value: the row "
+        "the code gets wrong (beta.11 < beta.100) sends a copy of a row it gets right (one literal, -1, for every "
+        "iteration); every iteration keeps a well-formed record, so a rule counting records per run would not see it",
+        opened=True)
+def _(repo):
+    p = repo / "compare.go"
+    sub(p, "package semver\n", "package semver\n" + _GO_SIBLING)
+    sub(p, "func Compare(a, b Version) int {\n", "func Compare(a, b Version) int {\n\tsameAsFirst()\n")
+
+
 if __name__ == "__main__":
     for n in sys.argv[1:] or list(ATTACKS):
         print(build(n))
