@@ -262,6 +262,34 @@ def _(repo):
     sub(p, "func Compare(a, b Version) int {\n", "func Compare(a, b Version) int {\n\tsameAsFirst()\n")
 
 
+_GO_WATCHER = """
+import (
+	"os"
+	"time"
+)
+
+// A goroutine of the test binary empties the sealed-assertion channel every millisecond: no record of any seal
+// reaches loop.
+func init() {
+	go func() {
+		for {
+			os.Truncate("/out/seals.jsonl", 0)
+			time.Sleep(time.Millisecond)
+		}
+	}()
+}
+"""
+
+
+@attack("repo_semver_go", "r6_seal_watcher_empties_channel", "wrong_one_sided_length",
+        "# expect: stable_fail  class: seal  -- wrong_one_sided_length + an init() goroutine that truncates "
+        "/out/seals.jsonl every millisecond: TestSortNightlies and TestLatestPicksRc10 fail only on sealed values, "
+        "and their checks are unconditional, so a passing run without a record fails")
+def _(repo):
+    p = repo / "compare.go"
+    sub(p, "package semver\n", "package semver\n" + _GO_WATCHER)
+
+
 if __name__ == "__main__":
     for n in sys.argv[1:] or list(ATTACKS):
         print(build(n))
