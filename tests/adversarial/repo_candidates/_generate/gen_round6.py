@@ -1,5 +1,5 @@
 """Round six's diffs: each is a task's plain wrong_*.diff (its fix-part byte for byte) plus the attack's code.
-usage: gen_round6.py NAME... (no name: all); writes <task>/<name>.diff or open/<task>__<name>.diff."""
+usage: gen_round6.py [TASK:NAME...] (none: all); writes <task>/<name>.diff, or open/<task>__<name>.diff for a win."""
 import shutil, subprocess, sys, tempfile
 from pathlib import Path
 HERE = Path(__file__).resolve().parent.parent
