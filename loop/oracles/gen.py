@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 import string
+import unicodedata
 
 from loop.oracles.reach import BOUNDARIES
 
@@ -31,6 +32,17 @@ NON_ASCII = "éÉñÑßçöÖжЖσ中ア½²ﬁſ\u212a\u0301€°😀\u00a0\u2
 def non_ascii(keep=lambda c: True) -> str:
     """The characters of NON_ASCII that `keep` admits."""
     return "".join(c for c in NON_ASCII if keep(c))
+
+
+def lowercase_letter(c: str) -> bool:
+    """c is a lowercase letter to any reader: ASCII a-z, or a non-ASCII letter that is lowercase or has no case
+    ('é', 'ß', '中'), one code point that Unicode normalisation keeps (not 'ﬁ', 'ſ' or a titlecase 'ǅ')."""
+    if c.isascii():
+        return c in LOWER
+    return c.isalpha() and not c.isupper() and unicodedata.normalize("NFKC", c) == c
+
+
+LOWER_WIDE = non_ascii(lowercase_letter)  # the non-ASCII lowercase letters of NON_ASCII
 
 
 def length(rng: random.Random, size: int, lo: int = 0, hi: int | None = None) -> int:

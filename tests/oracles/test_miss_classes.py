@@ -57,6 +57,8 @@ _BYTES_74 = ("def total_match(lst1, lst2):\n    n1 = sum(len(s.encode()) for s i
              "    n2 = sum(len(s.encode()) for s in lst2)\n    return lst1 if n1 <= n2 else lst2\n")
 _NFKC_161 = ("import unicodedata\ndef solve(s):\n    s = unicodedata.normalize('NFKC', s)\n"
              "    if not any(c.isalpha() for c in s):\n        return s[::-1]\n    return s.swapcase()\n")
+_NFKD_48 = ("import unicodedata\ndef is_palindrome(text):\n    t = unicodedata.normalize('NFKD', text)\n"
+            "    return t == t[::-1]\n")
 _ASCII_140 = ("def fix_spaces(text):\n    import re\n    text = text.encode('ascii', 'ignore').decode()\n"
               "    return re.sub(' {3,}', '-', text).replace(' ', '_')\n")
 
@@ -67,7 +69,7 @@ def loaded(tmp_path_factory) -> dict[str, tasks.Task]:
 
     root = tmp_path_factory.mktemp("classes")
     problems = {p["task_id"]: p for p in humaneval.read_problems()}
-    humaneval.import_humaneval(tasks.tasks_root(root), [problems[f"HumanEval/{i}"] for i in (16, 51, 74, 140, 161)])
+    humaneval.import_humaneval(tasks.tasks_root(root), [problems[f"HumanEval/{i}"] for i in (16, 48, 51, 74, 140, 161)])
     release = root / "MbppPlus.jsonl"
     release.write_text("".join(json.dumps(row) + "\n" for row in _MBPP_ROWS))
     evalplus.import_evalplus(release, tasks.tasks_root(root), SandboxConfig())
@@ -118,9 +120,15 @@ def test_a_sorted_mutation_is_monotone_either_way_with_ties():
 def test_wrong_solutions_of_each_class_fail_and_right_ones_pass(loaded):
     t = loaded
     wrong = [(t["mbpp_068"], _DIRECTION), (t["mbpp_087"], _LAST_WINS), (t["humaneval_016"], _NFKC_16),
-             (t["humaneval_051"], _NFKD_51), (t["humaneval_074"], _BYTES_74), (t["humaneval_161"], _NFKC_161),
+             (t["humaneval_051"], _NFKD_51), (t["humaneval_048"], _NFKD_48), (t["humaneval_074"], _BYTES_74), (t["humaneval_161"], _NFKC_161),
              (t["humaneval_140"], _ASCII_140)]
     right = [(t["mbpp_068"], _MONOTONE), (t["mbpp_087"], _FIRST_WINS)] + [(task, task.reference) for task, _ in wrong]
     for seed in SEEDS:
         verdicts = [g.verdict for g in grade_batch(wrong + right, SandboxConfig(), servers=2, k=5, trials=200, seed=seed)]
         assert verdicts == [V.STABLE_FAIL] * len(wrong) + [V.STABLE_PASS] * len(right), (seed, verdicts)
+
+
+def test_lowercase_letters_include_non_ascii_ones_no_reader_disputes():
+    assert all(map(gen.lowercase_letter, "abzéßж中"))
+    assert not any(map(gen.lowercase_letter, "AÉﬁſǅ\u0301 1_"))
+
