@@ -23,9 +23,9 @@ UPPER = string.ascii_uppercase
 LETTERS = string.ascii_letters
 VOWELS = "aeiouAEIOU"
 # Non-ASCII characters, for contracts whose docstring allows any string: accented letters of both cases, a
-# combining accent, caseless letters, compatibility characters that Unicode
-# normalisation (NFKC/NFKD) changes or splits (½ ² ﬁ ſ, the Kelvin sign), symbols, an emoji, non-ASCII spaces.
-# A contract keeps the ones its docstring fixes an answer for (`non_ascii(keep)`), and says why of the rest.
+# combining accent, caseless letters, characters that Unicode normalisation (NFKC/NFKD) changes or splits
+# (½ ² ﬁ ſ, the Kelvin sign), symbols, an emoji, non-ASCII spaces. A contract keeps the ones its docstring
+# fixes an answer for (`non_ascii(keep)`) and says why of the rest.
 NON_ASCII = "éÉñÑßçöÖжЖσ中ア½²ﬁſ\u212a\u0301€°😀\u00a0\u2003"
 
 
