@@ -1,4 +1,4 @@
-"""HumanEval/153 Strongest_Extension: class_name is printable ASCII; extensions a non-empty list of such words (an extension's name is not empty)."""
+"""HumanEval/153 Strongest_Extension: class_name is printable ASCII and non-ASCII non-letters; extensions a non-empty list of such words (an extension's name is not empty)."""
 
 # class_name is a str of printable ASCII, extensions a non-empty list of non-empty str of printable ASCII
 # (duplicates allowed); ties go to the first. Non-ASCII characters other than letters and whitespace too ('€',
