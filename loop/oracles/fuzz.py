@@ -20,6 +20,7 @@ import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from loop.oracles import gen
 from loop.oracles.engine import CandidateRaised, Context, Relation, generic_shrink, json_repr, same_value, short
 from loop.oracles.oracle import (  # noqa: F401 - generated relations.py read them here
     REFERENCE_LIMIT,
@@ -186,9 +187,9 @@ def _mutate_seq(items: list, rng: random.Random, p: _Pools, depth: int) -> list:
         return out
     if n > 1 and r < 0.78:
         return items[::-1]
-    if n > 1 and r < 0.84:
+    if n > 1 and r < 0.84:  # a monotone run, either way, with a tie at its start or inside it half the time
         try:
-            return sorted(items)
+            return gen.tie(rng, sorted(items, reverse=rng.random() < 0.3))
         except TypeError:
             return items
     if n and r < 0.9:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 import string
+import unicodedata
 
 from loop.oracles.reach import BOUNDARIES
 
@@ -21,6 +22,27 @@ LOWER = string.ascii_lowercase
 UPPER = string.ascii_uppercase
 LETTERS = string.ascii_letters
 VOWELS = "aeiouAEIOU"
+# Non-ASCII characters, for contracts whose docstring allows any string: accented letters of both cases, a
+# combining accent, caseless letters, characters that Unicode normalisation (NFKC/NFKD) changes or splits
+# (½ ² ﬁ ſ, the Kelvin sign), symbols, an emoji, non-ASCII spaces. A contract keeps the ones its docstring
+# fixes an answer for (`non_ascii(keep)`) and says why of the rest.
+NON_ASCII = "éÉñÑßçöÖжЖσ中ア½²ﬁſ\u212a\u0301€°😀\u00a0\u2003"
+
+
+def non_ascii(keep=lambda c: True) -> str:
+    """The characters of NON_ASCII that `keep` admits."""
+    return "".join(c for c in NON_ASCII if keep(c))
+
+
+def lowercase_letter(c: str) -> bool:
+    """c is a lowercase letter to any reader: ASCII a-z, or a non-ASCII letter that is lowercase or has no case
+    ('é', 'ß', '中'), one code point that Unicode normalisation keeps (not 'ﬁ', 'ſ' or a titlecase 'ǅ')."""
+    if c.isascii():
+        return c in LOWER
+    return c.isalpha() and not c.isupper() and unicodedata.normalize("NFKC", c) == c
+
+
+LOWER_WIDE = non_ascii(lowercase_letter)  # the non-ASCII lowercase letters of NON_ASCII
 
 
 # The draws below are random's own, taken without its layers of Python calls (an input generator's hot loop:
@@ -237,11 +259,21 @@ def int_list(rng: random.Random, size: int, lo: int | None = None, hi: int | Non
         seen.add(v)
         out.append(v)
     r = rng.random()
-    if r < 0.1:
-        out.sort()
-    elif r < 0.15:
-        out.sort(reverse=True)
+    if r < 0.15:
+        out.sort(reverse=r >= 0.1)
+        if not unique:
+            tie(rng, out)
     return out
+
+
+def tie(rng: random.Random, run: list) -> list:
+    """A sorted run given a tie half the time, at its start or inside it (an item set to its neighbour's
+    value keeps it sorted): a candidate that reads the direction from the first two items, or wants every
+    step strict, meets its case."""
+    if len(run) > 1 and rng.random() < 0.5:
+        i = 0 if rng.random() < 0.5 else rng.randrange(len(run) - 1)
+        run[i + 1] = run[i]
+    return run
 
 
 def real_list(rng: random.Random, size: int, lo: float | None = None, hi: float | None = None,

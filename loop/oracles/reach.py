@@ -336,6 +336,46 @@ def _changed(fn: Callable[[Any, random.Random], Any], x: Any, rng: random.Random
     return x
 
 
+def _keyed(v: Any) -> str | None:
+    """The kind of a value whose items have keys: a dict, a set, or a list of pairs (key, value)."""
+    if isinstance(v, dict):
+        return "dict"
+    if isinstance(v, (set, frozenset)):
+        return "set"
+    if isinstance(v, list) and v and all(isinstance(u, (list, tuple)) and len(u) == 2 for u in v[:64]):
+        return "pairs"
+    return None
+
+
+def _share(x: list, keyed: list[int], rng: random.Random) -> list | None:
+    """Two arguments of one keyed kind made to share keys (items), a shared key holding another value in
+    each where values can differ: "the first one wins" and "the last one wins" then part, as do a union and
+    an intersection. None when no two arguments are of one kind, or nothing changed."""
+    pairs = [(i, j) for i in keyed for j in keyed if i != j and _keyed(x[i]) == _keyed(x[j])]
+    if not pairs:
+        return None
+    i, j = rng.choice(pairs)
+    src, dst = x[i], x[j]
+    if isinstance(src, (set, frozenset)):
+        out: Any = type(dst)(set(dst) | set(rng.sample(sorted(src, key=repr), min(len(src), rng.randint(1, 3)))))
+    else:
+        items = list(src.items()) if isinstance(src, dict) else [tuple(u) for u in src]
+        values = [v for _, v in items] + [v for _, v in (dst.items() if isinstance(dst, dict) else dst)]
+        got = dict(dst) if isinstance(dst, dict) else list(dst)
+        for k, v in rng.sample(items, min(len(items), rng.randint(1, 3))):
+            other = [w for w in values if w != v] or [v]  # another value of the same kind where there is one
+            w = rng.choice(other)
+            if isinstance(got, dict):
+                got[k] = w
+            else:
+                pair = type(src[0])((k, w))
+                got.insert(rng.randint(0, len(got)), pair)
+        out = got
+    if out == dst:
+        return None
+    return x[:j] + [out] + x[j + 1:]
+
+
 def _coincide_args(x: Any, rng: random.Random) -> Any:
     return _changed(_coincide_args_once, x, rng)
 
@@ -345,6 +385,11 @@ def _coincide_args_once(x: Any, rng: random.Random) -> Any:
     items of one argument made variants of each other (a tie in a sort key), or one argument varied."""
     if not isinstance(x, list) or not x:
         return x
+    keyed = [i for i, u in enumerate(x) if _keyed(u) is not None]
+    if len(keyed) > 1 and rng.random() < 0.5:
+        shared = _share(x, keyed, rng)
+        if shared is not None:
+            return shared
     kinds = [_kind(u) for u in x]  # an argument list is short
     pairs = [(i, j) for i in range(len(x)) for j in range(len(x)) if i != j and kinds[i] == kinds[j] != "other"]
     r = rng.random()

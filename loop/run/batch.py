@@ -164,11 +164,18 @@ def grade_samples(config: Config, path: Path, *, k: int | None = None, trials: i
     with it and used by every grade."""
     candidates = [Candidate.from_sample(s) for s in read_samples(path, config.root)]
     how.setdefault("command", f"grade --samples {path}")
-    done = grade_candidates(config, candidates, grade_options(config, k=k, trials=trials, seed=seed),
-                            {"samples_file": str(path)}, prestart=True, **how)
-    # EvalPlus's own base / base + extra statuses of candidates of imported EvalPlus tasks (issue 45)
+    # EvalPlus's own base / base + extra statuses of candidates of imported EvalPlus tasks (issue 45), run beside
+    # loop's grading (one process at a time: loop's fork servers keep the cores) and stored after it
+    workers = how.get("workers") or config.loop.concurrency or os.cpu_count() or 1
+    ahead = evalplus_numbers.Ahead(config.root, [(c.task, c.source) for c in candidates], sandbox_config(config))
+    try:
+        done = grade_candidates(config, candidates, grade_options(config, k=k, trials=trials, seed=seed),
+                                {"samples_file": str(path)}, prestart=True, **how)
+    except BaseException:
+        ahead.cancel()
+        raise
     evalplus_numbers.grade_batch(config.root, how.get("db") or config.db_path, done.batch_id, sandbox_config(config),
-                                 how.get("workers") or config.loop.concurrency or os.cpu_count() or 1)
+                                 workers, known=ahead.results())
     return done
 
 

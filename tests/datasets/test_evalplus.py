@@ -403,6 +403,20 @@ def test_evalplus_comparison_is_its_own():
     assert got["base"] == {"pass@1": 0.75} and got["plus"] == {"pass@1": 0.5} and (got["tasks"], got["samples"]) == (2, 4)
 
 
+def test_evalplus_numbers_run_ahead_once_per_distinct_solution(monkeypatch, tmp_path):
+    """`Ahead` runs each distinct (task, source) of a samples file once, beside loop's grading, only for tasks
+    with evalplus.json; grade_batch then stores what it found without running those again."""
+    from loop.datasets.evalplus import numbers
+
+    calls = []
+    monkeypatch.setattr(numbers, "_truths", lambda root, names: {n: {"task": n} for n in names if n != "plain"})
+    monkeypatch.setattr(numbers, "solution_status",
+                        lambda truth, source, cfg: calls.append((truth["task"], source)) or {"base": True, "plus": source == "b"})
+    ahead = numbers.Ahead(tmp_path, [("t", "a"), ("t", "b"), ("t", "a"), ("plain", "a"), ("t", None)], None, workers=2)
+    assert ahead.results() == {("t", "a"): {"base": True, "plus": False}, ("t", "b"): {"base": True, "plus": True}}
+    assert sorted(calls) == [("t", "a"), ("t", "b")]
+
+
 # evalplus.evaluate runs in a venv of its own (Makefile: it pulls in pandas, which sqlite-utils would then import
 # into every loop process).
 EVALPLUS_PYTHON = Path(os.environ.get("LOOP_EVALPLUS_PYTHON")

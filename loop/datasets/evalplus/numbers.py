@@ -218,26 +218,57 @@ def pass_at_k(rows: list[dict], ks: tuple[int, ...] = (1, 10, 100)) -> dict:
 # --------------------------------------------------------------------------- a batch's numbers, stored
 
 
-def grade_batch(root: Path, db: Path, batch_id: int, cfg: SandboxConfig, workers: int = 1) -> int:
+def _truths(root: Path, names) -> dict[str, dict]:
+    """evalplus.json of each named task that has one."""
+    out = {}
+    for name in dict.fromkeys(names):
+        try:
+            truth = load(tasks.load(root, name).path)
+        except Exception:  # noqa: BLE001 - a task that no longer loads has no numbers, as one never imported
+            truth = None
+        if truth is not None:
+            out[name] = truth
+    return out
+
+
+class Ahead:
+    """EvalPlus's statuses of (task, source) pairs, run in a pool of their own from the moment the samples are
+    read, beside loop's own grading (which waits on reference tables and timeouts: the numbers fill those
+    gaps instead of running after it). Each distinct pair runs once; `results()` waits for them."""
+
+    def __init__(self, root: Path, pairs: list[tuple[str, str]], cfg: SandboxConfig, workers: int = 1):
+        pairs = [(t, s) for t, s in dict.fromkeys(pairs) if s]
+        truths = _truths(root, (t for t, _ in pairs))
+        self._pool = ThreadPoolExecutor(max(1, workers), thread_name_prefix="loop-evalplus")
+        self._futures = {(t, s): self._pool.submit(solution_status, truths[t], s, cfg) for t, s in pairs if t in truths}
+
+    def results(self) -> dict[tuple[str, str], dict[str, bool]]:
+        self._pool.shutdown(wait=True)
+        return {pair: fut.result() for pair, fut in self._futures.items()}
+
+    def cancel(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def grade_batch(root: Path, db: Path, batch_id: int, cfg: SandboxConfig, workers: int = 1,
+                known: dict[tuple[str, str], dict[str, bool]] | None = None) -> int:
     """EvalPlus's statuses of every candidate of the batch whose task carries evalplus.json, stored in
-    runs.db's evalplus_numbers (a candidate already there is not run again); how many were run."""
+    runs.db's evalplus_numbers (a candidate already there is not run again, nor one whose (task, source) is
+    `known`, from an `Ahead`); how many were stored."""
     with RunStore(db) as store:
         done = {r[0] for r in store.db.execute("select candidate_id from evalplus_numbers where batch_id = ?", [batch_id])}
         rows = [(cid, task, source) for cid, task, source in store.db.execute(
             "select id, task, source from candidates where batch_id = ? and source is not null order by id", [batch_id])
             if cid not in done]
-    truths: dict[str, dict | None] = {}
-    for _, task, _ in rows:
-        if task not in truths:
-            try:
-                truths[task] = load(tasks.load(root, task).path)
-            except Exception:  # noqa: BLE001 - a task that no longer loads has no numbers, as one never imported
-                truths[task] = None
-    todo = [(cid, task, source) for cid, task, source in rows if truths.get(task) is not None]
+    known = dict(known or {})
+    truths = _truths(root, (task for _, task, source in rows if (task, source) not in known))
+    todo = [(cid, task, source) for cid, task, source in rows if (task, source) in known or task in truths]
     if not todo:
         return 0
+    missing = [pair for pair in dict.fromkeys((task, source) for _, task, source in todo) if pair not in known]
     with ThreadPoolExecutor(max(1, workers), thread_name_prefix="loop-evalplus") as pool:
-        statuses = list(pool.map(lambda r: solution_status(truths[r[1]], r[2], cfg), todo))
+        known.update(zip(missing, pool.map(lambda pair: solution_status(truths[pair[0]], pair[1], cfg), missing)))
+    statuses = [known[(task, source)] for _, task, source in todo]
     with RunStore(db) as store, immediate(store.db):
         store.db["evalplus_numbers"].insert_all(
             [{"candidate_id": cid, "batch_id": batch_id, "task": task, "base": int(s["base"]), "plus": int(s["plus"])}

@@ -1,5 +1,5 @@
-"""HumanEval/48 is_palindrome: text is a str of lowercase ASCII letters (may be empty; case, spaces and
-punctuation handling is a matter of taste the docstring does not settle)."""
+"""HumanEval/48 is_palindrome: text is a str of lowercase letters, non-ASCII ones included ('é', 'ж', '中'; may be
+empty; case, spaces, punctuation and combining accents are a matter of taste the docstring does not settle)."""
 
 from loop.oracles import gen
 
@@ -8,14 +8,14 @@ def contract(text):
     """None when the docstring allows these arguments, else a short reason."""
     if not isinstance(text, str):
         return "text must be a str"
-    if any(c not in gen.LOWER for c in text):
+    if not all(map(gen.lowercase_letter, text)):
         return "text must be lowercase letters"
     return None
 
 
 def generate(rng, size):
     """The positional arguments of one input inside the contract."""
-    alphabet = gen.LOWER if rng.random() < 0.5 else "ab"
+    alphabet = gen.pick(rng, gen.LOWER, "ab", "ab" + gen.LOWER_WIDE)
     t = gen.text(rng, size, alphabet)
     r = rng.random()
     if r < 0.5:

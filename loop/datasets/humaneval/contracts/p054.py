@@ -1,4 +1,4 @@
-"""HumanEval/54 same_chars: s0 and s1 are words: non-empty str of lowercase ASCII letters ("two words"; whether 'a' and 'A' are the same character is a matter of taste)."""
+"""HumanEval/54 same_chars: s0 and s1 are words: non-empty str of lowercase letters, non-ASCII ones included (gen.lowercase_letter: 'é', '中') ("two words"; whether 'a' and 'A' are the same character is a matter of taste)."""
 
 from loop.oracles import gen
 
@@ -8,7 +8,7 @@ def contract(s0, s1):
     for s in (s0, s1):
         if not isinstance(s, str):
             return "s0 and s1 must be str"
-        if not s or any(c not in gen.LOWER for c in s):
+        if not s or not all(map(gen.lowercase_letter, s)):
             return "words must be non-empty lowercase letters"
     return None
 
@@ -16,6 +16,8 @@ def contract(s0, s1):
 def generate(rng, size):
     """The positional arguments of one input inside the contract."""
     alphabet = gen.LOWER[: rng.randint(1, 26)]
+    if rng.random() < 0.15:
+        alphabet = "ae" + gen.LOWER_WIDE
     s0 = gen.text(rng, size, alphabet, lo=1)
     r = rng.random()
     if r < 0.5:

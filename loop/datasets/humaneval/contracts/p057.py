@@ -17,10 +17,8 @@ def generate(rng, size):
     """The positional arguments of one input inside the contract."""
     l = gen.int_list(rng, size) if rng.random() < 0.8 else gen.real_list(rng, size)
     r = rng.random()
-    if r < 0.3:
-        l.sort()
-    elif r < 0.5:
-        l.sort(reverse=True)
+    if r < 0.5:
+        l = gen.tie(rng, sorted(l, reverse=r >= 0.3))  # a run that starts with or holds a tie, half the time
     if l and 0.3 <= r < 0.45 and rng.random() < 0.5:
         l = sorted(l) if rng.random() < 0.5 else sorted(l, reverse=True)
         i = rng.randrange(len(l))

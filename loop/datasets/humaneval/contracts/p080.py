@@ -1,4 +1,4 @@
-"""HumanEval/80 is_happy: s is a str of lowercase ASCII letters (may be empty; "every 3 consecutive letters" leaves open whether digits, punctuation and case count)."""
+"""HumanEval/80 is_happy: s is a str of lowercase letters, non-ASCII ones included (gen.lowercase_letter; may be empty; "every 3 consecutive letters" leaves open whether digits, punctuation and case count)."""
 
 from loop.oracles import gen
 
@@ -7,7 +7,7 @@ def contract(s):
     """None when the docstring allows these arguments, else a short reason."""
     if not isinstance(s, str):
         return "s must be a str"
-    if any(c not in gen.LOWER for c in s):
+    if not all(map(gen.lowercase_letter, s)):
         return "s must be lowercase letters"
     return None
 
@@ -25,5 +25,5 @@ def generate(rng, size):
             i = rng.randrange(len(out))
             out[i] = rng.choice(out)  # maybe break it
         return ["".join(out)]
-    alphabet = gen.pick(rng, gen.LOWER, "abc", "abcd")
+    alphabet = gen.pick(rng, gen.LOWER, "abc", "abcd", "ab" + gen.LOWER_WIDE)
     return [gen.text(rng, size, alphabet)]

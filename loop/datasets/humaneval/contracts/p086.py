@@ -1,6 +1,9 @@
 """HumanEval/86 anti_shuffle: s is a str of printable ASCII (space included, no other whitespace; may be
 empty, runs of spaces allowed); each space-separated word has its characters sorted by ASCII value."""
 
+# Kept ASCII: the docstring orders by "ascii value", which a non-ASCII character has none of (by code point? by
+# its ASCII transliteration?), and a tab or '\xa0' in a word may or may not separate it (a matter of taste).
+
 from loop.oracles import gen
 
 _PRINTABLE = "".join(chr(c) for c in range(32, 127))

@@ -1,23 +1,22 @@
-"""HumanEval/112 reverse_delete: s and c are strs (either may be empty), and what is left of s once c's characters are deleted is lowercase ASCII letters (whether a palindrome ignores case, spaces and punctuation is a matter of taste); (s without the characters of c, whether that is a palindrome)."""
+"""HumanEval/112 reverse_delete: s and c are strs (either may be empty), and what is left of s once c's characters are deleted is lowercase letters, non-ASCII ones included (gen.lowercase_letter; whether a palindrome ignores case, spaces and punctuation is a matter of taste); (s without the characters of c, whether that is a palindrome)."""
 
 import string
 
 from loop.oracles import gen
 
-_LOWER = set(gen.LOWER)
 _ODD = "^]-[\\.*+?(){}|$ ,'\"Az9\t"  # deleted characters may be anything: metacharacters, a range's '-'
 
 
 def contract(s, c):
     if not isinstance(s, str) or not isinstance(c, str):
         return "s and c must be strs"
-    if not set(s) - set(c) <= _LOWER:
-        return "what is left of s must be lowercase ASCII letters"
+    if not all(map(gen.lowercase_letter, set(s) - set(c))):
+        return "what is left of s must be lowercase letters"
     return None
 
 
 def generate(rng, size):
-    alphabet = rng.choice((gen.LOWER, "abc", "abcde"))
+    alphabet = rng.choice((gen.LOWER, "abc", "abcde", "ab" + gen.LOWER_WIDE))
     r = rng.random()
     if r < 0.4:  # a palindrome with letters of c sprinkled in
         half = gen.text(rng, size, alphabet)

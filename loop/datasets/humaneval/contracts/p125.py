@@ -1,6 +1,9 @@
-"""HumanEval/125 split_words: txt is printable ASCII and ASCII whitespace, with single, inner separators."""
+"""HumanEval/125 split_words: txt is printable ASCII, ASCII whitespace and non-ASCII characters that are neither
+letters nor whitespace, with single, inner separators."""
 
 # txt is a str of printable ASCII and the whitespace of string.whitespace (' ', '\t', '\n', '\r', '\x0b', '\x0c');
+# non-ASCII characters too ('€', '½', an emoji), but not non-ASCII whitespace ('\xa0': whitespace to str.split,
+# is it to the docstring?) nor letters ('é' is lower-case: what is its order in the alphabet?);
 # with whitespace, words separated by single whitespace characters (no leading/trailing one); else with a
 # comma, parts separated by single commas (none empty); else any such text (may be empty). Runs of separators
 # are left out: what an empty word between two of them is, is a matter of taste.
@@ -11,8 +14,14 @@ import string
 from loop.oracles import gen
 
 _ALLOWED = set(string.printable)
+
+
+def _plain(c):
+    return c in _ALLOWED or not (c.isascii() or c.isalpha() or c.isspace())
+
 _WHITESPACE = re.compile(r"[ \t\n\r\x0b\x0c]")
 _WORD = string.ascii_letters + string.digits + "!?.'-;:"
+_WIDE = gen.non_ascii(_plain)
 
 CANONICAL = """\
     # split_words("Hello\\tworld!"): "return a list of words split on whitespace, if no whitespaces exists in the
@@ -31,8 +40,8 @@ FIXES = [(("Hello\tworld!",), ["Hello", "world!"]), (("a\nb,c",), ["a", "b,c"])]
 def contract(txt):
     if not isinstance(txt, str):
         return "txt must be a str"
-    if not set(txt) <= _ALLOWED:
-        return "only printable ASCII and ASCII whitespace"
+    if not all(map(_plain, txt)):
+        return "only printable ASCII, ASCII whitespace and non-ASCII characters other than letters and whitespace"
     if _WHITESPACE.search(txt):
         if any(w == "" for w in _WHITESPACE.split(txt)):
             return "words are separated by single whitespace characters, none leading or trailing"
@@ -50,7 +59,7 @@ def generate(rng, size):
     r = rng.random()
     n = gen.length(rng, size, 1)
     if r < 0.35:  # whitespace separated (words may hold commas); mostly spaces
-        alpha = rng.choice((string.ascii_lowercase, string.ascii_letters, _WORD, _WORD + ","))
+        alpha = rng.choice((string.ascii_lowercase, string.ascii_letters, _WORD, _WORD + ",", "ab," + _WIDE))
         seps = rng.choice((" ", " ", " \t", string.whitespace))
         words = [_word(rng, alpha) for _ in range(max(2, n))]
         return ["".join(w + rng.choice(seps) for w in words[:-1]) + words[-1]]
@@ -58,5 +67,5 @@ def generate(rng, size):
         alpha = rng.choice((string.ascii_lowercase, string.ascii_letters, _WORD))
         return [",".join(_word(rng, alpha) for _ in range(max(2, n)))]
     # neither: count letters
-    alpha = rng.choice((string.ascii_lowercase, string.ascii_letters, _WORD, "abcdef", "bdfhjlnprtvxz"))
+    alpha = rng.choice((string.ascii_lowercase, string.ascii_letters, _WORD, "abcdef", "bdfhjlnprtvxz", "abc" + _WIDE))
     return [gen.text(rng, size, alpha)]

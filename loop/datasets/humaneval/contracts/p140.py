@@ -1,4 +1,5 @@
-"""HumanEval/140 fix_spaces: text is a str of printable ASCII whose only whitespace is ' ' (may be empty)."""
+"""HumanEval/140 fix_spaces: text is a str whose only whitespace is ' ' (may be empty): any other character,
+non-ASCII included; a tab or a '\xa0' (are they spaces?) is left out."""
 
 import string
 
@@ -7,11 +8,18 @@ from loop.oracles import gen
 _PRINTABLE = set(string.printable) - set(string.whitespace) | {" "}
 
 
+def _plain(c):
+    return c in _PRINTABLE or not (c.isascii() or c.isspace())
+
+
+_WIDE = gen.non_ascii(_plain)
+
+
 def contract(text):
     if not isinstance(text, str):
         return "text must be a str"
-    if not set(text) <= _PRINTABLE:
-        return "only printable ASCII, and ' ' as the only whitespace"
+    if not all(map(_plain, text)):
+        return "' ' is the only whitespace (and no ASCII control character)"
     return None
 
 
@@ -22,7 +30,7 @@ def generate(rng, size):
         if rng.random() < 0.5:
             parts.append(" " * rng.choice((1, 1, 2, 2, 3, 4, rng.randint(1, 10))))
         else:
-            alpha = rng.choice((string.ascii_letters, string.ascii_letters + string.digits + "_-"))
+            alpha = rng.choice((string.ascii_letters, string.ascii_letters + string.digits + "_-", "ab" + _WIDE))
             parts.append(gen.text(rng, 1, alpha, 1, rng.randint(1, 8)))
     s = "".join(parts)
     if rng.random() < 0.2:

@@ -8,6 +8,8 @@ from loop.oracles import gen
 def contract(text):
     if not isinstance(text, str):
         return "text must be a str"
+    # kept ASCII: the md5 of a str needs an encoding the docstring does not name (UTF-8? Latin-1?), and the
+    # canonical solution encodes as ASCII, raising on anything else
     if not text.isascii():
         return "only ASCII text (the encoding is unstated)"
     return None
