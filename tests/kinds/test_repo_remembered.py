@@ -4,6 +4,7 @@ stale, corrupted or written without the sandbox is never trusted."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from conftest import ROOT
 from loop import tasks
 from loop import verdicts as V
+from loop.errors import CandidateFault
 from loop.grading.model import Options
 from loop.kinds.repo import kind as repo_kind
 from loop.kinds.repo import reference, remembered
@@ -128,6 +130,27 @@ def test_nothing_is_remembered_without_the_sandbox(task, runs):
         _new_process()
         assert _grade(task, k=1, cfg=SandboxConfig(enabled=False))[0].verdict == V.STABLE_PASS
     assert _entries() == [] and runs["reference"] >= 6
+
+
+@pytest.mark.sandbox
+def test_nothing_is_remembered_from_a_run_cut_short(task, monkeypatch):
+    """A timeout may be the machine's load: what such a run showed, and what was found beside it, is run again
+    by the next process (this one keeps it: its grades go on)."""
+    real = reference.run_tests
+    cut = []
+
+    def base_cut_short(*args, **kw):  # the base tree's plain run (no tripwires, no seals), the first time
+        res = real(*args, **kw)
+        if len(args) == 6 and not kw and not cut:
+            cut.append(args[3])
+            return dataclasses.replace(res, fault=CandidateFault("timeout", "load"))
+        return res
+
+    monkeypatch.setattr(reference, "run_tests", base_cut_short)
+    assert _grade(task, k=1)[0].verdict == V.STABLE_PASS
+    kept = [json.loads(p.read_text())["value"] for p in _entries()]
+    # the baseline and the probes compared with it are not kept; the seals' gold run is
+    assert cut and len(kept) == 1 and isinstance(kept[0], list), kept
 
 
 def test_keys_round_trip_and_refuse_anything_else():

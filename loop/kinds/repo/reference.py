@@ -1,7 +1,7 @@
-"""What the base and gold trees of a repository task show, found once per process and task and shared by every
-candidate: the base tree's outcomes per repeat, where tripwires may go and which copies fail (probes), and
-which hidden assertions are sealed. Remembered across processes too (remembered.py): a grade in a fresh process
-runs only the candidate's tree once the task's trees have been seen."""
+"""What the base and gold trees of a repository task show, found once per task and shared by every candidate:
+the base tree's outcomes per repeat, where tripwires may go and which copies fail (probes), and which hidden
+assertions are sealed; kept in memory and remembered across processes (remembered.py), so a grade in a fresh
+process runs only the candidate's tree once the task's trees have been seen."""
 
 from __future__ import annotations
 
@@ -47,6 +47,7 @@ def _stage_hidden(spec: RepoSpec, tree: Path) -> None:
 _BASE_TREES: dict[str, Path] = {}
 _BASELINES: dict[tuple, dict[str, Outcome]] = {}
 _FAULTS = threading.local()  # per thread: how many of the task's own runs the sandbox cut short
+_CUT_SHORT: set[tuple] = set()  # baselines from such a run: what is found with them is not remembered either
 
 
 def _run(*args, **kw) -> RunResult:
@@ -62,6 +63,8 @@ def _counting_faults(fn, *args):
     before = getattr(_FAULTS, "n", 0)
     value = fn(*args)
     return value, getattr(_FAULTS, "n", 0) == before
+
+
 _TREES_LOCK = threading.RLock()  # a grade's threads (repeats, seals beside probes) ask for the trees
 
 
@@ -90,6 +93,7 @@ def baseline(task: Task, cfg: SandboxConfig, env: Env | None, repeat: int) -> di
     ids = _run_ids(spec)
     key = (spec.digest, spec.command, spec.parser, repeat, cfg, str(env and env.path), tuple(ids or ()))
     if key in _BASELINES:
+        _FAULTS.n = getattr(_FAULTS, "n", 0) + (key in _CUT_SHORT)
         return _BASELINES[key]
     name = remembered.key(task, cfg, env, "baseline", repeat, ids)
     outcomes = _outcomes(remembered.recall(name))
@@ -108,6 +112,8 @@ def baseline(task: Task, cfg: SandboxConfig, env: Env | None, repeat: int) -> di
         outcomes = res.outcomes
         if res.fault is None:
             remembered.remember(name, {t: [o.status, o.message] for t, o in outcomes.items()})
+        else:
+            _CUT_SHORT.add(key)
     return _BASELINES.setdefault(key, outcomes)
 
 
@@ -137,7 +143,7 @@ def tripwire_points(task: Task, cfg: SandboxConfig, env: Env | None) -> dict[str
     return _TRIPWIRE_POINTS[key]
 
 
-def _points(value) -> dict[str, repo_tripwire.Safe] | str | None:
+def _points(value) -> dict[str, repo_tripwire.Safe] | None:
     """Remembered tripwire points back (None: not such a value)."""
     if not isinstance(value, dict):
         return None
