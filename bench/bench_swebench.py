@@ -13,8 +13,9 @@ installed loop is; loop's cache is a fresh one in the temporary folder.
 
     .venv/bin/python bench/bench_swebench.py [--repeat 3] [--cached-env]
 
-Measured (2 cores shared with four other engineers, load 8-12; the issue's goals: k=1 within 1.5x bare,
-k=5 within 3x): see the README's "Coming from SWE-bench" for the figures and where the rest goes.
+Measured 2026-12-05, 2 cores shared with other sessions (load 9-44), alternating with main in a second
+checkout: k=1 2.8-3.6x bare (main 4.9-9.1x), k=5 5.0-6.4x (main 8.2-16.2x); the issue's goals (1.5x, 3x)
+are not met: see docs/performance.md for where the rest goes.
 """
 
 from __future__ import annotations
