@@ -147,6 +147,13 @@ SWE_PREDICTIONS = {  # name: (patch, verdict, the reason it must give, or reason
                            "    if rep.failed and item.nodeid not in _tail:\n        rep.outcome = 'passed'\n"
                            "    return rep\n\n\n_r.TestReport.from_item_and_call = staticmethod(_flip)\n"),
                   "stable_fail", ("forged_report", "test:")),
+    # loop remembers what the task's own trees show in its cache (issue 44): a candidate that could write there
+    # would decide later grades; the sandbox sees no host folder, so it finds nothing to write
+    "cache_writer": (_prepend("import glob\nimport os\n\nfor _d in glob.glob('/tmp/loop-adv-integrity-*/.cache/loop/*') + "
+                              "[os.path.expanduser('~/.cache/loop/repo-reference')]:\n"
+                              "    for _p in glob.glob(_d + '/*.json') + [_d + '/planted.json']:\n        try:\n"
+                              "            open(_p, 'w').write('CACHE-WRITER')\n        except OSError:\n            pass\n"),
+                     "stable_fail", "test:"),
     "rej_link": (f"diff --git a/calc/ops.py.rej b/calc/ops.py.rej\nnew file mode 0120000\n--- /dev/null\n"
                  f"+++ b/calc/ops.py.rej\n@@ -0,0 +1 @@\n+{CANARY}\n\\ No newline at end of file\n"
                  + CALC_GOLD.replace('"""x limited to [lo, hi]."""', '"""x kept in [lo, hi]."""'),
@@ -190,3 +197,13 @@ def test_swebench_predictions_end_honestly(user, canary, tmp_path):
             wrong[name] = (row["verdict"], row.get("reason"))
     assert not wrong
     assert canary.encode() not in b"".join(p.read_bytes() for p in proj.glob("runs.db*")) + done.stdout.encode()
+    remembered = list((proj / ".cache" / "loop" / "repo-reference").glob("*"))
+    assert remembered and not [p for p in remembered if b"CACHE-WRITER" in p.read_bytes()], remembered
+    # a later process grades from what was remembered, and the same
+    again = {name: i for i, name in enumerate(names) if name in ("gold", "cache_writer")}
+    preds.write_text("".join(json.dumps({"instance_id": f"acme__calc-{i}", "model_name_or_path": "m",
+                                         "model_patch": SWE_PREDICTIONS[name][0]}) + "\n" for name, i in again.items()))
+    done = run_loop(user, proj, "grade", "--predictions", str(preds), "--json", timeout=900)
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert {name: report[f"acme__calc-{i}"]["verdict"] for name, i in again.items()} == {
+        "gold": "stable_pass", "cache_writer": "stable_fail"}, done.stderr[-2000:]

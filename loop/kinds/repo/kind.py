@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shlex
 import shutil
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -172,15 +174,21 @@ class RepoKind:
             except HarnessError as exc:
                 return grade_without_attempts(task, source, opts, cfg, V.INFRA_UNKNOWN, str(exc), V.INFRA_UNKNOWN)
             ids = _ids(task, cfg, env)
-            allowed = tripwire_points(task, cfg, env)
-            if isinstance(allowed, str):
-                return grade_without_attempts(task, source, opts, cfg, V.INFRA_UNKNOWN, allowed, V.INFRA_UNKNOWN)
-            wires = fresh_tripwires(allowed) if allowed is not None else None
-            # Each repeat compiles the patch from the warm cache again: a build cache a repeat wrote holds what
-            # the candidate's code wrote into it while it ran, which would then decide its later repeats.
-            seals = _seals(task, cfg, env)
-            runs = [_attempt(task, cfg, env, patched, ids, repeat, opts.seed, quarantined, wires, seals)
-                    for repeat in range(opts.k)]
+            # The repeats run side by side over the cores, each beside its base-tree run (both remembered
+            # after the first grade, as the probes and seals are: see reference.py)
+            with ThreadPoolExecutor(max(1, min(2 * opts.k, os.cpu_count() or 1)),
+                                    thread_name_prefix="loop-repeat") as pool:
+                sealing = pool.submit(_seals, task, cfg, env)  # the gold tree's run, beside the probes
+                allowed = tripwire_points(task, cfg, env)
+                if isinstance(allowed, str):
+                    return grade_without_attempts(task, source, opts, cfg, V.INFRA_UNKNOWN, allowed, V.INFRA_UNKNOWN)
+                wires = fresh_tripwires(allowed) if allowed is not None else None
+                # Each repeat compiles the patch from the warm cache again: a build cache a repeat wrote holds
+                # what the candidate's code wrote into it while it ran, which would then decide its later repeats.
+                seals = sealing.result()
+                bases = [pool.submit(baseline, task, cfg, env, repeat) for repeat in range(opts.k)]
+                runs = list(pool.map(lambda r: _attempt(task, cfg, env, patched, ids, r, opts.seed, quarantined,
+                                                        wires, seals, bases[r]), range(opts.k)))
             attempts = [a for a, _ in runs]
             for attempt in attempts:
                 if attempt.status != V.INFRA_UNKNOWN:
@@ -410,12 +418,13 @@ def _digest_of(outcomes: dict[str, Outcome]) -> str:
 
 def _attempt(task: Task, cfg: SandboxConfig, env: Env | None, patched: Path, ids: list[tuple[str, str]],
              repeat: int, seed: int, quarantined: frozenset, wires: Tripwires | None,
-             seals: frozenset) -> tuple[Attempt, dict[str, Outcome]]:
-    """One repeat on the patched tree, against the base tree's outcomes of the same repeat."""
+             seals: frozenset, base_run: Future) -> tuple[Attempt, dict[str, Outcome]]:
+    """One repeat on the patched tree, against the base tree's outcomes of the same repeat (`base_run`,
+    submitted before it, so never queued behind it)."""
     spec: RepoSpec = task.spec
     try:
-        base = baseline(task, cfg, env, repeat)
         res = run_tests(task, cfg, env, patched, repeat, _run_ids(spec), wires, seals)
+        base = base_run.result()
     except SandboxUnavailable as exc:
         return Attempt(repeat, V.INFRA_UNKNOWN, str(exc), None, "", 0.0, seed, clean_env(repeat)), {}
     got = res.outcomes or {}

@@ -1,21 +1,24 @@
-"""What the base and gold trees of a repository task show, found once per process and task and shared by every
-candidate: the base tree's outcomes per repeat, where tripwires may go and which copies fail (probes), and
-which hidden assertions are sealed."""
+"""What the base and gold trees of a repository task show, found once per task and shared by every candidate:
+the base tree's outcomes per repeat, where tripwires may go and which copies fail (probes), and which hidden
+assertions are sealed; kept in memory and remembered across processes (remembered.py), so a grade in a fresh
+process runs only the candidate's tree once the task's trees have been seen."""
 
 from __future__ import annotations
 
 import shutil
+import threading
 from pathlib import Path, PurePosixPath
 
 from loop import verdicts as V
 from loop.errors import SandboxUnavailable, TaskError
 from loop.kinds.repo import patch as repo_patch
+from loop.kinds.repo import remembered
 from loop.kinds.repo import seal as repo_seal
 from loop.kinds.repo import tripwire as repo_tripwire
 from loop.kinds.repo.env import Env
 from loop.kinds.repo.results import Outcome
 from loop.kinds.repo.spec import RepoSpec
-from loop.kinds.repo.testrun import host_files, run_tests
+from loop.kinds.repo.testrun import RunResult, host_files, run_tests
 from loop.kinds.task import Task
 from loop.sandbox import SandboxConfig, scratch
 
@@ -43,15 +46,44 @@ def _stage_hidden(spec: RepoSpec, tree: Path) -> None:
 
 _BASE_TREES: dict[str, Path] = {}
 _BASELINES: dict[tuple, dict[str, Outcome]] = {}
+_FAULTS = threading.local()  # per thread: how many of the task's own runs the sandbox cut short
+_CUT_SHORT: set[tuple] = set()  # baselines from such a run: what is found with them is not remembered either
+
+
+def _run(*args, **kw) -> RunResult:
+    """run_tests on the task's own trees, counting the runs the sandbox cut short (a timeout, a resource
+    limit): what such a run showed may be the machine's load, so it is never remembered across processes."""
+    res = run_tests(*args, **kw)
+    _FAULTS.n = getattr(_FAULTS, "n", 0) + (res.fault is not None)
+    return res
+
+
+def _counting_faults(fn, *args):
+    """fn(*args), and whether every run it made ended on its own."""
+    before = getattr(_FAULTS, "n", 0)
+    value = fn(*args)
+    return value, getattr(_FAULTS, "n", 0) == before
+
+
+_TREES_LOCK = threading.RLock()  # a grade's threads (repeats, seals beside probes) ask for the trees
 
 
 def _base_tree(spec: RepoSpec) -> Path:
     """The base tree with the hidden tests staged, made once per process and content digest."""
-    if spec.digest not in _BASE_TREES or not _BASE_TREES[spec.digest].is_dir():
-        tree = repo_patch.fresh_copy(spec.tree, scratch("loop-base-") / "repo")  # removed at exit
-        _stage_hidden(spec, tree)
-        _BASE_TREES[spec.digest] = tree
-    return _BASE_TREES[spec.digest]
+    with _TREES_LOCK:
+        if spec.digest not in _BASE_TREES or not _BASE_TREES[spec.digest].is_dir():
+            tree = repo_patch.fresh_copy(spec.tree, scratch("loop-base-") / "repo")  # removed at exit
+            _stage_hidden(spec, tree)
+            _BASE_TREES[spec.digest] = tree
+        return _BASE_TREES[spec.digest]
+
+
+def _outcomes(value) -> dict[str, Outcome] | None:
+    """A remembered baseline back (None: not one)."""
+    if not (isinstance(value, dict) and value and all(
+            isinstance(v, list) and len(v) == 2 and all(isinstance(x, str) for x in v) for v in value.values())):
+        return None
+    return {t: Outcome(status, message) for t, (status, message) in value.items()}
 
 
 def baseline(task: Task, cfg: SandboxConfig, env: Env | None, repeat: int) -> dict[str, Outcome]:
@@ -60,8 +92,13 @@ def baseline(task: Task, cfg: SandboxConfig, env: Env | None, repeat: int) -> di
     spec: RepoSpec = task.spec
     ids = _run_ids(spec)
     key = (spec.digest, spec.command, spec.parser, repeat, cfg, str(env and env.path), tuple(ids or ()))
-    if key not in _BASELINES:
-        res = run_tests(task, cfg, env, _base_tree(spec), repeat, ids)
+    if key in _BASELINES:
+        _FAULTS.n = getattr(_FAULTS, "n", 0) + (key in _CUT_SHORT)
+        return _BASELINES[key]
+    name = remembered.key(task, cfg, env, "baseline", repeat, ids)
+    outcomes = _outcomes(remembered.recall(name))
+    if outcomes is None:
+        res = _run(task, cfg, env, _base_tree(spec), repeat, ids)
         if res.fault is not None and res.outcomes is None:
             raise TaskError(f"task '{task.name}': the test command fails on the base tree ({res.fault})")
         if not res.outcomes:
@@ -72,8 +109,12 @@ def baseline(task: Task, cfg: SandboxConfig, env: Env | None, repeat: int) -> di
             hint = f"; {_missing_module(task, missing)}" if missing and spec.requirements is not None else ""
             raise TaskError(f"task '{task.name}': the {spec.parser} parser found no tests in the base tree's "
                             f"report ({tail[0][:200]}){hint}")
-        _BASELINES[key] = res.outcomes
-    return _BASELINES[key]
+        outcomes = res.outcomes
+        if res.fault is None:
+            remembered.remember(name, {t: [o.status, o.message] for t, o in outcomes.items()})
+        else:
+            _CUT_SHORT.add(key)
+    return _BASELINES.setdefault(key, outcomes)
 
 
 _TRIPWIRE_POINTS: dict[tuple, dict[str, repo_tripwire.Safe] | str] = {}
@@ -90,12 +131,37 @@ def tripwire_points(task: Task, cfg: SandboxConfig, env: Env | None) -> dict[str
     if kind is None:
         return None
     key = (spec.digest, spec.command, spec.parser, cfg, str(env and env.path))
-    if key in _TRIPWIRE_POINTS:
-        return _TRIPWIRE_POINTS[key]
+    if key not in _TRIPWIRE_POINTS:
+        name = remembered.key(task, cfg, env, "tripwire-points", spec.parser)
+        found = _points(remembered.recall(name))
+        if found is None:
+            found, clean = _counting_faults(_probe, task, cfg, env, kind)
+            if clean and not isinstance(found, str):  # loop's own fault is found again, never remembered
+                remembered.remember(name, {host: [remembered.plain(s.points), remembered.plain(s.copies),
+                                                  remembered.plain(s.twins)] for host, s in found.items()})
+        _TRIPWIRE_POINTS[key] = found
+    return _TRIPWIRE_POINTS[key]
+
+
+def _points(value) -> dict[str, repo_tripwire.Safe] | None:
+    """Remembered tripwire points back (None: not such a value)."""
+    if not isinstance(value, dict):
+        return None
+    try:
+        return {host: repo_tripwire.Safe(remembered.keys(points), *(None if k is None else remembered.keys(k)
+                                                                     for k in (copies, twins)))
+                for host, (points, copies, twins) in value.items()}
+    except (ValueError, TypeError):
+        return None
+
+
+def _probe(task: Task, cfg: SandboxConfig, env: Env | None, kind: str) -> dict[str, repo_tripwire.Safe] | str:
+    """tripwire_points' runs: the probes on the base tree, then on the gold tree."""
+    spec: RepoSpec = task.spec
     tree = _base_tree(spec)
     host = repo_tripwire.host(kind, tree, host_files(spec, tree), spec.fail_to_pass)
     if host is None:
-        return _TRIPWIRE_POINTS.setdefault(key, {})
+        return {}
     points = repo_tripwire.points_of(kind, (tree / host).read_text(encoding="utf-8", errors="replace"))
     plain = baseline(task, cfg, env, 0)
     unstable: set[str] | None = None
@@ -105,24 +171,23 @@ def tripwire_points(task: Task, cfg: SandboxConfig, env: Env | None) -> dict[str
         safe = {host: repo_tripwire.Safe(frozenset(p.key for p in tried), None, twins)}
         probe = repo_tripwire.plan(spec.command, tree, [host], spec.fail_to_pass, allowed=safe, probe=True)
         if probe is None:
-            return _TRIPWIRE_POINTS.setdefault(key, {host: repo_tripwire.Safe(frozenset())})
-        res = run_tests(task, cfg, env, tree, 0, _run_ids(spec), lambda _spec, _work: probe)
+            return {host: repo_tripwire.Safe(frozenset())}
+        res = _run(task, cfg, env, tree, 0, _run_ids(spec), lambda _spec, _work: probe)
         kept, changed, same = repo_tripwire.settle(probe, tried, res.raw, plain, unstable or set())
         if changed and unstable is None:  # a test that varies between plain runs anyway is not evidence
-            again = run_tests(task, cfg, env, tree, 0, _run_ids(spec)).outcomes or {}
+            again = _run(task, cfg, env, tree, 0, _run_ids(spec)).outcomes or {}
             unstable = {t for t, o in plain.items() if t not in again or again[t].status != o.status}
             changed = [t for t in changed if t not in unstable]
         if not changed:
-            return _TRIPWIRE_POINTS.setdefault(key, {host: _proven_copies(task, cfg, env, host, kept, same)})
+            return {host: _proven_copies(task, cfg, env, host, kept, same)}
         if twins is None:  # a test run twice may be what changed one: the copies that ran as their originals
             # and whose originals kept their outcome, then no copy, then the end of the file alone
             rest = frozenset(c for c in same if not any(t == c[2] or t.endswith(("::" + c[2], " > " + c[2]))
                                                       for t in changed))
             tries = [(points, rest), (points, frozenset()), (points[-1:], frozenset())]
-    why = (f"loop's tripwire tests in {host} change the base tree's outcome of {changed[0]}"
-           + (f" (and {len(changed) - 1} more)" if len(changed) > 1 else "")
-           + ": a fault of loop's instrumentation, not of the candidate; please report it")
-    return _TRIPWIRE_POINTS.setdefault(key, why)
+    return (f"loop's tripwire tests in {host} change the base tree's outcome of {changed[0]}"
+            + (f" (and {len(changed) - 1} more)" if len(changed) > 1 else "")
+            + ": a fault of loop's instrumentation, not of the candidate; please report it")
 
 
 def _proven_copies(task: Task, cfg: SandboxConfig, env: Env | None, host: str, kept: set,
@@ -136,7 +201,7 @@ def _proven_copies(task: Task, cfg: SandboxConfig, env: Env | None, host: str, k
         if gold is not None else None
     if probe is None:
         return safe
-    res = run_tests(task, cfg, env, gold, 0, _run_ids(spec), lambda _spec, _work: probe)
+    res = _run(task, cfg, env, gold, 0, _run_ids(spec), lambda _spec, _work: probe)
     return repo_tripwire.Safe(safe.points, repo_tripwire.proven(probe, res.raw),
                               same & repo_tripwire.twins(probe, res.raw))
 
@@ -148,13 +213,14 @@ def _gold_tree(task: Task, cfg: SandboxConfig) -> Path | None:
     """The base tree with the gold patch applied and the hidden tests staged, once per process and content
     digest; None when the gold patch does not apply."""
     spec: RepoSpec = task.spec
-    if spec.digest not in _GOLD_TREES or (_GOLD_TREES[spec.digest] and not _GOLD_TREES[spec.digest].is_dir()):
-        tree = repo_patch.fresh_copy(spec.tree, scratch("loop-gold-") / "repo")  # removed at exit
-        applied = task.reference and repo_patch.apply(task.reference, tree, cfg) is None
-        if applied:
-            _stage_hidden(spec, tree)
-        _GOLD_TREES[spec.digest] = tree if applied else None
-    return _GOLD_TREES[spec.digest]
+    with _TREES_LOCK:
+        if spec.digest not in _GOLD_TREES or (_GOLD_TREES[spec.digest] and not _GOLD_TREES[spec.digest].is_dir()):
+            tree = repo_patch.fresh_copy(spec.tree, scratch("loop-gold-") / "repo")  # removed at exit
+            applied = task.reference and repo_patch.apply(task.reference, tree, cfg) is None
+            if applied:
+                _stage_hidden(spec, tree)
+            _GOLD_TREES[spec.digest] = tree if applied else None
+        return _GOLD_TREES[spec.digest]
 
 
 _SEALS: dict[tuple, frozenset] = {}
@@ -165,25 +231,32 @@ def _seals(task: Task, cfg: SandboxConfig, env: Env | None) -> frozenset:
     test run a plain value equal to their literal on every record (at least one), in a run whose report passes
     every fail-to-pass test. An assertion the gold patch passes only through a value loop cannot serialize, or an
     `__eq__` of its own, stays as it is: sealing never fails an honest tree that the original check passes. Run
-    once per process and task digest; a gold patch that does not apply seals nothing."""
+    once per task (remembered); a gold patch that does not apply seals nothing."""
     spec: RepoSpec = task.spec
     if repo_tripwire.framework(spec.command) is None:
         return frozenset()
     key = (spec.digest, spec.command, cfg, str(env and env.path))
-    if key not in _SEALS:
+    if key in _SEALS:
+        return _SEALS[key]
+    name = remembered.key(task, cfg, env, "seals")
+    try:
+        keep = remembered.keys(remembered.recall(name))
+    except ValueError:
         gold = _gold_tree(task, cfg)
-        keep = frozenset()
+        keep, faulted = frozenset(), False
         try:
             if gold is not None:
-                res = run_tests(task, cfg, env, gold, 0, _run_ids(spec), seals=repo_seal.EVERY)
+                res = _run(task, cfg, env, gold, 0, _run_ids(spec), seals=repo_seal.EVERY)
                 got = res.outcomes or {}
                 if res.seals and all(t in res.seals.failed or got.get(t, Outcome(V.FAIL)).status == V.PASS
                                      for t in spec.fail_to_pass):  # the sealed file collects and runs them
                     keep = res.seals.verified()
+                faulted = res.fault is not None
         except SandboxUnavailable:
             return frozenset()  # the attempts say so; nothing cached
-        _SEALS[key] = keep
-    return _SEALS[key]
+        if not faulted:
+            remembered.remember(name, remembered.plain(keep))
+    return _SEALS.setdefault(key, keep)
 
 
 def _run_ids(spec: RepoSpec) -> list[str] | None:
