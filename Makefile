@@ -17,7 +17,7 @@ deps:
 	command -v git >/dev/null 2>&1 || missing="$$missing git"; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	command -v go >/dev/null 2>&1 || missing="$$missing golang-go"; \
-	node -e 'process.exit(+process.versions.node.split(".")[0] < 20)' >/dev/null 2>&1 || missing="$$missing nodejs"; \
+	node -e 'process.exit(+process.versions.node.split(".")[0] < 20 ? 1 : 0)' >/dev/null 2>&1 || missing="$$missing nodejs"; \
 	command -v $(PYTHON) >/dev/null 2>&1 || missing="$$missing python3"; \
 	test -x $(BIN)/python || $(PYTHON) -c 'import ensurepip, venv' >/dev/null 2>&1 || missing="$$missing python3-venv"; \
 	if [ -n "$$missing" ]; then \
