@@ -177,26 +177,25 @@ def loop_cmd(cfg: Path, *argv: str) -> subprocess.CompletedProcess:
                           text=True, cwd=cfg.parent)
 
 
-def loop_grades(cfg: Path, rows: list[dict], preds: dict, k: int, run: int) -> dict[tuple[str, str], tuple]:
-    """(instance, kind) -> (resolved, verdict, reason) from one `loop grade --predictions` over every kind."""
-    path = cfg.parent / f"preds-{run}.jsonl"
-    path.write_text("".join(json.dumps({"instance_id": r["instance_id"], "model_name_or_path": kind,
-                                        "model_patch": preds[r["instance_id"]][kind]}) + "\n"
-                            for kind in KINDS for r in rows))
+def loop_grades(cfg: Path, row: dict, preds: dict, k: int, run: int) -> dict[str, tuple]:
+    """kind -> (resolved, verdict, reason) from one `loop grade --predictions` of the row's predictions."""
+    name = f"{row['instance_id']}-{run}"
+    path = cfg.parent / f"preds-{name}.jsonl"
+    path.write_text("".join(json.dumps({"instance_id": row["instance_id"], "model_name_or_path": kind,
+                                        "model_patch": preds[kind]}) + "\n" for kind in KINDS))
     done = loop_cmd(cfg, "grade", "--predictions", str(path), "--json", "--k", str(k),
-                    "--report", str(cfg.parent / f"report-{run}.json"))
-    (cfg.parent / f"grade-{run}.jsonl").write_text(done.stdout)
-    (cfg.parent / f"grade-{run}.err").write_text(done.stderr)
+                    "--report", str(cfg.parent / f"report-{name}.json"))
+    (cfg.parent / f"grade-{name}.jsonl").write_text(done.stdout)
+    (cfg.parent / f"grade-{name}.err").write_text(done.stderr)
     got = {}
     for line in done.stdout.splitlines():
         if line.startswith("{"):
-            for iid, res in json.loads(line).items():
-                got[(iid, res["model_name_or_path"])] = (res["resolved"], res.get("verdict"), res.get("reason"))
-    if len(got) != len(rows) * len(KINDS):
-        raise SystemExit(f"loop grade run {run}: exit {done.returncode}, {len(got)} reports for "
-                         f"{len(rows) * len(KINDS)} predictions: {(done.stdout + done.stderr)[-1500:]}")
+            for res in json.loads(line).values():
+                got[res["model_name_or_path"]] = (res["resolved"], res.get("verdict"), res.get("reason"))
+    if len(got) != len(KINDS):
+        raise SystemExit(f"loop grade {name}: exit {done.returncode}, {len(got)} reports for {len(KINDS)} "
+                         f"predictions: {(done.stdout + done.stderr)[-1500:]}")
     return got
-
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -249,36 +248,37 @@ def main() -> None:
     if args.check:
         print(loop_cmd(cfg, "tasks", "check").stdout.strip(), flush=True)
 
-    preds = {r["instance_id"]: predictions(r, *WRONG[r["instance_id"]]) for r in rows}
-    cases = []
-    for row in rows:  # SWE-bench's side: one bare run per prediction, in the environment loop built
-        spec = tasks.load_folder(proj / "harness" / "tasks" / row["instance_id"]).spec
+    print(f"{len(rows)} SWE-bench Lite rows x {len(KINDS)} predictions, loop at k={args.k}, {args.runs} run(s); "
+          f"an instance's lines once both sides graded it")
+    print(f"{'instance':36} {'prediction':10} {'SWE-bench':>9} " + " ".join(f"{'loop ' + str(r + 1):>6}"
+                                                                            for r in range(args.runs))
+          + "  loop verdict (reason)", flush=True)
+    differ = total = 0
+    for row in rows:  # an instance at a time, both sides, so a long run reports what it finished
+        iid = row["instance_id"]
+        preds = predictions(row, *WRONG[iid])
+        spec = tasks.load_folder(proj / "harness" / "tasks" / iid).spec
         python = pythons.find(spec.python) if spec.python else sys.executable
         env = repo_env.ensure(spec.environment, python)
         current = repo_env.ensure(repo_env.EnvSpec("requirements", (("requirements.txt", PYTEST + "\n"),)), python)
-        for kind in KINDS:
-            patch = preds[row["instance_id"]][kind]
-            log = work / "logs" / row["instance_id"] / f"{kind}.log"
-            log.parent.mkdir(parents=True, exist_ok=True)
-            log.write_text(swebench_log(row, gitdirs[row["instance_id"]], patch, work, python,
-                                        [str(current.path), str(env.path), *spec.paths]))
-            cases.append({"row": row, "kind": kind, "patch": patch, "log": str(log)})
-    theirs = dict(zip([(c["row"]["instance_id"], c["kind"]) for c in cases], swebench_grade(cases)))
-    runs = [loop_grades(cfg, rows, preds, args.k, run) for run in range(args.runs)]
-
-    print(f"\n{len(rows)} SWE-bench Lite rows x {len(KINDS)} predictions, loop at k={args.k}, {args.runs} run(s)")
-    print(f"{'instance':36} {'prediction':10} {'SWE-bench':>9} " + " ".join(f"{'loop ' + str(r + 1):>6}"
-                                                                            for r in range(args.runs))
-          + "  loop verdict (reason)")
-    differ = 0
-    for (iid, kind), resolved in theirs.items():
-        ours = [run[(iid, kind)] for run in runs]
-        mark = "" if all(o[0] == resolved for o in ours) else "  <- differs"
-        differ += bool(mark)
-        verdicts = " / ".join(f"{o[1]}" + (f" ({o[2]})" if o[2] else "") for o in ours)
-        print(f"{iid:36} {kind:10} {str(resolved):>9} " + " ".join(f"{str(o[0]):>6}" for o in ours)
-              + f"  {verdicts}{mark}")
-    print(f"\n{len(theirs) - differ} of {len(theirs)} predictions: loop's resolved equals SWE-bench's in every run"
+        cases = []
+        for kind in KINDS:  # SWE-bench's side: one bare run per prediction, in the environment loop built
+            log = work / "logs" / iid / f"{kind}.log"
+            if not log.is_file():  # kept from an earlier run with the same --work
+                log.parent.mkdir(parents=True, exist_ok=True)
+                log.write_text(swebench_log(row, gitdirs[iid], preds[kind], work, python,
+                                            [str(current.path), str(env.path), *spec.paths]))
+            cases.append({"row": row, "kind": kind, "patch": preds[kind], "log": str(log)})
+        theirs = dict(zip(KINDS, swebench_grade(cases)))
+        runs = [loop_grades(cfg, row, preds, args.k, run) for run in range(args.runs)]
+        for kind, resolved in theirs.items():
+            ours = [run[kind] for run in runs]
+            mark = "" if all(o[0] == resolved for o in ours) else "  <- differs"
+            differ, total = differ + bool(mark), total + 1
+            verdicts = " / ".join(f"{o[1]}" + (f" ({o[2]})" if o[2] else "") for o in ours)
+            print(f"{iid:36} {kind:10} {str(resolved):>9} " + " ".join(f"{str(o[0]):>6}" for o in ours)
+                  + f"  {verdicts}{mark}", flush=True)
+    print(f"\n{total - differ} of {total} predictions: loop's resolved equals SWE-bench's in every run"
           + (f"; {differ} differ" if differ else ""))
     print(f"(project, logs and reports kept in {work})" if args.work else "")
     if not args.work:
