@@ -202,7 +202,8 @@ def main() -> None:
     ap.add_argument("gitdirs", nargs="*", type=Path, help="local git directories holding the projects' history")
     ap.add_argument("--rows", type=Path, default=ROWS)
     ap.add_argument("--k", type=int, default=5)
-    ap.add_argument("--runs", type=int, default=2, help="`loop grade` runs, each compared with SWE-bench's")
+    ap.add_argument("--runs", type=int, default=2, help="`loop grade` runs, each compared with SWE-bench's "
+                    "(0: SWE-bench's side only)")
     ap.add_argument("--only", action="append", help="an instance id (repeatable); default: every row")
     ap.add_argument("--check", action="store_true", help="run `loop tasks check` first")
     ap.add_argument("--work", type=Path, help="keep the project here (default: a temporary folder)")
@@ -278,8 +279,9 @@ def main() -> None:
             verdicts = " / ".join(f"{o[1]}" + (f" ({o[2]})" if o[2] else "") for o in ours)
             print(f"{iid:36} {kind:10} {str(resolved):>9} " + " ".join(f"{str(o[0]):>6}" for o in ours)
                   + f"  {verdicts}{mark}", flush=True)
-    print(f"\n{total - differ} of {total} predictions: loop's resolved equals SWE-bench's in every run"
-          + (f"; {differ} differ" if differ else ""))
+    if args.runs:
+        print(f"\n{total - differ} of {total} predictions: loop's resolved equals SWE-bench's in every run"
+              + (f"; {differ} differ" if differ else ""))
     print(f"(project, logs and reports kept in {work})" if args.work else "")
     if not args.work:
         shutil.rmtree(work, ignore_errors=True)
