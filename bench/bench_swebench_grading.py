@@ -38,7 +38,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -121,7 +120,7 @@ def swebench_log(row: dict, gitdir: Path, patch: str, work: Path, python: str, p
     git(None, "add", "-A", cwd=tree)
     git(None, "commit", "-q", "-m", "base", cwd=tree)
     base = git(None, "rev-parse", "HEAD", cwd=tree).stdout.decode().strip()
-    log = [f"+ git apply -v - (the model's patch)"]
+    log = ["+ git apply -v - (the model's patch)"]
     if patch.strip():
         done = subprocess.run(["git", "apply", "-v", "-"], cwd=tree, input=patch.encode(), capture_output=True,
                               env=GIT_ENV)
