@@ -6,6 +6,9 @@ BIN     = $(VENV)/bin
 # evalplus.evaluate, which tests and bench_evalplus compare loop's EvalPlus numbers with, lives in a venv of its
 # own: it pulls in pandas, which sqlite-utils then imports into every loop process (start-up time and memory).
 EVALPLUS = .venv-evalplus
+# swebench's grading functions, which bench/bench_swebench_grading.py and its test feed loop's test logs: its imports
+# pull in docker, datasets and modal, which loop's own venv should not carry
+SWEBENCH = .venv-swebench
 APT     = bubblewrap g++ git python3 python3-venv chromium golang-go nodejs
 
 .PHONY: run test test-fast deps venv bench clean
@@ -30,6 +33,8 @@ venv: deps
 	@$(BIN)/python -m pip install -q -e '.[test,humaneval,datasette,cluster,swebench]'
 	@test -x $(EVALPLUS)/bin/python || $(PYTHON) -m venv $(EVALPLUS)
 	@$(EVALPLUS)/bin/python -m pip install -q 'evalplus==0.3.1'
+	@test -x $(SWEBENCH)/bin/python || $(PYTHON) -m venv $(SWEBENCH)
+	@$(SWEBENCH)/bin/python -m pip install -q 'swebench==5.0.2'
 
 run: venv
 	$(BIN)/loop tasks check
@@ -54,4 +59,4 @@ bench: venv
 	$(BIN)/python bench/bench_repo.py
 
 clean:
-	rm -rf $(VENV) $(EVALPLUS) runs.db runs.db-*
+	rm -rf $(VENV) $(EVALPLUS) $(SWEBENCH) runs.db runs.db-*
