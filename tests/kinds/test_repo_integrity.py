@@ -75,6 +75,9 @@ def _screen(task: str, diff: str, tmp_path: Path, allowed: tuple[str, ...] = ())
     (_new("hook.go", "package semver\n//go:linkname x testing.x"), "go:linkname"),
     (_new("ledger_receipts-1.0.dist-info/entry_points.txt", "[pytest11]\nr = ledger._r"), "dist-info"),
     (_new("ledger.egg-info/entry_points.txt", "[pytest11]\nr = ledger._r"), "egg-info"),
+    # importlib.metadata lowercases a sys.path entry's children before matching (red team round six)
+    (_new("ledger_hooks-1.0.DIST-INFO/entry_points.txt", "[pytest11]\nr = ledger._r"), "DIST-INFO"),
+    (_new("ledger.Egg-Info/entry_points.txt", "[pytest11]\nr = ledger._r"), "Egg-Info"),
 ])
 def test_the_screen_names_test_infrastructure(diff, named, tmp_path):
     why = _screen("repo_ledger_py", diff, tmp_path)

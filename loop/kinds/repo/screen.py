@@ -101,7 +101,8 @@ def _why(raw: str, tree: Path) -> str | None:
     if what is None:
         what = next((w for part, w in _FOLDERS.items() if part in path.parts[:-1]), None)
     if what is None:
-        what = next((w for part in path.parts for suffix, w in _FOLDER_SUFFIXES.items() if part.endswith(suffix)), None)
+        what = next((w for part in path.parts for suffix, w in _FOLDER_SUFFIXES.items()
+                     if part.lower().endswith(suffix)), None)  # importlib.metadata lowercases before matching
     is_new = not (tree / str(path)).exists()
     if what is None and is_new and any(fnmatch.fnmatchcase(path.name, g) for g in _TEST_FILES):
         what = "a new test file the runner would collect"
