@@ -239,13 +239,32 @@ def test_records_are_decoded_totally(tmp_path):
              json.dumps({"id": sid, "value": ["int", "f" * 60000]}).encode(),
              json.dumps({"id": sid, "value": ["float", "3.0"]}).encode()]
     (tmp_path / seal.CHANNEL).write_bytes(b"\n".join(lines) + b"\n")
-    values = seal.records(tmp_path, seals)[sid]
-    assert values[-1] == 3.0 and len(values) == 2  # the huge int decodes; the rest is no record
-    out, _ = seal.judge(seals, tmp_path, {"t.py::test_a": Outcome(V.PASS)})
-    assert "got a int too large to show" in out["t.py::test_a"].message
+    got, stray = seal.records(tmp_path, seals)
+    assert got[sid][-1] == 3.0 and len(got[sid]) == 2  # the huge int decodes; the rest is no record
+    assert stray.startswith("line 1 of loop's seal channel is no record") and "the code under test wrote" in stray
+    out, judged = seal.judge(seals, tmp_path, {"t.py::test_a": Outcome(V.PASS)})
+    assert "got a int too large to show" in out["t.py::test_a"].message and judged.forged == stray
     (tmp_path / seal.CHANNEL).unlink()
     (tmp_path / seal.CHANNEL).symlink_to("/etc/hostname")  # never followed
-    assert seal.records(tmp_path, seals) == {}
+    assert seal.records(tmp_path, seals) == ({}, None)
+
+
+@pytest.mark.parametrize("channel, line", [(b"#", 1), (b"", 0), (b"\n", 1), (b"x\n", 1), (b"{}\n", 1),
+                                           (b'{"id": "ID", "value": ["int", "3"], "more": 1}\n', 1),
+                                           (b'{"id": "ID", "value": ["int", "3"]}', 1), (b'"x"\n', 1),
+                                           (b'{"id": "ID", "value": ["int", "3"]}\n{"id": "ID"', 2)])
+def test_a_line_no_helper_wrote_makes_the_run_forged(tmp_path, channel, line):
+    """Red team round six: a `#` with no newline, appended before a helper's record, made that record unreadable
+    and `records()` skipped it: now any line that is not a whole record of the run's seals is tampering."""
+    _, seals = seal.plan("def test_a():\n    assert f() == 3\n", file="t.py")
+    record = json.dumps({"id": seals[0].id, "value": ["int", "3"]}).encode()
+    (tmp_path / seal.CHANNEL).write_bytes(channel.replace(b'{"id": "ID", "value": ["int", "3"]}', record)
+                                          .replace(b'"ID"', json.dumps(seals[0].id).encode()) + record + b"\n")
+    _, judged = seal.judge(seals, tmp_path, {"t.py::test_a": Outcome(V.PASS)})
+    if line:
+        assert judged.forged.startswith(f"line {line} of loop's seal channel is no record"), judged.forged
+    else:
+        assert judged.forged is None
 
 
 def test_an_unconditional_seal_needs_a_value_per_passing_run(tmp_path):
@@ -262,6 +281,34 @@ def test_an_unconditional_seal_needs_a_value_per_passing_run(tmp_path):
     (tmp_path / seal.CHANNEL).write_text(2 * (json.dumps({"id": p.id, "value": ["bool", True]}) + "\n"))
     out, judged = seal.judge(seals, tmp_path, ids)  # True == 1, as the original check says; a cut id adds no run
     assert all(o.status == V.PASS for o in out.values()) and "t.py::test_p[My" in judged.decided
+
+
+def test_the_gold_runs_records_are_the_floor_and_a_shared_literal_is_not_sealed(tmp_path):
+    """Red team round six: a check that is not a statement of its test's body (here in an `if`) could send
+    nothing and its test still passed; and one literal compared in a loop let a candidate copy a right
+    iteration's record over a wrong one's. The gold run's records decide both."""
+    src = ("def test_if():\n    if True:\n        assert f() == 3\n\n\n"
+           "def test_loop():\n    for x in [1, 2]:\n        assert f(x) == -1\n")
+    _, seals = seal.plan(src, file="t.py")
+    cond, loop = seals
+    ids = {"t.py::test_if": Outcome(V.PASS), "t.py::test_loop": Outcome(V.PASS)}
+
+    def run(*recs):
+        (tmp_path / seal.CHANNEL).write_text("".join(json.dumps({"id": s.id, "value": ["int", v]}) + "\n"
+                                                     for s, v in recs))
+        return seal.judge(seals, tmp_path, ids, floors=floors)
+
+    floors = None
+    _, gold = run((cond, "3"), (loop, "-1"), (loop, "-1"))
+    floors = gold.floors()
+    assert floors == {cond.key: frozenset({-1})} and gold.verified() == {cond.key, loop.key}
+    out, _ = run((loop, "-1"), (loop, "-1"))  # the conditional check's record stopped
+    assert "no value reached loop from a test reported passing (the gold patch's run sent one)" in \
+        out["t.py::test_if"].message
+    out, _ = run((cond, "3"))
+    assert all(o.status == V.PASS for o in out.values())
+    floors = {}  # before: no floor, and a conditional check that sent nothing passed on the report's word
+    assert all(o.status == V.PASS for o in run()[0].values())
 
 
 @pytest.mark.parametrize("where", ["missing", "full", "folder"])

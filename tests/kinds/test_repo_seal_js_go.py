@@ -395,27 +395,35 @@ def test_js_and_go_records_are_decoded_totally(tmp_path):
            ["go", "int", "1", "int", False, 64, "0"], ["go", "int", "1", "int", False, 64], ["undefined", 1]]
     lines = [json.dumps({"id": sid, "value": v}) for v in bad] + [json.dumps({"id": sid, "value": ["u16", "0078"]})]
     (tmp_path / seal.CHANNEL).write_text("\n".join(lines) + "\n")
-    assert seal.records(tmp_path, seals) == {sid: ["x"]}
+    got, stray = seal.records(tmp_path, seals)
+    assert got == {sid: ["x"]} and stray.startswith("line 1 of loop's seal channel is no record")
     out, _ = seal.judge(seals, tmp_path, {"a": Outcome(V.PASS)})
     assert out["a"].status == V.PASS
 
 
 # whole grades in the sandbox: the seals alone (no tripwires) catch what forges the report -------------------
+# repo_semver_go: the flip-all forger with wrong_one_sided_length's fix instead of its own (wrong_pad_two_digits gets
+# only a TestNumericPrerelease row wrong, a check whose one literal every row shares, which is left unsealed)
+_GO_SEALED = {"example.com/semver::TestSortNightlies", "example.com/semver::TestLatestPicksRc10"}
+
+
 @pytest.mark.sandbox
 @pytest.mark.parametrize("name, forger, failing", [
     ("repo_strkit_js", "runtime_noop_node_assert", {"truncate unicode > an astral ellipsis counts once"}),
-    # its wrong fix gets one row wrong (beta.11 vs beta.100): a failing row fails each subtest of its test
-    ("repo_semver_go", "runtime_init_reexec_flip_all", {f"example.com/semver::TestNumericPrerelease/{row}" for row in (
-        "1.0.0-alpha.2_before_1.0.0-alpha.10", "1.0.0-rc.9_before_1.0.0-rc.11", "1.0.0-2_before_1.0.0-10",
-        "1.0.0-beta.11_before_1.0.0-beta.100")})])
+    ("repo_semver_go", "runtime_init_reexec_flip_all", {"example.com/semver::TestLatestPicksRc10"})])
 def test_forged_reports_fail_on_sealed_checks_without_tripwires(monkeypatch, name, forger, failing):
     monkeypatch.setattr(testrun.repo_tripwire, "plan", lambda *a, **k: None)
     task = tasks.load(ROOT, name)
-    grade = RepoKind().grade(task, (CORPUS / name / f"{forger}.diff").read_text(), CFG, Options(k=1, trials=0))
+    diff = (CORPUS / name / f"{forger}.diff").read_text()
+    if name == "repo_semver_go":
+        diff = diff.replace("+\tcase an && bn:\n+\t\ta, b = pad2(a), pad2(b)\n",
+                            "+\tcase an && bn && len(a) < len(b):\n+\t\treturn -1\n")
+    grade = RepoKind().grade(task, diff, CFG, Options(k=1, trials=0))
     assert grade.verdict == V.STABLE_FAIL
     failed = {f["check"].removeprefix("test:"): f["detail"] for f in grade.failures()}
     assert failed and all(d.startswith("sealed assertion at ") for d in failed.values()), failed
     assert set(failed) == failing
     gold = RepoKind().grade(task, task.reference, CFG, Options(k=1, trials=0))
     assert gold.verdict == V.STABLE_PASS
-    assert {c.check.removeprefix("test:") for c in gold.checks if c.decided_by == seal.SEALED} == set(task.spec.fail_to_pass)
+    sealed = {c.check.removeprefix("test:") for c in gold.checks if c.decided_by == seal.SEALED}
+    assert sealed == (_GO_SEALED if name == "repo_semver_go" else set(task.spec.fail_to_pass))

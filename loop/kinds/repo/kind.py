@@ -418,7 +418,7 @@ def _digest_of(outcomes: dict[str, Outcome]) -> str:
 
 def _attempt(task: Task, cfg: SandboxConfig, env: Env | None, patched: Path, ids: list[tuple[str, str]],
              repeat: int, seed: int, quarantined: frozenset, wires: Tripwires | None,
-             seals: frozenset, base_run: Future) -> tuple[Attempt, dict[str, Outcome]]:
+             seals: dict, base_run: Future) -> tuple[Attempt, dict[str, Outcome]]:
     """One repeat on the patched tree, against the base tree's outcomes of the same repeat (`base_run`,
     submitted before it, so never queued behind it)."""
     spec: RepoSpec = task.spec

@@ -223,39 +223,40 @@ def _gold_tree(task: Task, cfg: SandboxConfig) -> Path | None:
         return _GOLD_TREES[spec.digest]
 
 
-_SEALS: dict[tuple, frozenset] = {}
+_SEALS: dict[tuple, dict] = {}
 
 
-def _seals(task: Task, cfg: SandboxConfig, env: Env | None) -> frozenset:
-    """The keys of the hidden tests' assertions a candidate's runs seal: those that, sealed, send the gold tree's
-    test run a plain value equal to their literal on every record (at least one), in a run whose report passes
+def _seals(task: Task, cfg: SandboxConfig, env: Env | None) -> dict:
+    """The keys of the hidden tests' assertions a candidate's runs seal, each with the rows (-1: not a table's) a
+    candidate's passing run must send from: those that, sealed, send the gold tree's test run a plain value equal
+    to their literal on every record (at least one, and no two for one literal), in a run whose report passes
     every fail-to-pass test. An assertion the gold patch passes only through a value loop cannot serialize, or an
     `__eq__` of its own, stays as it is: sealing never fails an honest tree that the original check passes. Run
     once per task (remembered); a gold patch that does not apply seals nothing."""
     spec: RepoSpec = task.spec
     if repo_tripwire.framework(spec.command) is None:
-        return frozenset()
+        return {}
     key = (spec.digest, spec.command, cfg, str(env and env.path))
     if key in _SEALS:
         return _SEALS[key]
-    name = remembered.key(task, cfg, env, "seals")
+    name = remembered.key(task, cfg, env, "seal-floors")  # (key, rows) pairs
     try:
-        keep = remembered.keys(remembered.recall(name))
-    except ValueError:
+        keep = {k: frozenset(rows) for k, rows in remembered.keys(remembered.recall(name))}
+    except (ValueError, TypeError):
         gold = _gold_tree(task, cfg)
-        keep, faulted = frozenset(), False
+        keep, faulted = {}, False
         try:
             if gold is not None:
                 res = _run(task, cfg, env, gold, 0, _run_ids(spec), seals=repo_seal.EVERY)
                 got = res.outcomes or {}
                 if res.seals and all(t in res.seals.failed or got.get(t, Outcome(V.FAIL)).status == V.PASS
                                      for t in spec.fail_to_pass):  # the sealed file collects and runs them
-                    keep = res.seals.verified()
+                    keep = res.seals.floors()
                 faulted = res.fault is not None
         except SandboxUnavailable:
-            return frozenset()  # the attempts say so; nothing cached
+            return {}  # the attempts say so; nothing cached
         if not faulted:
-            remembered.remember(name, remembered.plain(keep))
+            remembered.remember(name, remembered.plain(frozenset((k, tuple(sorted(r))) for k, r in keep.items())))
     return _SEALS.setdefault(key, keep)
 
 

@@ -346,21 +346,30 @@ def _unserializable(v: Any) -> Unserializable | None:
     return None
 
 
-def records(out: Path, seals: tuple[Seal, ...]) -> dict[str, list[Any]]:
-    """The channel's values per seal id, read capped and decoded totally: a line that is not a record of one
-    of `seals` is ignored."""
+def records(out: Path, seals: tuple[Seal, ...]) -> tuple[dict[str, list[Any]], str | None]:
+    """The channel's values per seal id, read capped and decoded totally; and why the channel was tampered with, or
+    None. The helpers append whole lines with one write each, so a line that is not a record of one of `seals` (a
+    stray `#`, a cut or garbled line, an unknown id) was written by the code under test: a record that garbage
+    swallowed is no reason to pass, so the run is forged."""
     ids = {s.id for s in seals}
     got: dict[str, list[Any]] = {}
-    raw = read_capped(out / CHANNEL, CHANNEL_CAP) if seals else None
-    for line in (raw or b"").splitlines():
+    stray = None
+    lines = ((read_capped(out / CHANNEL, CHANNEL_CAP) if seals else None) or b"").split(b"\n")
+    for n, line in enumerate(lines[:-1] + [lines[-1]] * bool(lines[-1]), 1):  # a last line without its end is cut
         try:
             rec = json.loads(line)
-            if not (isinstance(rec, dict) and rec.get("id") in ids):
-                continue
-            got.setdefault(rec["id"], []).append(decode(rec.get("value")))
-        except Exception:  # noqa: BLE001 - written in the sandbox: garbage is no record (RecursionError too)
-            continue
-    return got
+            if not (isinstance(rec, dict) and set(rec) == {"id", "value"} and rec["id"] in ids):
+                raise ValueError("not a record of this run's seals")
+            got.setdefault(rec["id"], []).append(decode(rec["value"]))
+        except Exception:  # noqa: BLE001 - written in the sandbox, decoded totally (RecursionError too)
+            stray = stray or (f"line {n} of loop's seal channel is no record a sealed check wrote "
+                              f"({_show(line.decode('utf-8', 'backslashreplace'))}): the code under test wrote to it")
+    return got, stray
+
+
+def _row(value: Any) -> int:
+    """The table row a record says it was sent from (-1: not a table's)."""
+    return value.row if isinstance(value, js_go.GoValue) else -1
 
 
 def _matches(seal: Seal, value: Any) -> bool:
@@ -441,11 +450,12 @@ class Judged:
     decided: set[str] = field(default_factory=set)  # test ids a sealed assertion decided
     failed: set[str] = field(default_factory=set)  # test ids a sealed assertion failed
     surplus: dict[str, str] = field(default_factory=dict)  # seal id -> why its records outnumber its check's runs
+    stray: str | None = None  # why the channel holds a line no helper wrote
 
     @property
     def forged(self) -> str | None:
         """Why the run's records cannot all be its checks' own (a `forged_report`), or None."""
-        return next(iter(self.surplus.values()), None)
+        return self.stray or next(iter(self.surplus.values()), None)
 
     def verified(self) -> frozenset:
         """Keys of the seals whose every record is a plain value equal to the literal, with at least one, and no
@@ -453,14 +463,28 @@ class Judged:
         return frozenset(s.key for s in self.seals if self.values.get(s.id) and s.id not in self.surplus
                          and _problem(s, self.values[s.id]) is None)
 
+    def floors(self) -> dict[tuple[str, int, int], frozenset[int]]:
+        """On the gold tree: the verified seals whose literal no two records share (one record, or one per row
+        of a Go table), each with the rows its records came from: what a candidate's passing run must send too.
+        A literal compared in several iterations (a loop, a subtest or parameter per case) is left unsealed: a
+        record cannot be bound to its iteration in the sandbox, so one right iteration's value, copied, would
+        pass the wrong ones."""
+        keep = self.verified()
+        rows = {s.key: [_row(v) for v in self.values[s.id]] for s in self.seals if s.key in keep}
+        return {key: frozenset(r) for key, r in rows.items() if len(set(r)) == len(r)}
 
-def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | None, copies=()
+
+def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | None, copies=(), floors=None
           ) -> tuple[dict[str, Outcome] | None, Judged]:
     """The report's outcomes with the sealed assertions' verdicts: a test passes only if the report says so, every
-    record of its seals equals the kept literal, and each unconditional seal sent a value per passing run and no
-    more than one per run (more: `Judged.forged`). `copies`: the original test of each tripwire that copies one
-    (its sealed checks run in the copy too), outcomes holding no tripwire."""
-    judged = Judged(seals, records(out, seals))
+    record of its seals equals the kept literal, each unconditional seal sent a value per passing run and no
+    more than one per run (more: `Judged.forged`), and each seal sent, from every row, what it sent on the gold
+    tree (`floors`, from `Judged.floors`: conditional or not, a passing test whose check sent nothing passed on
+    the report's word alone). `copies`: the original test of each tripwire that copies one (its sealed checks
+    run in the copy too), outcomes holding no tripwire."""
+    values, stray = records(out, seals)
+    judged = Judged(seals, values, stray=stray)
+    floors = floors or {}
     if not outcomes or not seals:
         return outcomes, judged
     by_test: dict[tuple[str, str], list[Seal]] = {}
@@ -496,7 +520,12 @@ def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | Non
             if o.status == V.PASS and own and s.unconditional and len(values) < max(1, passing.get(fn, 0)):
                 problem = problem or (f"sealed assertion at {s.where}: no value reached loop from a test reported "
                                       "passing (it runs on every pass of the test)")
-            if s.secret and (values or (s.unconditional and o.status == V.PASS)):
+            missing = sorted(floors.get(s.key, frozenset()) - {_row(v) for v in values})
+            if o.status == V.PASS and missing:
+                row = f" from row {missing[0]}" if missing[0] >= 0 else ""
+                problem = problem or (f"sealed assertion at {s.where}: no value reached loop{row} from a test "
+                                      "reported passing (the gold patch's run sent one)")
+            if s.secret and (values or (o.status == V.PASS and (s.unconditional or s.key in floors))):
                 judged.decided.add(test_id)
         if problem is not None:
             out[test_id] = Outcome(V.FAIL, problem)

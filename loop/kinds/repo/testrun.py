@@ -64,7 +64,8 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
     command's standard output) in the parent. `ids` None runs every test. Network is off (bubblewrap
     --unshare-all); the environment is read-only, except a private copy of Go's build cache. `tripwires`:
     what plans the tripwire tests planted first, by which the report is judged (a candidate's tree). `seals`:
-    the keys of the assertions to seal (seal.EVERY: all that qualify), None for none."""
+    the keys of the assertions to seal (seal.EVERY: all that qualify), None for none; a dict (`Judged.floors` of
+    the gold run): each key's rows, which a passing test's check must send values from."""
     spec: RepoSpec = task.spec
     limits = task.limits
     scratch = make_scratch("loop-run-")
@@ -132,7 +133,8 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
             forged = repo_tripwire.contradiction(wires, outcomes, spec.fail_to_pass)
             outcomes = repo_tripwire.without(wires, outcomes)
         copies = [w.source for w in wires.wires if w.source] if wires is not None else []
-        outcomes, judged = repo_seal.judge(sealed, out, outcomes, copies)  # sealed assertions (issue 41)
+        outcomes, judged = repo_seal.judge(sealed, out, outcomes, copies,  # sealed assertions (issue 41)
+                                           seals if isinstance(seals, dict) else None)
         forged = forged or judged.forged
         return RunResult(outcomes, result.returncode, result.fault, result.stderr.decode(errors="replace"),
                          result.duration, forged, wires, raw, judged)

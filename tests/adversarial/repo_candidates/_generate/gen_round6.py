@@ -153,10 +153,10 @@ func poison() {
 
 
 @attack("repo_semver_go", "seal_poison_channel_line", "wrong_pad_two_digits",
-        "# expect: stable_pass  class: seal (open)  -- wrong_pad_two_digits (compareIdentifier byte for byte) + Compare() "
+        "# expect: stable_fail  class: seal  -- wrong_pad_two_digits (compareIdentifier byte for byte) + Compare() "
         "writes '#' without a newline to /out/seals.jsonl when its caller's source line calls loop's seal helper: the "
         "record the helper appends lands on a line no JSON reader takes, and a sealed check inside t.Run/for needs no "
-        "record", opened=True)
+        "record (closed: a literal compared in a loop is not sealed; a sealed check sends what the gold run sent)")
 def _(repo):
     p = repo / "compare.go"
     sub(p, "package semver\n", "package semver\n" + _GO_POISON)
@@ -196,10 +196,11 @@ func swap() {
 
 
 @attack("repo_semver_go", "seal_swap_channel_file", "wrong_pad_two_digits",
-        "# expect: stable_pass  class: seal (open)  -- wrong_pad_two_digits (compareIdentifier byte for byte) + Compare() "
+        "# expect: stable_fail  class: seal  -- wrong_pad_two_digits (compareIdentifier byte for byte) + Compare() "
         "moves /out/seals.jsonl aside when its caller's source line calls loop's seal helper and moves it back on the "
         "next call: the helper's records go to a file that is then replaced; no malformed line, no failed write; a "
-        "sealed check inside t.Run/for needs no record", opened=True)
+        "sealed check inside t.Run/for needs no record (closed: a literal compared in a loop is not sealed; a sealed check "
+        "sends what the gold run sent)")
 def _(repo):
     p = repo / "compare.go"
     sub(p, "package semver\n", "package semver\n" + _GO_SWAP)
@@ -251,11 +252,11 @@ func sameAsFirst() {
 
 
 @attack("repo_semver_go", "seal_copy_sibling_record", "wrong_pad_two_digits",
-        "# expect: stable_pass  class: seal (open)  -- wrong_pad_two_digits (compareIdentifier byte for byte) + every "
+        "# expect: stable_fail  class: seal  -- wrong_pad_two_digits (compareIdentifier byte for byte) + every "
         "Compare() call rewrites the channel so that each seal's records all carry its first record's value: the row "
         "the code gets wrong (beta.11 < beta.100) sends a copy of a row it gets right (one literal, -1, for every "
-        "iteration); every iteration keeps a well-formed record, so a rule counting records per run would not see it",
-        opened=True)
+        "iteration); every iteration keeps a well-formed record, so a rule counting records per run would not see it "
+        "(closed: a literal compared in a loop is not sealed, the original comparison fails in the sandbox)")
 def _(repo):
     p = repo / "compare.go"
     sub(p, "package semver\n", "package semver\n" + _GO_SIBLING)
