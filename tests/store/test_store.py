@@ -48,4 +48,3 @@ def test_a_test_rows_decided_by_is_stored(db):
     rows = sqlite_utils.Database(db)["checks"].rows_where('"repeat" is null', order_by="id")
     assert [(r["check"], r["decided_by"]) for r in rows] == [("test:t.py::a", "sealed"),
                                                              ("test:t.py::b", "tripwire-guarded")]
-
