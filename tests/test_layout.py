@@ -200,3 +200,11 @@ def test_the_reach_in_rule_finds_an_edge():
         test_executors_hold_placement_only(graph)
     with pytest.raises(AssertionError):
         test_a_kinds_internals_stay_inside_it(graph)
+
+
+def test_the_repository_kind_parses_python_one_thread_at_a_time():
+    """CPython 3.11's ast.parse fails in two threads at once ("AST constructor recursion depth mismatch"), and a
+    repository grade plans seals and probes in threads: every parse goes through pysyntax's lock."""
+    direct = sorted(str(p.relative_to(LOOP)) for p in (LOOP / "kinds" / "repo").glob("*.py")
+                    if p.name != "pysyntax.py" and "ast.parse(" in p.read_text(encoding="utf-8"))
+    assert direct == []

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from loop.kinds.repo import pysyntax
+
 Reader = Callable[[str], "str | None"]  # a file's text at the project's root (None: absent or unreadable)
 
 
@@ -51,7 +53,7 @@ def module_bindings(tree: ast.Module) -> dict[str, ast.AST]:
 def setup_keywords(source: str) -> tuple[dict[str, object], list[str]] | None:
     """setup(...)'s keywords that read as literals, and the names of those that do not; None: not Python."""
     try:
-        tree = ast.parse(source)
+        tree = pysyntax.parse(source)
     except (SyntaxError, ValueError, RecursionError):
         return None
     bound = module_bindings(tree)

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from loop import verdicts as V
+from loop.kinds.repo import pysyntax
 from loop.kinds.repo import seal_js_go as js_go
 from loop.kinds.repo.patch import read_capped
 from loop.kinds.repo.results import Outcome, truncated
@@ -140,7 +141,7 @@ def _shape(tree: ast.Module) -> list[tuple[str, int, int]]:
 def _checks(source: str | None) -> set[str]:
     """The comparisons of a file's assertions, positions left out."""
     try:
-        tree = ast.parse(source or "")
+        tree = pysyntax.parse(source or "")
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return set()
     return {ast.dump(n.test) for n in ast.walk(tree) if isinstance(n, ast.Assert)}
@@ -154,7 +155,7 @@ def plan(source: str, channel: str = f"/out/{CHANNEL}", only=EVERY, file: str = 
     the rewrite would not parse into the same tests. `known`: the file as the candidate can read it in the base
     tree; a check it holds too is sealed but not secret (a forger can write the value it names)."""
     try:
-        tree = ast.parse(source)
+        tree = pysyntax.parse(source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return source, ()
     tag = f"{rng.getrandbits(40):010x}"
@@ -189,7 +190,7 @@ def plan(source: str, channel: str = f"/out/{CHANNEL}", only=EVERY, file: str = 
     sealed = sealed + ("" if sealed.endswith("\n") else "\n") + "\n\n" + _HELPER.format(name=helper, channel=repr(channel),
                                                                                        cap=VALUE_CAP, depth=DEPTH_CAP)
     try:
-        same = _shape(ast.parse(sealed)) == _shape(tree)
+        same = _shape(pysyntax.parse(sealed)) == _shape(tree)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         same = False
     return (sealed, tuple(seals)) if same else (source, ())

@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 from loop import verdicts as V
+from loop.kinds.repo import pysyntax
 
 FORGED_REPORT = "forged_report"
 SAME = "same"  # a must-pass that is an unchanged copy of a test: it passes wherever its original passes
@@ -212,7 +213,7 @@ def _pytest(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, po
 def _one_line_share(source: str) -> float:
     """The share of the file's test functions whose body is one line."""
     try:
-        tests = [n for n in ast.walk(ast.parse(source)) if _is_test(n, True)]
+        tests = [n for n in ast.walk(pysyntax.parse(source)) if _is_test(n, True)]
     except (SyntaxError, ValueError):
         return 0.0
     return sum(n.body[0].lineno == n.body[-1].end_lineno for n in tests) / len(tests) if tests else 0.0
@@ -229,7 +230,7 @@ def _plain_tests(source: str, scopes: set[tuple[str, ...]]) -> list[tuple[ast.Fu
     """Plain, undecorated tests that take no argument (a method: only self), in a scope a tripwire can go to
     (the module, or the Test class they belong to), with their scope."""
     try:
-        module = ast.parse(source)
+        module = pysyntax.parse(source)
     except (SyntaxError, ValueError):
         return []
     functions = [(fn, ()) for fn in module.body]
@@ -690,7 +691,7 @@ def pytest_points(source: str) -> list[Point]:
     last statement, and at the end of the file, from the module's syntax tree: none of these lines can be
     inside a statement."""
     try:
-        module = ast.parse(source)
+        module = pysyntax.parse(source)
     except (SyntaxError, ValueError):
         return []
     lines = source.splitlines()
