@@ -41,10 +41,13 @@ KEY = "sk-hostile-SECRET-7f3a9c"
 CODE = (EXAMPLES / "merge_intervals_py" / "correct_repair.py").read_text()
 MiB = 1024 * 1024
 MAX_RSS = 150  # MiB: a `loop generate` of a few samples peaks near 55
-# Runs `loop` and writes its own peak RSS (KiB) to argv[1] at exit: the child's figure, not the test's.
-MEASURED = ("import atexit, resource, sys\n"
+# Runs `loop` and writes its own peak RSS (KiB) to argv[1] at exit: the child's figure, not the test's. VmHWM, not
+# ru_maxrss: Linux starts an exec'd process's ru_maxrss at its parent's RSS when it forked (a pytest worker grown
+# past 150 MiB made every `loop` here "peak" at 150.7).
+MEASURED = ("import atexit, sys\n"
             "out = sys.argv.pop(1)\n"
-            "atexit.register(lambda: open(out, 'w').write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)))\n"
+            "hwm = lambda: next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:'))\n"
+            "atexit.register(lambda: open(out, 'w').write(hwm()))\n"
             "from loop.cli import cli\n"
             "cli(prog_name='loop')\n")
 
