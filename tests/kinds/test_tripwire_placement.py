@@ -435,8 +435,9 @@ def test_a_classifier_tells_tripwires_from_real_tests_no_better_than_chance():
 
 @pytest.mark.sandbox
 def test_only_unchanged_copies_that_ran_as_their_originals_are_used(tmp_path):
-    """A test that passes only the first time it runs in a process would fail beside its unchanged copy on an
-    honest tree: the base tree's probe shows it, and no grade copies it."""
+    """A test that passes only the first time it runs in a process would fail beside a copy of it (unchanged, or
+    with its literal changed) placed before it on an honest tree: the base tree's probe, which puts every copy
+    before its original, shows it every time, and no grade copies it."""
     hidden = (LEDGER / HIDDEN).read_text() + '''
 
 _RUNS = []
@@ -450,5 +451,7 @@ def test_first_run_only():
     allowed = repo_kind.tripwire_points(task, CFG, repo_kind._environment(task.spec, CFG))
     twins = allowed["tests/test_tax_rounding.py"].twins
     assert (T.SAME, (), "test_first_run_only") not in twins and (T.SAME, (), "test_half_cent_rounds_up") in twins
+    copied = {k[1] for k in allowed["tests/test_tax_rounding.py"].copies}
+    assert "test_first_run_only" not in copied and "test_half_cent_rounds_up" in copied, copied
     grade = repo_kind.KIND.grade(task, task.reference, CFG, Options(k=4, trials=0))
     assert grade.verdict == V.STABLE_PASS, grade.failures()

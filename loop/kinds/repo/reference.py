@@ -165,10 +165,10 @@ def _probe(task: Task, cfg: SandboxConfig, env: Env | None, kind: str) -> dict[s
     points = repo_tripwire.points_of(kind, (tree / host).read_text(encoding="utf-8", errors="replace"))
     plain = baseline(task, cfg, env, 0)
     unstable: set[str] | None = None
-    tries = [(points, None)]  # every point, every unchanged copy; after a change, fewer (see below)
+    tries = [(points, None, None)]  # every point, every copy; after a change, fewer (see below)
     while tries:
-        tried, twins = tries.pop(0)
-        safe = {host: repo_tripwire.Safe(frozenset(p.key for p in tried), None, twins)}
+        tried, twins, copies = tries.pop(0)
+        safe = {host: repo_tripwire.Safe(frozenset(p.key for p in tried), copies, twins)}
         probe = repo_tripwire.plan(spec.command, tree, [host], spec.fail_to_pass, allowed=safe, probe=True)
         if probe is None:
             return {host: repo_tripwire.Safe(frozenset())}
@@ -179,24 +179,25 @@ def _probe(task: Task, cfg: SandboxConfig, env: Env | None, kind: str) -> dict[s
             unstable = {t for t, o in plain.items() if t not in again or again[t].status != o.status}
             changed = [t for t in changed if t not in unstable]
         if not changed:
-            return {host: _proven_copies(task, cfg, env, host, kept, same)}
-        if twins is None:  # a test run twice may be what changed one: the copies that ran as their originals
-            # and whose originals kept their outcome, then no copy, then the end of the file alone
-            rest = frozenset(c for c in same if not any(t == c[2] or t.endswith(("::" + c[2], " > " + c[2]))
-                                                      for t in changed))
-            tries = [(points, rest), (points, frozenset()), (points[-1:], frozenset())]
+            return {host: _proven_copies(task, cfg, env, host, kept, same, copies)}
+        if twins is None:  # a copy may be what changed its original: no copy of a changed test (the unchanged
+            # ones only where they ran as their originals), then no unchanged copy, then the end of the file alone
+            copies, spare = repo_tripwire.spared(probe, changed)
+            rest = same & spare
+            tries = [(points, rest, copies), (points, frozenset(), copies), (points[-1:], frozenset(), copies)]
     return (f"loop's tripwire tests in {host} change the base tree's outcome of {changed[0]}"
             + (f" (and {len(changed) - 1} more)" if len(changed) > 1 else "")
             + ": a fault of loop's instrumentation, not of the candidate; please report it")
 
 
 def _proven_copies(task: Task, cfg: SandboxConfig, env: Env | None, host: str, kept: set,
-                   same: frozenset) -> repo_tripwire.Safe:
-    """The points `kept`, the copies a probe on the gold tree reported failing (every copy, unchecked, where the
-    gold patch does not apply) and the unchanged copies `same` that ran as their originals there too."""
+                   same: frozenset, copies: frozenset | None) -> repo_tripwire.Safe:
+    """The points `kept`, the copies (of `copies`, None: every one) a probe on the gold tree reported failing
+    (unchecked where the gold patch does not apply) and the unchanged copies `same` that ran as their originals
+    there too."""
     spec: RepoSpec = task.spec
     gold = _gold_tree(task, cfg)
-    safe = repo_tripwire.Safe(frozenset(kept), None, same)
+    safe = repo_tripwire.Safe(frozenset(kept), copies, same)
     probe = repo_tripwire.plan(spec.command, gold, [host], spec.fail_to_pass, allowed={host: safe}, probe=True) \
         if gold is not None else None
     if probe is None:

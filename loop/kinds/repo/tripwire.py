@@ -287,10 +287,10 @@ def _derived_bodies(source: str, wanted: set[str], scopes: set[tuple[str, ...]],
 
 
 def _choose(found: list[tuple], key, test, copies: frozenset | None, every: bool, rng: random.Random) -> list[tuple]:
-    """Of the candidate copies (each a check of a test, `key` naming it in any version of the file): every one
-    for a probe; else one per test, among those a probe on the gold tree showed failing there (`copies`; None
-    where the task has no gold tree to show it)."""
-    found = [f for f in found if every or copies is None or key(f) in copies]
+    """Of the candidate copies (each a check of a test, `key` naming it in any version of the file), those in
+    `copies` (None: every one): a probe's run on the gold tree showed them failing there, or, for a probe, an
+    earlier probe did not see them change a test; a probe has them all, a grade one per test."""
+    found = [f for f in found if copies is None or key(f) in copies]
     if every:
         return found
     per: dict = {}
@@ -313,12 +313,14 @@ def _layout(derived: list[tuple], points: list[Point], rng: random.Random,
 
     def at(d: tuple, scope: tuple[str, ...]) -> int:
         """Just before or just after its original, as likely: which of two tests that differ in one literal
-        is the copy, their order does not tell."""
+        is the copy, their order does not tell. In a probe always just before: what a copy leaves behind
+        then reaches its original too, so the probe sees every test a copy changes (a grade's copy after
+        its original changes a subset of those)."""
         same = [i for i, p in enumerate(points) if p.scope == scope]
         here = next((k for k, i in enumerate(same) if points[i].before == d[1]), None)
         if here is None:
             return rng.choice(same or range(len(points)))
-        if here + 1 < len(same) and rng.random() < 0.5:
+        if not probe and here + 1 < len(same) and rng.random() < 0.5:
             after.add(id(d))
             return same[here + 1]
         return same[here]
@@ -889,9 +891,23 @@ def _status(name: str, test_id: str | None, outcomes: dict) -> str | None:
     if test_id in outcomes:
         return outcomes[test_id].status
     for key, out in outcomes.items():
-        if key == name or key.endswith(("::" + name, " > " + name)):
+        if _is(key, name):
             return out.status
     return None
+
+
+def _is(test: str, name: str) -> bool:
+    """Is `test` (a report's id) the test `name` (its id, or its name at the end of one)?"""
+    return test == name or test.endswith(("::" + name, " > " + name))
+
+
+def spared(p: Plan, changed: list[str]) -> tuple[frozenset, frozenset]:
+    """The keys of a probe's derived copies and of its unchanged copies whose originals are not among the tests
+    the probe's run changed: a copy may be what changed its original (state it leaves behind), so the next
+    probe plants neither kind of copy of those."""
+    keep = [w for w in p.wires if w.copy is not None and not any(_is(t, w.source) for t in changed)]
+    return (frozenset(w.copy for w in keep if w.expect == V.FAIL),
+            frozenset(w.copy for w in keep if w.expect == SAME))
 
 
 def _original_passes(source: str, outcomes: dict) -> bool:
@@ -934,7 +950,7 @@ def without(p: Plan, outcomes: dict | None) -> dict | None:
     names = {w.name for w in p.wires}
     ids = {w.test_id for w in p.wires}
     return {k: replace(o, message=restore_lines(p, o.message)) for k, o in outcomes.items()
-            if k not in ids and k not in names and not any(k.endswith(("::" + n, " > " + n)) for n in names)
+            if k not in ids and k not in names and not any(_is(k, n) for n in names)
             and _test_of(k) not in names}
 
 
