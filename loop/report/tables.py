@@ -11,7 +11,7 @@ import io
 import json
 from pathlib import Path
 
-import sqlite_utils
+from loop.store.lite import sqlite_utils
 
 from loop import verdicts as V
 from loop.datasets.evalplus import numbers as evalplus_numbers

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
+from loop.store.lite import sqlite_utils
 
 from loop.errors import StoreError
 from loop.grading.model import text

@@ -6,7 +6,9 @@ record that it ran (sqlite-utils `Migrations`), so an interrupted migration is s
 
 import contextlib
 
-from sqlite_utils.migrations import Migrations
+from loop.store.lite import sqlite_utils
+
+Migrations = sqlite_utils.migrations.Migrations
 
 migrations = Migrations("loop")
 
