@@ -38,12 +38,15 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -196,6 +199,56 @@ def loop_grades(cfg: Path, row: dict, preds: dict, k: int, run: int) -> dict[str
                          f"predictions: {(done.stdout + done.stderr)[-1500:]}")
     return got
 
+# --- cost: loop's whole command against the same tests run bare ------------------------------------------------
+
+def bare_seconds(folder: Path, spec, python: str, env_path: Path, work: Path) -> float:
+    """One run of the task's test command on its named tests, bare (no sandbox, no loop, no instrumentation),
+    in the tree a gold grade tests (base + gold patch + hidden tests), the environment loop built, loop's paths."""
+    tree = work / "bare"
+    shutil.rmtree(tree, ignore_errors=True)
+    shutil.copytree(spec.tree, tree)
+    subprocess.run(["git", "apply", "-"], cwd=tree, input=(folder / "gold.patch").read_bytes(), check=True,
+                   capture_output=True, env=GIT_ENV)
+    shutil.copytree(folder / "hidden", tree, dirs_exist_ok=True)
+    ids = [*spec.fail_to_pass, *spec.pass_to_pass]
+    argv = [x for a in spec.command for x in (ids if a == "{tests}" else [a.replace("{report}", str(work / "bare.xml"))])]
+    argv[0] = python if argv[0].startswith("python") else shutil.which(argv[0], path="/usr/bin:/bin")
+    paths = [str(env_path), *(p.replace("/repo", str(tree), 1) for p in spec.paths)]
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(work), "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": ":".join(paths)}
+    start = time.perf_counter()
+    subprocess.run(argv, cwd=tree, env=env, capture_output=True, timeout=1800)
+    return time.perf_counter() - start
+
+
+def loop_seconds(cfg: Path, row: dict, k: int) -> float:
+    """One `loop grade --predictions` of the row's gold patch alone, as a user runs it (a fresh process)."""
+    path = cfg.parent / f"cost-{row['instance_id']}.jsonl"
+    path.write_text(json.dumps({"instance_id": row["instance_id"], "model_name_or_path": "cost",
+                                "model_patch": row["patch"]}) + "\n")
+    start = time.perf_counter()
+    done = loop_cmd(cfg, "grade", "--predictions", str(path), "--json", "--k", str(k))
+    took = time.perf_counter() - start
+    if '"resolved": true' not in done.stdout:
+        raise SystemExit(f"{row['instance_id']}: the gold patch not resolved in the cost run: {done.stdout[-800:]}")
+    return took
+
+
+def cost(cfg: Path, row: dict, folder: Path, spec, python: str, env_path: Path, work: Path, repeat: int) -> str:
+    """A line: the bare run and loop's gold grade at k=1 and k=5 (medians of `repeat`, after one grade that fills
+    loop's cache: base and gold trees, probes, seals), each over the bare run."""
+    for k in (1, 5):
+        loop_seconds(cfg, row, k)  # the first grade of a task pays the base and gold trees once
+    bare, rounds = [], {1: [], 5: []}
+    for _ in range(repeat):  # alternated, so the load falls on both sides alike
+        bare.append(bare_seconds(folder, spec, python, env_path, work))
+        for k in rounds:
+            rounds[k].append(loop_seconds(cfg, row, k))
+    b = statistics.median(bare)
+    return (f"{row['instance_id']:36} bare {b:6.2f} s   k=1 {statistics.median(rounds[1]):6.2f} s "
+            f"({statistics.median(rounds[1]) / b:.2f}x)   k=5 {statistics.median(rounds[5]):6.2f} s "
+            f"({statistics.median(rounds[5]) / b:.2f}x)   load {os.getloadavg()[0]:.1f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("gitdirs", nargs="*", type=Path, help="local git directories holding the projects' history")
@@ -206,6 +259,8 @@ def main() -> None:
     ap.add_argument("--only", action="append", help="an instance id (repeatable); default: every row")
     ap.add_argument("--check", action="store_true", help="run `loop tasks check` first")
     ap.add_argument("--work", type=Path, help="keep the project here (default: a temporary folder)")
+    ap.add_argument("--cost", type=int, default=0, metavar="N", help="also time loop's gold grade at k=1 and k=5 "
+                    "against the same tests run bare, N rounds each (medians), per instance")
     ap.add_argument("--grade-logs", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.grade_logs:
@@ -254,6 +309,7 @@ def main() -> None:
                                                                             for r in range(args.runs))
           + "  loop verdict (reason)", flush=True)
     differ = total = 0
+    costs = []
     for row in rows:  # an instance at a time, both sides, so a long run reports what it finished
         iid = row["instance_id"]
         preds = predictions(row, *WRONG[iid])
@@ -269,6 +325,8 @@ def main() -> None:
                 log.write_text(swebench_log(row, gitdirs[iid], preds[kind], work, python,
                                             [str(current.path), str(env.path), *spec.paths]))
             cases.append({"row": row, "kind": kind, "patch": preds[kind], "log": str(log)})
+        if args.cost:
+            costs.append(cost(cfg, row, proj / "harness" / "tasks" / iid, spec, python, env.path, work, args.cost))
         theirs = dict(zip(KINDS, swebench_grade(cases)))
         runs = [loop_grades(cfg, row, preds, args.k, run) for run in range(args.runs)]
         for kind, resolved in theirs.items():
@@ -281,6 +339,9 @@ def main() -> None:
     if args.runs:
         print(f"\n{total - differ} of {total} predictions: loop's resolved equals SWE-bench's in every run"
               + (f"; {differ} differ" if differ else ""))
+    if costs:
+        print(f"\ncost: median of {args.cost} rounds after a first grade, {os.cpu_count()} cores (goals: k=1 1.5x, "
+              f"k=5 3x bare)\n" + "\n".join(costs))
     print(f"(project, logs and reports kept in {work})" if args.work else "")
     if not args.work:
         shutil.rmtree(work, ignore_errors=True)
