@@ -12,6 +12,7 @@ from pathlib import Path
 
 from loop.report.format import columns, fmt_value, render_csv, view_rows
 from loop.report.stats import wilson
+from loop.store.lite import sqlite_utils
 
 ALL = "(all)"  # the task name of the rows summed over every task of a batch
 RATE_COLUMNS = ["batch_id", "task", "round", "samples", "asked", "decided", "passed", "pass_rate", "wilson_low",
@@ -38,6 +39,13 @@ def round_rates(db: Path, *, batch: int | None = None, task: str | None = None) 
 def round_repairs(db: Path, *, batch: int | None = None, task: str | None = None) -> list[dict]:
     """Per batch, task, round and main kind of evidence: follow-ups sent and how many passed (round_repairs)."""
     return view_rows(db, "round_repairs", "batch_id, task, round, evidence", batch=batch, task=task)
+
+
+def asked_again(db: Path, batch: int) -> bool:
+    """Did the batch send a follow-up (a round after the first)? One index lookup, where round_rates aggregates
+    every batch in runs.db before it filters (1.6 s for one batch among 400 of 164 candidates)."""
+    return bool(next(iter(sqlite_utils.Database(db).query(
+        "select exists(select 1 from candidates where batch_id = ? and round > 1) as again", [batch])))["again"])
 
 
 def has_rounds(rates: list[dict]) -> bool:

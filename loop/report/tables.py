@@ -346,9 +346,8 @@ def batch_summary(db: Path, batch_id: int, candidates: int, verdicts: dict) -> d
              "pass_rate": passed / decided if decided else None,
              "coverage": decided / candidates if candidates else None, "not_asked": not_asked}
     out = {"batch_id": batch_id, "candidates": candidates, "verdicts": verdicts, "batch": total, "rates": rows}
-    round_rows = rounds.round_rates(db, batch=batch_id)
-    if rounds.has_rounds(round_rows):
-        out["rounds"] = round_rows
+    if rounds.asked_again(db, batch_id):
+        out["rounds"] = rounds.round_rates(db, batch=batch_id)
     plus = evalplus_numbers.batch_numbers(db, batch_id)
     if plus is not None:
         out["evalplus"] = plus

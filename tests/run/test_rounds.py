@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import runpy
+import shutil
 import signal
 import subprocess
 import sys
@@ -203,6 +204,13 @@ def test_report_formats_show_the_curve(three_rounds, tmp_path):
                for r in data["rounds"]["repairs"])
     csv = report.render_report(db, "csv", batch=1)
     assert "round,samples,asked,decided,passed" in csv.replace("batch_id,task,", "")
+    # the summary printed after the batch reads the curve only for a batch that sent follow-ups
+    summary = report.batch_summary(db, 1, 4, {})
+    assert [r["passed"] for r in summary["rounds"] if r["task"] == "(all)"] == [0, 1, 1]
+    first = tmp_path / "first-answers.db"  # the same batch without its follow-ups
+    shutil.copyfile(db, first)
+    sqlite_utils.Database(first).execute("delete from candidates where round > 1").connection.commit()
+    assert "rounds" not in report.batch_summary(first, 1, 4, {})
     page = report_html.render(db, batch=1)
     svg = page[page.index("<svg", page.index("Feedback rounds")):]
     svg = svg[:svg.index("</svg>")]
