@@ -179,6 +179,19 @@ def test_a_cut_id_has_the_status_swebench_records_for_it():
     assert graded(V.FAIL).message == V.FAIL and graded(SKIP) is None
 
 
+def test_what_pytest_is_given_for_an_id_it_cannot_select():
+    """pytest before 8 splits a node id at every `::`, and an id cut at a space names no test: for both it is
+    given the test's function (every parameter), and the report's full ids are read back. sqlfluff-1517's
+    `[ExpressionSegment-NULL::INT]` under its row's pytest (6.2.5) was "not found", and no test ran."""
+    from loop.kinds.repo.results import selector
+
+    sql = "test/dialects/ansi_test.py::test__dialect__ansi_specific_segment_parses[ExpressionSegment-NULL::INT]"
+    assert selector(sql) == "test/dialects/ansi_test.py::test__dialect__ansi_specific_segment_parses"
+    assert selector("t.py::test_f[My") == "t.py::test_f"
+    for whole in ("t.py::test_f[a-b]", "t.py::TestX::test_f[x]", "t.py::test_f", "pkg/a[1].py::test_f"):
+        assert selector(whole) == whole
+
+
 def test_project_metadata_is_read_never_run_and_never_a_path():
     from loop.kinds.repo import metadata
 
