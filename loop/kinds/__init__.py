@@ -12,7 +12,6 @@ kinds through the entry-point group `loop.kinds`, the way `llm` loads its plugin
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -64,7 +63,10 @@ def _instance(obj, where: str) -> TaskKind:
 
 
 def plugins() -> dict[str, object]:
-    """Entry points of the `loop.kinds` group, by name (not loaded)."""
+    """Entry points of the `loop.kinds` group, by name (not loaded). importlib.metadata is imported here, not at
+    start-up: it reads every installed distribution's metadata, and the built-in kinds need none of it."""
+    from importlib.metadata import entry_points
+
     return {ep.name: ep for ep in entry_points(group=GROUP)}
 
 
