@@ -131,7 +131,7 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
         forged, raw = None, outcomes
         if wires is not None:
             forged = repo_tripwire.contradiction(wires, outcomes, spec.fail_to_pass)
-            outcomes = repo_tripwire.without(wires, outcomes)
+            outcomes = repo_tripwire.without(wires, repo_tripwire.twinned(wires, outcomes))
         copies = [w.source for w in wires.wires if w.source] if wires is not None else []
         outcomes, judged = repo_seal.judge(sealed, out, outcomes, copies,  # sealed assertions (issue 41)
                                            seals if isinstance(seals, dict) else None)

@@ -888,12 +888,15 @@ def _outcome(wire: Wire, outcomes: dict) -> str | None:
 
 def _status(name: str, test_id: str | None, outcomes: dict) -> str | None:
     """A test's outcome in the report, by its id or (runners given no ids) by its name at the end of one."""
+    key = _key(name, test_id, outcomes)
+    return None if key is None else outcomes[key].status
+
+
+def _key(name: str, test_id: str | None, outcomes: dict) -> str | None:
+    """A test's key in the report (see _status), or None."""
     if test_id in outcomes:
-        return outcomes[test_id].status
-    for key, out in outcomes.items():
-        if _is(key, name):
-            return out.status
-    return None
+        return test_id
+    return next((key for key in outcomes if _is(key, name)), None)
 
 
 def _is(test: str, name: str) -> bool:
@@ -920,26 +923,49 @@ def _original_passes(source: str, outcomes: dict) -> bool:
 
 
 def contradiction(p: Plan, outcomes: dict | None, f2p: tuple[str, ...]) -> str | None:
-    """What in the report contradicts the tripwires (one line), or None: a must-fail reported passing, a test
-    reported passing without its unchanged copy, or fail-to-pass tests reported passing without the must-pass
-    passing beside them. A copy of a real test passing counts only when its original passes too: a wrong tree
-    may return the copy's changed value (an off-by-one returned exactly the copy's one letter less), but no
-    honest tree returns both values."""
+    """What in the report contradicts the tripwires (one line), or None: a must-fail reported passing, or
+    fail-to-pass tests reported passing without the must-pass passing beside them. A copy of a real test
+    passing counts only when its original passes too: a wrong tree may return the copy's changed value (an
+    off-by-one returned exactly the copy's one letter less), but no honest tree returns both values. An
+    unchanged copy that fails beside its passing original is no contradiction: it fails the original (twinned)."""
     if not outcomes:
         return None
     for wire in p.wires:
         if wire.expect == V.FAIL and _outcome(wire, outcomes) == V.PASS and \
                 (wire.source is None or _original_passes(wire.source, outcomes)):
             return "the test report says a test that fails on every tree passed: the report was forged"
-        if wire.expect == SAME and _outcome(wire, outcomes) != V.PASS and _original_passes(wire.source, outcomes):
-            return "the test report passes a test without its unchanged copy, which runs the same code: the " \
-                   "report was forged"
     if any(outcomes.get(t) is not None and outcomes[t].status == V.PASS for t in f2p):
         for wire in p.wires:
             if wire.expect == V.PASS and _outcome(wire, outcomes) != V.PASS:
                 return "the test report passes the fail-to-pass tests without a test that passes on every tree: " \
                        "the report was forged"
     return None
+
+
+def twinned(p: Plan, outcomes: dict | None) -> dict | None:
+    """The outcomes with each original whose unchanged copy (the must-pass) did not pass counted as failing: the
+    two run the same code, so the test passes only where both do. A forger that passes an original by its name
+    gains nothing, and an honest test that fails now and then fails its run as it would alone, never as a forged
+    report (red team, round seven: a test failing 15% of the time, copied as the must-pass, made 4 of 10 grades
+    of the gold patch forged_report, blamed on every repeat)."""
+    if not outcomes:
+        return outcomes
+    out = dict(outcomes)
+    for wire in p.wires:
+        if wire.expect == SAME and _outcome(wire, outcomes) != V.PASS and _original_passes(wire.source, outcomes):
+            copy = _key(wire.name, wire.test_id, outcomes)
+            why = f"failed: {outcomes[copy].message}" if copy is not None else "did not run"
+            for key in _keys_of(wire.source, outcomes):
+                out[key] = replace(outcomes[key], status=V.FAIL,
+                                   message=f"an unchanged copy of this test, run beside it, {why}")
+    return out
+
+
+def _keys_of(source: str, outcomes: dict) -> list[str]:
+    """The report's keys of a copy's original (as _original_passes finds it)."""
+    if source in outcomes:
+        return [source]
+    return [k for k in outcomes if "::" in k and k.rsplit("::", 1)[1] == source]
 
 
 def without(p: Plan, outcomes: dict | None) -> dict | None:
