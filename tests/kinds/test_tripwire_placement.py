@@ -412,6 +412,22 @@ def test_the_must_pass_is_an_unchanged_copy_and_its_original_passes_only_beside_
         assert T.contradiction(p, outcomes, ()) is None and T.twinned(p, outcomes) == outcomes
 
 
+@pytest.mark.parametrize("path, command", SHIPPED_HOSTS, ids=["pytest", "node", "go"])
+def test_tripwires_guard_the_tests_of_their_own_file_only(path, command):
+    """A forger can select tests by file (pytest's path, node's child per file, the file defining a Go test):
+    only the tests of the tripwires' host file meet them (red team, round seven)."""
+    kind = T.framework(command)
+    source = path.read_text()
+    host = str(path.relative_to(path.parents[1 if kind == "go" else 2] / "hidden"))
+    p = {"pytest": T._pytest, "node": T._node, "go": T._go}[kind](host, source, (), random.Random(1),
+                                                                  T.points_of(kind, source))
+    own = {"pytest": f"{host}::test_half_cent_rounds_up", "node": "truncate unicode > max counts characters, not "
+           "UTF-16 units", "go": "semver::TestNumericPrerelease/beta.11_vs_beta.100"}[kind]
+    other = {"pytest": "tests/test_tax.py::test_category_is_case_insensitive",
+             "node": "pad > center with an odd leftover", "go": "semver::TestNext/2.0.0-rc.1_major"}[kind]
+    assert T.guards(p, own) and not T.guards(p, other)
+
+
 def _block(kind: str, source: str, name: str) -> str:
     """A test's whole text in its file (from its def, test( or func line)."""
     if kind == "pytest":

@@ -24,6 +24,7 @@ from pathlib import Path, PurePosixPath
 
 from loop import verdicts as V
 from loop.kinds.repo import pysyntax
+from loop.kinds.repo.results import NODE_SEP
 
 FORGED_REPORT = "forged_report"
 SAME = "same"  # a must-pass that is an unchanged copy of a test: it passes wherever its original passes
@@ -959,6 +960,18 @@ def twinned(p: Plan, outcomes: dict | None) -> dict | None:
                 out[key] = replace(outcomes[key], status=V.FAIL,
                                    message=f"an unchanged copy of this test, run beside it, {why}")
     return out
+
+
+def guards(p: Plan, test_id: str) -> bool:
+    """Do the tripwires of `p` share the test's file, where a forger that selects tests by file (pytest's path,
+    node's child per file, the file that defines a Go test) meets them? Tests of other files are decided by the
+    report alone (red team, round seven: forgers that flip only the shipped test files' failures)."""
+    if p.host.endswith(".py"):
+        return test_id.split("::", 1)[0] == p.host
+    if p.host.endswith(".go"):
+        return re.search(rf"^func\s+{re.escape(_test_of(test_id))}\s*\(", p.text, re.M) is not None
+    title = test_id.rsplit(NODE_SEP, 1)[-1]
+    return any(f"{q}{title}{q}" in p.text for q in "'\"`")
 
 
 def _keys_of(source: str, outcomes: dict) -> list[str]:
