@@ -421,23 +421,32 @@ def _problem(seal: Seal, values: list[Any]) -> str | None:
 
 # judging ------------------------------------------------------------------------------------------------
 def _function(test_id: str) -> tuple[str, str] | None:
-    """(file, "Class::test") of a pytest id, its parameters cut off."""
-    parts = test_id.split("::")
-    if len(parts) < 2:
+    """(file, "Class::test") of a pytest id: the file ends at the first `::`, the parameters begin at the first
+    `[` (a parameter's id may hold `::` or `[` of its own: `t.py::test_x[a::b]`)."""
+    file, sep, rest = test_id.partition("::")
+    if not sep:
         return None
-    return parts[0], "::".join([*parts[1:-1], parts[-1].split("[", 1)[0]])
+    return file, rest.split("[", 1)[0]
 
 
 def owner(style: str, test_id: str) -> tuple[tuple[str, str] | None, bool]:
     """(the key of the seals that decide a report's test id, whether that id is its test's own run): pytest's
-    (file, test function) for each parameter; node's id itself; Go's top-level test for it and its subtests (a
-    failing row fails the test and every subtest of it: which subtest sent a value is the sandbox's word)."""
+    (file, test function) for each parameter; node's id itself (its titles are the file's own literals, joined
+    as the report joins them); Go's top-level test for it and its subtests, the package cut at the first `::`
+    (a failing row fails the test and every subtest of it: which subtest sent a value is the sandbox's word)."""
     if style == "pytest":
         return _function(test_id), True
     if style == "node":
         return ("", test_id), True
-    name = test_id.rsplit("::", 1)[-1]
+    name = test_id.split("::", 1)[-1]
     return ("", name.split("/", 1)[0]), "/" not in name
+
+
+def _claimed(style: str, test_id: str, keys) -> tuple[str, str] | None:
+    """The sealed test a pytest id names though owner() maps it elsewhere (`t.py::test_x::more`), or None: the
+    report alone would decide it while the test's sealed check returned true in the sandbox."""
+    fn = _function(test_id) if style == "pytest" else None
+    return None if fn is None else next((k for k in keys if k[0] == fn[0] and fn[1].startswith(k[1] + "::")), None)
 
 
 def _key(s: Seal) -> tuple[str, str]:
@@ -452,6 +461,7 @@ class Judged:
     failed: set[str] = field(default_factory=set)  # test ids a sealed assertion failed
     surplus: dict[str, str] = field(default_factory=dict)  # seal id -> why its records outnumber its check's runs
     stray: str | None = None  # why the channel holds a line no helper wrote
+    mapped: set = field(default_factory=set)  # the (file, test) keys of seals a report entry maps to
 
     @property
     def forged(self) -> str | None:
@@ -469,9 +479,10 @@ class Judged:
         of a Go table), each with the rows its records came from: what a candidate's passing run must send too.
         A literal compared in several iterations (a loop, a subtest or parameter per case) is left unsealed: a
         record cannot be bound to its iteration in the sandbox, so one right iteration's value, copied, would
-        pass the wrong ones."""
+        pass the wrong ones. So is a seal of a test no report entry maps to: the report alone would decide it."""
         keep = self.verified()
-        rows = {s.key: [_row(v) for v in self.values[s.id]] for s in self.seals if s.key in keep}
+        rows = {s.key: [_row(v) for v in self.values[s.id]] for s in self.seals
+                if s.key in keep and _key(s) in self.mapped}
         return {key: frozenset(r) for key, r in rows.items() if len(set(r)) == len(r)}
 
 
@@ -496,6 +507,8 @@ def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | Non
     runs: dict[tuple[str, str], int] = {}
     for test_id, o in outcomes.items():
         fn, own = owner(style, test_id)
+        if fn in by_test:
+            judged.mapped.add(fn)
         if fn in by_test and own and not truncated(test_id):  # a cut id repeats a full one
             runs[fn] = runs.get(fn, 0) + 1
             passing[fn] = passing.get(fn, 0) + (o.status == V.PASS)
@@ -513,6 +526,11 @@ def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | Non
     for test_id, o in outcomes.items():
         fn, own = owner(style, test_id)
         if fn not in by_test:
+            claimed = _claimed(style, test_id, by_test)
+            if claimed is not None:
+                out[test_id] = Outcome(V.FAIL, f"the report names {test_id!r}, a run of {claimed[1]} whose sealed "
+                                                "assertions loop cannot map it to: it cannot pass on the report alone")
+                judged.failed.add(test_id)
             continue
         problem = None
         for s in by_test[fn]:
