@@ -373,6 +373,44 @@ def _row(value: Any) -> int:
     return value.row if isinstance(value, js_go.GoValue) else -1
 
 
+def _mark(value: Any) -> tuple[int, int, int]:
+    """What a record says beside its value, which decides how it is compared: (its table row or -1, whether the
+    compared expression is an interface, a float's width in bits); a Go record's, else (-1, 0, 64)."""
+    return (value.row, int(value.iface), value.bits) if isinstance(value, js_go.GoValue) else (-1, 0, 64)
+
+
+def _how(m: tuple[int, int, int]) -> str:
+    return f"{'an interface' if m[1] else 'a static type'}, {m[2]}-bit floats"
+
+
+def _off_plan(seal: Seal, values: list[Any], floor: frozenset, runs: int) -> str | None:
+    """Why a Go seal's records say other than the gold run's did about how they are compared, or None. The
+    sandbox writes a record's row, interface-ness and float width, so they are taken from the gold run (`floor`:
+    its marks, one per row): a record from a row the gold run never compared, with another width (32 rounds the
+    comparison to float32) or interface-ness (false skips the dynamic type's test), or a row sent more often than
+    its test ran, fails the test. A failed check, not `forged_report`: a patch that changes the compared
+    expression's type sends other fields honestly, and its value was then not compared as the test compares."""
+    plan = {m[0]: m for m in floor}
+    sent: dict[int, int] = {}
+    for v in values:
+        if not isinstance(v, js_go.GoValue):
+            continue  # an unserializable value: _problem says so
+        m = _mark(v)
+        want = plan.get(m[0])
+        row = f"row {m[0]}" if m[0] >= 0 else "its check"
+        if want is None:
+            return (f"sealed assertion at {seal.where}: a value from {row}, which the gold patch's run never "
+                    "compared (the record names its row)")
+        if m != want:
+            return (f"sealed assertion at {seal.where}: the value was sent as {_how(m)}; the gold patch's run "
+                    f"compared {_how(want)}")
+        sent[m[0]] = sent.get(m[0], 0) + 1
+        if sent[m[0]] > max(1, runs):
+            return (f"sealed assertion at {seal.where}: {sent[m[0]]} values from {row} in {runs} run"
+                    f"{'s' * (runs != 1)} of its test (the gold patch's run sent one)")
+    return None
+
+
 def _matches(seal: Seal, value: Any) -> bool:
     if seal.op in ("strict", "deep"):
         return js_go.js_same(value, seal.literal)
@@ -474,16 +512,17 @@ class Judged:
         return frozenset(s.key for s in self.seals if self.values.get(s.id) and s.id not in self.surplus
                          and _problem(s, self.values[s.id]) is None)
 
-    def floors(self) -> dict[tuple[str, int, int], frozenset[int]]:
+    def floors(self) -> dict[tuple[str, int, int], frozenset[tuple[int, int, int]]]:
         """On the gold tree: the verified seals whose literal no two records share (one record, or one per row
-        of a Go table), each with the rows its records came from: what a candidate's passing run must send too.
+        of a Go table), each with its records' marks (`_mark`: the rows they came from, and how a Go record is
+        compared): what a candidate's passing run must send too, and how.
         A literal compared in several iterations (a loop, a subtest or parameter per case) is left unsealed: a
         record cannot be bound to its iteration in the sandbox, so one right iteration's value, copied, would
         pass the wrong ones. So is a seal of a test no report entry maps to: the report alone would decide it."""
         keep = self.verified()
-        rows = {s.key: [_row(v) for v in self.values[s.id]] for s in self.seals
-                if s.key in keep and _key(s) in self.mapped}
-        return {key: frozenset(r) for key, r in rows.items() if len(set(r)) == len(r)}
+        marks = {s.key: [_mark(v) for v in self.values[s.id]] for s in self.seals
+                 if s.key in keep and _key(s) in self.mapped}
+        return {key: frozenset(m) for key, m in marks.items() if len({r for r, *_ in m}) == len(m)}
 
 
 def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | None, copies=(), floors=None
@@ -492,7 +531,7 @@ def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | Non
     record of its seals equals the kept literal, each unconditional seal sent a value per passing run and no
     more than one per run (more: `Judged.forged`), and each seal sent, from every row, what it sent on the gold
     tree (`floors`, from `Judged.floors`: conditional or not, a passing test whose check sent nothing passed on
-    the report's word alone). `copies`: the original test of each tripwire that copies one (its sealed checks
+    the report's word alone), a Go record compared as the gold run's was (`_off_plan`). `copies`: the original test of each tripwire that copies one (its sealed checks
     run in the copy too), outcomes holding no tripwire."""
     values, stray = records(out, seals)
     judged = Judged(seals, values, stray=stray)
@@ -539,7 +578,10 @@ def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | Non
             if o.status == V.PASS and own and s.unconditional and len(values) < max(1, passing.get(fn, 0)):
                 problem = problem or (f"sealed assertion at {s.where}: no value reached loop from a test reported "
                                       "passing (it runs on every pass of the test)")
-            missing = sorted(floors.get(s.key, frozenset()) - {_row(v) for v in values})
+            floor = floors.get(s.key, frozenset())
+            if s.style == "go" and floor:
+                problem = problem or _off_plan(s, values, floor, runs.get(fn, 0))
+            missing = sorted({r for r, *_ in floor} - {_row(v) for v in values})
             if o.status == V.PASS and missing:
                 row = f" from row {missing[0]}" if missing[0] >= 0 else ""
                 problem = problem or (f"sealed assertion at {s.where}: no value reached loop{row} from a test "
