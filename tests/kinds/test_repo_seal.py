@@ -340,6 +340,26 @@ def test_a_seal_no_report_entry_maps_to_on_the_gold_run_is_not_sealed(tmp_path):
     assert gold.verified() == {s.key for s in seals} and set(gold.floors()) == {seals[0].key}
 
 
+def test_a_test_whose_sealed_check_decided_nothing_is_unguarded(tmp_path):
+    """Round six: a test whose sealed check sent nothing was labelled `tripwire-guarded`, though loop's helper
+    had replaced that check and returned true in the sandbox: no tripwire sees what it compared. So is one whose
+    record names a literal the candidate can read (the base tree holds the check)."""
+    src = "def test_a():\n    assert f() == 1\n\n\ndef test_b():\n    assert f() == 2\n\n\ndef test_c():\n    if f:\n" \
+          "        assert f() == 3\n\n\ndef test_d():\n    assert g()\n"
+    _, seals = seal.plan(src, file="t.py", known="def test_b():\n    assert f() == 2\n")
+    a, b, c = seals
+    assert (a.secret, b.secret, c.secret) == (True, False, True)
+    (tmp_path / seal.CHANNEL).write_text("".join(json.dumps({"id": s.id, "value": ["int", v]}) + "\n"
+                                                 for s, v in ((a, "1"), (b, "2"))))
+    ids = {f"t.py::test_{x}": Outcome(V.PASS) for x in "abcd"}
+    out, judged = seal.judge(seals, tmp_path, ids)
+    assert all(o.status == V.PASS for o in out.values())
+    assert {t[-1]: seal.decided_by(judged, t, True) for t in ids} == {
+        "a": seal.SEALED, "b": seal.UNGUARDED, "c": seal.UNGUARDED, "d": seal.TRIPWIRE_GUARDED}
+    assert {t[-1]: seal.decided_by(judged, t, False) for t in ids}["d"] == seal.UNGUARDED  # no tripwire planted
+    assert seal.decided_by(None, "t.py::test_d", True) == seal.TRIPWIRE_GUARDED
+
+
 @pytest.mark.parametrize("where", ["missing", "full", "folder"])
 def test_a_helper_that_cannot_send_its_value_fails_its_test(tmp_path, where):
     # whatever keeps the record from the channel (ENOENT, ENOSPC, EISDIR; a forger's EMFILE), the check fails:

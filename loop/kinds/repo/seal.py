@@ -496,6 +496,7 @@ class Judged:
     seals: tuple[Seal, ...]
     values: dict[str, list[Any]]
     decided: set[str] = field(default_factory=set)  # test ids a sealed assertion decided
+    owned: set[str] = field(default_factory=set)  # test ids a sealed assertion belongs to (decided or not)
     failed: set[str] = field(default_factory=set)  # test ids a sealed assertion failed
     surplus: dict[str, str] = field(default_factory=dict)  # seal id -> why its records outnumber its check's runs
     stray: str | None = None  # why the channel holds a line no helper wrote
@@ -564,7 +565,9 @@ def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | Non
     out = dict(outcomes)
     for test_id, o in outcomes.items():
         fn, own = owner(style, test_id)
-        if fn not in by_test:
+        if fn in by_test:
+            judged.owned.add(test_id)
+        else:
             claimed = _claimed(style, test_id, by_test)
             if claimed is not None:
                 out[test_id] = Outcome(V.FAIL, f"the report names {test_id!r}, a run of {claimed[1]} whose sealed "
@@ -593,6 +596,16 @@ def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | Non
             judged.decided.add(test_id)
             judged.failed.add(test_id)
     return out, judged
+
+
+def decided_by(judged: Judged | None, test_id: str, tripwires: bool) -> str:
+    """What decided a test's outcome: its sealed checks' records (SEALED); else the report, which tripwires guard
+    when any were planted (`tripwires`), unless one of its checks was sealed and decided nothing (it sent no
+    record, or one whose literal the candidate can read): loop's helper replaced that check and returned true in
+    the sandbox, so no tripwire sees what it compared (UNGUARDED)."""
+    if judged is not None and test_id in judged.decided:
+        return SEALED
+    return TRIPWIRE_GUARDED if tripwires and (judged is None or test_id not in judged.owned) else UNGUARDED
 
 
 # the run's hook -----------------------------------------------------------------------------------------
