@@ -532,8 +532,8 @@ def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | Non
     record of its seals equals the kept literal, each unconditional seal sent a value per passing run and no
     more than one per run (more: `Judged.forged`), and each seal sent, from every row, what it sent on the gold
     tree (`floors`, from `Judged.floors`: conditional or not, a passing test whose check sent nothing passed on
-    the report's word alone), a Go record compared as the gold run's was (`_off_plan`). `copies`: the original test of each tripwire that copies one (its sealed checks
-    run in the copy too), outcomes holding no tripwire."""
+    the report's word alone), a Go record compared as the gold run's was (`_off_plan`). `copies`: the original
+    test of each tripwire that copies one (its sealed checks run in the copy too), outcomes holding no tripwire."""
     values, stray = records(out, seals)
     judged = Judged(seals, values, stray=stray)
     floors = floors or {}
