@@ -595,10 +595,16 @@ def test_swebench_users_get_swebenchs_answer(loop_cli, project):
     assert [i["check"] for i in rigged_r["integrity"]] == ["touches_tests"]
     assert rigged_r["tests_status"]["PASS_TO_PASS"]["success"] == p2p[:3] and rigged_r["tests_ran"]
     assert alpha["acme__mini-1"]["loop_resolved"] and alpha["acme__mini-1"]["integrity"] == []
-    # issue 41: the new test's check is sealed; the base tree shows the old tests' literals, so they are not
-    assert alpha["acme__mini-1"]["loop_decided_by"] == {"tests/test_text.py::test_count_spaces": "sealed",
-                                                        "tests/test_text.py::test_shout": "tripwire-guarded",
-                                                        "tests/test_text.py::test_count_simple": "tripwire-guarded"}
+    # issue 41: the new test's check is sealed; the base tree shows the old tests' literals, so their sealed
+    # records could be written by the candidate, and the helper that replaced their checks returned true in the
+    # sandbox, where a tripwire would have seen them: unguarded. runs.db says the same.
+    decided = {"tests/test_text.py::test_count_spaces": "sealed", "tests/test_text.py::test_shout": "unguarded",
+               "tests/test_text.py::test_count_simple": "unguarded"}
+    assert alpha["acme__mini-1"]["loop_decided_by"] == decided
+    con = sqlite3.connect(project["db"])
+    stored = con.execute('SELECT DISTINCT "check", decided_by FROM checks WHERE candidate_id = ? AND kind = "test"',
+                         (alpha["acme__mini-1"]["candidate_id"],)).fetchall()
+    assert dict(stored) == {f"test:{t}": d for t, d in decided.items()}
     assert not alpha["acme__mini-3"]["tests_ran"] and alpha["acme__mini-3"]["reason"] == V.NO_CODE
     assert beta["acme__mini-1"]["reason"] == "patch_does_not_apply" and not beta["acme__mini-1"]["tests_ran"]
     assert beta["acme__mini-2"]["tests_status"]["FAIL_TO_PASS"] == {"success": [], "failure": ["tests/test_text.py::test_initials"]}

@@ -301,7 +301,7 @@ def test_the_gold_runs_records_are_the_floor_and_a_shared_literal_is_not_sealed(
     floors = None
     _, gold = run((cond, "3"), (loop, "-1"), (loop, "-1"))
     floors = gold.floors()
-    assert floors == {cond.key: frozenset({-1})} and gold.verified() == {cond.key, loop.key}
+    assert floors == {cond.key: frozenset({(-1, 0, 64)})} and gold.verified() == {cond.key, loop.key}
     out, _ = run((loop, "-1"), (loop, "-1"))  # the conditional check's record stopped
     assert "no value reached loop from a test reported passing (the gold patch's run sent one)" in \
         out["t.py::test_if"].message
@@ -309,6 +309,55 @@ def test_the_gold_runs_records_are_the_floor_and_a_shared_literal_is_not_sealed(
     assert all(o.status == V.PASS for o in out.values())
     floors = {}  # before: no floor, and a conditional check that sent nothing passed on the report's word
     assert all(o.status == V.PASS for o in run()[0].values())
+
+
+def test_a_double_colon_in_a_parameter_or_subtest_keeps_the_seal_attached(tmp_path):
+    """Round six, read: `t.py::test_x[a::b]` was split at its last `::` (`('t.py', 'test_x[a::b]')`) and
+    `pkg::TestX/a::b` at its last (`('', 'b')`): no seal's key, so the report alone decided them while the
+    sealed check returned true in the sandbox."""
+    assert seal.owner("pytest", "tests/t.py::test_x[a::b]") == (("tests/t.py", "test_x"), True)
+    assert seal.owner("pytest", "t.py::TestA::test_x[a[::]b]") == (("t.py", "TestA::test_x"), True)
+    assert seal.owner("go", "example.com/m::TestX/a::b") == (("", "TestX"), False)
+    assert seal.owner("go", "TestX") == (("", "TestX"), True)
+    _, seals = seal.plan("def test_x(x):\n    assert f(x) == 1\n", file="t.py")
+    ids = {"t.py::test_x[a::b]": Outcome(V.PASS), "t.py::test_x[c]": Outcome(V.PASS)}
+    (tmp_path / seal.CHANNEL).write_text(json.dumps({"id": seals[0].id, "value": ["int", "1"]}) + "\n")
+    out, judged = seal.judge(seals, tmp_path, ids)  # one record for two passing runs
+    assert "no value reached loop" in out["t.py::test_x[a::b]"].message
+    # an id that names a sealed test but maps elsewhere fails with a reason, never passes on the report
+    out, judged = seal.judge(seals, tmp_path, {"t.py::test_x": Outcome(V.PASS), "t.py::test_x::y": Outcome(V.PASS)})
+    assert out["t.py::test_x"].status == V.PASS and out["t.py::test_x::y"].status == V.FAIL
+    assert "loop cannot map it to" in out["t.py::test_x::y"].message and judged.mapped == {("t.py", "test_x")}
+
+
+def test_a_seal_no_report_entry_maps_to_on_the_gold_run_is_not_sealed(tmp_path):
+    # whatever a report does to a test's id (a runner trimming a title), a seal the gold run's report cannot be
+    # mapped to would leave its test to the report alone: the original check stays in the sandbox
+    _, seals = seal.plan("def test_a():\n    if f:\n        assert f() == 1\n\n\ndef test_b():\n    if f:\n"
+                         "        assert f() == 1\n", file="t.py")
+    (tmp_path / seal.CHANNEL).write_text("".join(json.dumps({"id": s.id, "value": ["int", "1"]}) + "\n" for s in seals))
+    _, gold = seal.judge(seals, tmp_path, {"t.py::test_a": Outcome(V.PASS), "t.py::test_b_renamed": Outcome(V.PASS)})
+    assert gold.verified() == {s.key for s in seals} and set(gold.floors()) == {seals[0].key}
+
+
+def test_a_test_whose_sealed_check_decided_nothing_is_unguarded(tmp_path):
+    """Round six: a test whose sealed check sent nothing was labelled `tripwire-guarded`, though loop's helper
+    had replaced that check and returned true in the sandbox: no tripwire sees what it compared. So is one whose
+    record names a literal the candidate can read (the base tree holds the check)."""
+    src = "def test_a():\n    assert f() == 1\n\n\ndef test_b():\n    assert f() == 2\n\n\ndef test_c():\n    if f:\n" \
+          "        assert f() == 3\n\n\ndef test_d():\n    assert g()\n"
+    _, seals = seal.plan(src, file="t.py", known="def test_b():\n    assert f() == 2\n")
+    a, b, c = seals
+    assert (a.secret, b.secret, c.secret) == (True, False, True)
+    (tmp_path / seal.CHANNEL).write_text("".join(json.dumps({"id": s.id, "value": ["int", v]}) + "\n"
+                                                 for s, v in ((a, "1"), (b, "2"))))
+    ids = {f"t.py::test_{x}": Outcome(V.PASS) for x in "abcd"}
+    out, judged = seal.judge(seals, tmp_path, ids)
+    assert all(o.status == V.PASS for o in out.values())
+    assert {t[-1]: seal.decided_by(judged, t, True) for t in ids} == {
+        "a": seal.SEALED, "b": seal.UNGUARDED, "c": seal.UNGUARDED, "d": seal.TRIPWIRE_GUARDED}
+    assert {t[-1]: seal.decided_by(judged, t, False) for t in ids}["d"] == seal.UNGUARDED  # no tripwire planted
+    assert seal.decided_by(None, "t.py::test_d", True) == seal.TRIPWIRE_GUARDED
 
 
 @pytest.mark.parametrize("where", ["missing", "full", "folder"])

@@ -366,6 +366,74 @@ def test_go_plan_and_helper_judge_as_go_compares(tmp_path):
                                                                if t.endswith("TestTable/gt"))
 
 
+GO_PLAN = """\
+package p
+
+import "testing"
+
+func TestF(t *testing.T) {
+	if F() != 0.1 {
+		t.Fatal("f")
+	}
+}
+
+func TestBox(t *testing.T) {
+	var got any = N()
+	if got != 1 {
+		t.Fatal("box")
+	}
+}
+
+func TestTab(t *testing.T) {
+	for _, c := range []struct{ in, want int }{{1, 10}, {2, 20}, {3, 30}} {
+		if c.in != 2 {
+			if got := N2(c.in); got != c.want {
+				t.Fatal("tab")
+			}
+		}
+	}
+}
+"""
+
+
+def test_a_go_record_is_compared_as_the_gold_run_compared_it(tmp_path):
+    """Round six, read: a Go record's float width, interface-ness and row were the sandbox's word. `bits` 32 for
+    a float64 check rounded both sides to float32 (a value off by ~1e-7 passed), `iface` false skipped the
+    dynamic type's test, and a row could be sent any number of times or from a row the test never compared.
+    They are taken from the gold run's records now; a record that says otherwise fails its test."""
+    _, seals, _ = seal.plan_file("go", GO_PLAN, file="p_test.go")
+    f, box, tab = sorted(seals, key=lambda s: s.line)
+    ids = {f"example.com/p::{t}": Outcome(V.PASS) for t in ("TestF", "TestBox", "TestTab")}
+    rec = lambda s, *v: json.dumps({"id": s.id, "value": ["go", *v]}) + "\n"  # noqa: E731
+
+    def judge(*lines, floors=None):
+        (tmp_path / seal.CHANNEL).write_text("".join(lines))
+        out, judged = seal.judge(seals, tmp_path, ids, floors=floors)
+        return {t.split("::")[-1]: o.message if o.status != V.PASS else V.PASS for t, o in out.items()}, judged
+
+    honest = [rec(f, "float", "0.1", "float64", False, 64, -1), rec(box, "int", "1", "int", True, 64, -1),
+              rec(tab, "int", "a", "int", False, 64, 0), rec(tab, "int", "1e", "int", False, 64, 2)]
+    got, gold = judge(*honest)
+    floors = gold.floors()
+    assert set(got.values()) == {V.PASS} and floors[tab.key] == {(0, 0, 64), (2, 0, 64)}
+    assert floors[f.key] == {(-1, 0, 64)} and floors[box.key] == {(-1, 1, 64)}
+    assert set(judge(*honest, floors=floors)[0].values()) == {V.PASS}
+    near = rec(f, "float", "0.10000000149011612", "float64", False, 32, -1)  # float32(0.1): off by 1.5e-9
+    boxed = rec(box, "int", "1", "int64", False, 64, -1)  # Go: an int64 in an `any` is not the constant 1
+    twice = rec(tab, "int", "a", "int", False, 64, 0)
+    unseen = rec(tab, "int", "14", "int", False, 64, 1)  # row 1's literal, from a row the test never compares
+    for lines, test, why in [
+            ([near, *honest[1:]], "TestF", "sent as a static type, 32-bit floats; the gold patch's run compared a "
+                                           "static type, 64-bit floats"),
+            ([honest[0], boxed, *honest[2:]], "TestBox", "sent as a static type, 64-bit floats; the gold patch's "
+                                                         "run compared an interface, 64-bit floats"),
+            ([*honest, twice], "TestTab", "2 values from row 0 in 1 run of its test (the gold patch's run sent one)"),
+            ([*honest, unseen], "TestTab", "a value from row 1, which the gold patch's run never compared (the "
+                                           "record names its row)")]:
+        assert judge(*lines, floors=floors)[0][test].endswith(why), (test, why)
+        assert judge(*lines, floors={})[0][test] == V.PASS  # before: each record's own fields decided
+
+
 def test_a_go_helper_that_cannot_send_its_value_fails_its_test(tmp_path):
     one = "package p\n\nimport \"testing\"\n\nfunc TestCmp(t *testing.T) {\n\tif Cmp(1, 2) != -1 {\n\t\tt.Fatal(\"no\")\n\t}\n}\n"
     proj = tmp_path / "proj"

@@ -229,20 +229,23 @@ _SEALS: dict[tuple, dict] = {}
 
 def _seals(task: Task, cfg: SandboxConfig, env: Env | None) -> dict:
     """The keys of the hidden tests' assertions a candidate's runs seal, each with the rows (-1: not a table's) a
-    candidate's passing run must send from: those that, sealed, send the gold tree's test run a plain value equal
-    to their literal on every record (at least one, and no two for one literal), in a run whose report passes
-    every fail-to-pass test. An assertion the gold patch passes only through a value loop cannot serialize, or an
-    `__eq__` of its own, stays as it is: sealing never fails an honest tree that the original check passes. Run
-    once per task (remembered); a gold patch that does not apply seals nothing."""
+    candidate's passing run must send from and how the gold run's records were compared (seal._mark): those that,
+    sealed, send the gold tree's test run a plain value equal to their literal on every record (at least one, and
+    no two for one literal), in a run whose report passes every fail-to-pass test. An assertion the gold patch
+    passes only through a value loop cannot serialize, or an `__eq__` of its own, stays as it is: sealing never
+    fails an honest tree that the original check passes. Run once per task (remembered); a gold patch that does
+    not apply seals nothing."""
     spec: RepoSpec = task.spec
     if repo_tripwire.framework(spec.command) is None:
         return {}
     key = (spec.digest, spec.command, cfg, str(env and env.path))
     if key in _SEALS:
         return _SEALS[key]
-    name = remembered.key(task, cfg, env, "seal-floors")  # (key, rows) pairs
+    name = remembered.key(task, cfg, env, "seal-floors-2")  # (key, marks) pairs: seal._mark's (row, iface, bits)
     try:
-        keep = {k: frozenset(rows) for k, rows in remembered.keys(remembered.recall(name))}
+        keep = {k: frozenset(marks) for k, marks in remembered.keys(remembered.recall(name))}
+        if not all(len(m) == 3 and all(type(x) is int for x in m) for marks in keep.values() for m in marks):
+            raise ValueError("not a mark")
     except (ValueError, TypeError):
         gold = _gold_tree(task, cfg)
         keep, faulted = {}, False
@@ -257,7 +260,7 @@ def _seals(task: Task, cfg: SandboxConfig, env: Env | None) -> dict:
         except SandboxUnavailable:
             return {}  # the attempts say so; nothing cached
         if not faulted:
-            remembered.remember(name, remembered.plain(frozenset((k, tuple(sorted(r))) for k, r in keep.items())))
+            remembered.remember(name, remembered.plain(frozenset((k, tuple(sorted(m))) for k, m in keep.items())))
     return _SEALS.setdefault(key, keep)
 
 

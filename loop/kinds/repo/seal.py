@@ -373,6 +373,44 @@ def _row(value: Any) -> int:
     return value.row if isinstance(value, js_go.GoValue) else -1
 
 
+def _mark(value: Any) -> tuple[int, int, int]:
+    """What a record says beside its value, which decides how it is compared: (its table row or -1, whether the
+    compared expression is an interface, a float's width in bits); a Go record's, else (-1, 0, 64)."""
+    return (value.row, int(value.iface), value.bits) if isinstance(value, js_go.GoValue) else (-1, 0, 64)
+
+
+def _how(m: tuple[int, int, int]) -> str:
+    return f"{'an interface' if m[1] else 'a static type'}, {m[2]}-bit floats"
+
+
+def _off_plan(seal: Seal, values: list[Any], floor: frozenset, runs: int) -> str | None:
+    """Why a Go seal's records say other than the gold run's did about how they are compared, or None. The
+    sandbox writes a record's row, interface-ness and float width, so they are taken from the gold run (`floor`:
+    its marks, one per row): a record from a row the gold run never compared, with another width (32 rounds the
+    comparison to float32) or interface-ness (false skips the dynamic type's test), or a row sent more often than
+    its test ran, fails the test. A failed check, not `forged_report`: a patch that changes the compared
+    expression's type sends other fields honestly, and its value was then not compared as the test compares."""
+    plan = {m[0]: m for m in floor}
+    sent: dict[int, int] = {}
+    for v in values:
+        if not isinstance(v, js_go.GoValue):
+            continue  # an unserializable value: _problem says so
+        m = _mark(v)
+        want = plan.get(m[0])
+        row = f"row {m[0]}" if m[0] >= 0 else "its check"
+        if want is None:
+            return (f"sealed assertion at {seal.where}: a value from {row}, which the gold patch's run never "
+                    "compared (the record names its row)")
+        if m != want:
+            return (f"sealed assertion at {seal.where}: the value was sent as {_how(m)}; the gold patch's run "
+                    f"compared {_how(want)}")
+        sent[m[0]] = sent.get(m[0], 0) + 1
+        if sent[m[0]] > max(1, runs):
+            return (f"sealed assertion at {seal.where}: {sent[m[0]]} values from {row} in {runs} run"
+                    f"{'s' * (runs != 1)} of its test (the gold patch's run sent one)")
+    return None
+
+
 def _matches(seal: Seal, value: Any) -> bool:
     if seal.op in ("strict", "deep"):
         return js_go.js_same(value, seal.literal)
@@ -421,23 +459,32 @@ def _problem(seal: Seal, values: list[Any]) -> str | None:
 
 # judging ------------------------------------------------------------------------------------------------
 def _function(test_id: str) -> tuple[str, str] | None:
-    """(file, "Class::test") of a pytest id, its parameters cut off."""
-    parts = test_id.split("::")
-    if len(parts) < 2:
+    """(file, "Class::test") of a pytest id: the file ends at the first `::`, the parameters begin at the first
+    `[` (a parameter's id may hold `::` or `[` of its own: `t.py::test_x[a::b]`)."""
+    file, sep, rest = test_id.partition("::")
+    if not sep:
         return None
-    return parts[0], "::".join([*parts[1:-1], parts[-1].split("[", 1)[0]])
+    return file, rest.split("[", 1)[0]
 
 
 def owner(style: str, test_id: str) -> tuple[tuple[str, str] | None, bool]:
     """(the key of the seals that decide a report's test id, whether that id is its test's own run): pytest's
-    (file, test function) for each parameter; node's id itself; Go's top-level test for it and its subtests (a
-    failing row fails the test and every subtest of it: which subtest sent a value is the sandbox's word)."""
+    (file, test function) for each parameter; node's id itself (its titles are the file's own literals, joined
+    as the report joins them); Go's top-level test for it and its subtests, the package cut at the first `::`
+    (a failing row fails the test and every subtest of it: which subtest sent a value is the sandbox's word)."""
     if style == "pytest":
         return _function(test_id), True
     if style == "node":
         return ("", test_id), True
-    name = test_id.rsplit("::", 1)[-1]
+    name = test_id.split("::", 1)[-1]
     return ("", name.split("/", 1)[0]), "/" not in name
+
+
+def _claimed(style: str, test_id: str, keys) -> tuple[str, str] | None:
+    """The sealed test a pytest id names though owner() maps it elsewhere (`t.py::test_x::more`), or None: the
+    report alone would decide it while the test's sealed check returned true in the sandbox."""
+    fn = _function(test_id) if style == "pytest" else None
+    return None if fn is None else next((k for k in keys if k[0] == fn[0] and fn[1].startswith(k[1] + "::")), None)
 
 
 def _key(s: Seal) -> tuple[str, str]:
@@ -449,9 +496,11 @@ class Judged:
     seals: tuple[Seal, ...]
     values: dict[str, list[Any]]
     decided: set[str] = field(default_factory=set)  # test ids a sealed assertion decided
+    owned: set[str] = field(default_factory=set)  # test ids a sealed assertion belongs to (decided or not)
     failed: set[str] = field(default_factory=set)  # test ids a sealed assertion failed
     surplus: dict[str, str] = field(default_factory=dict)  # seal id -> why its records outnumber its check's runs
     stray: str | None = None  # why the channel holds a line no helper wrote
+    mapped: set = field(default_factory=set)  # the (file, test) keys of seals a report entry maps to
 
     @property
     def forged(self) -> str | None:
@@ -464,15 +513,17 @@ class Judged:
         return frozenset(s.key for s in self.seals if self.values.get(s.id) and s.id not in self.surplus
                          and _problem(s, self.values[s.id]) is None)
 
-    def floors(self) -> dict[tuple[str, int, int], frozenset[int]]:
+    def floors(self) -> dict[tuple[str, int, int], frozenset[tuple[int, int, int]]]:
         """On the gold tree: the verified seals whose literal no two records share (one record, or one per row
-        of a Go table), each with the rows its records came from: what a candidate's passing run must send too.
+        of a Go table), each with its records' marks (`_mark`: the rows they came from, and how a Go record is
+        compared): what a candidate's passing run must send too, and how.
         A literal compared in several iterations (a loop, a subtest or parameter per case) is left unsealed: a
         record cannot be bound to its iteration in the sandbox, so one right iteration's value, copied, would
-        pass the wrong ones."""
+        pass the wrong ones. So is a seal of a test no report entry maps to: the report alone would decide it."""
         keep = self.verified()
-        rows = {s.key: [_row(v) for v in self.values[s.id]] for s in self.seals if s.key in keep}
-        return {key: frozenset(r) for key, r in rows.items() if len(set(r)) == len(r)}
+        marks = {s.key: [_mark(v) for v in self.values[s.id]] for s in self.seals
+                 if s.key in keep and _key(s) in self.mapped}
+        return {key: frozenset(m) for key, m in marks.items() if len({r for r, *_ in m}) == len(m)}
 
 
 def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | None, copies=(), floors=None
@@ -481,8 +532,8 @@ def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | Non
     record of its seals equals the kept literal, each unconditional seal sent a value per passing run and no
     more than one per run (more: `Judged.forged`), and each seal sent, from every row, what it sent on the gold
     tree (`floors`, from `Judged.floors`: conditional or not, a passing test whose check sent nothing passed on
-    the report's word alone). `copies`: the original test of each tripwire that copies one (its sealed checks
-    run in the copy too), outcomes holding no tripwire."""
+    the report's word alone), a Go record compared as the gold run's was (`_off_plan`). `copies`: the original
+    test of each tripwire that copies one (its sealed checks run in the copy too), outcomes holding no tripwire."""
     values, stray = records(out, seals)
     judged = Judged(seals, values, stray=stray)
     floors = floors or {}
@@ -496,6 +547,8 @@ def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | Non
     runs: dict[tuple[str, str], int] = {}
     for test_id, o in outcomes.items():
         fn, own = owner(style, test_id)
+        if fn in by_test:
+            judged.mapped.add(fn)
         if fn in by_test and own and not truncated(test_id):  # a cut id repeats a full one
             runs[fn] = runs.get(fn, 0) + 1
             passing[fn] = passing.get(fn, 0) + (o.status == V.PASS)
@@ -512,7 +565,14 @@ def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | Non
     out = dict(outcomes)
     for test_id, o in outcomes.items():
         fn, own = owner(style, test_id)
-        if fn not in by_test:
+        if fn in by_test:
+            judged.owned.add(test_id)
+        else:
+            claimed = _claimed(style, test_id, by_test)
+            if claimed is not None:
+                out[test_id] = Outcome(V.FAIL, f"the report names {test_id!r}, a run of {claimed[1]} whose sealed "
+                                                "assertions loop cannot map it to: it cannot pass on the report alone")
+                judged.failed.add(test_id)
             continue
         problem = None
         for s in by_test[fn]:
@@ -521,7 +581,10 @@ def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | Non
             if o.status == V.PASS and own and s.unconditional and len(values) < max(1, passing.get(fn, 0)):
                 problem = problem or (f"sealed assertion at {s.where}: no value reached loop from a test reported "
                                       "passing (it runs on every pass of the test)")
-            missing = sorted(floors.get(s.key, frozenset()) - {_row(v) for v in values})
+            floor = floors.get(s.key, frozenset())
+            if s.style == "go" and floor:
+                problem = problem or _off_plan(s, values, floor, runs.get(fn, 0))
+            missing = sorted({r for r, *_ in floor} - {_row(v) for v in values})
             if o.status == V.PASS and missing:
                 row = f" from row {missing[0]}" if missing[0] >= 0 else ""
                 problem = problem or (f"sealed assertion at {s.where}: no value reached loop{row} from a test "
@@ -533,6 +596,16 @@ def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | Non
             judged.decided.add(test_id)
             judged.failed.add(test_id)
     return out, judged
+
+
+def decided_by(judged: Judged | None, test_id: str, tripwires: bool) -> str:
+    """What decided a test's outcome: its sealed checks' records (SEALED); else the report, which tripwires guard
+    when any were planted (`tripwires`), unless one of its checks was sealed and decided nothing (it sent no
+    record, or one whose literal the candidate can read): loop's helper replaced that check and returned true in
+    the sandbox, so no tripwire sees what it compared (UNGUARDED)."""
+    if judged is not None and test_id in judged.decided:
+        return SEALED
+    return TRIPWIRE_GUARDED if tripwires and (judged is None or test_id not in judged.owned) else UNGUARDED
 
 
 # the run's hook -----------------------------------------------------------------------------------------

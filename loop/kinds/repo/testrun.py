@@ -65,7 +65,8 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
     --unshare-all); the environment is read-only, except a private copy of Go's build cache. `tripwires`:
     what plans the tripwire tests planted first, by which the report is judged (a candidate's tree). `seals`:
     the keys of the assertions to seal (seal.EVERY: all that qualify), None for none; a dict (`Judged.floors` of
-    the gold run): each key's rows, which a passing test's check must send values from."""
+    the gold run): each key's rows, which a passing test's check must send values from, and how each row's
+    value is compared."""
     spec: RepoSpec = task.spec
     limits = task.limits
     scratch = make_scratch("loop-run-")
