@@ -405,7 +405,8 @@ def test_the_lying_value_fails_on_its_sealed_assertion():
                                            "outside the sandbox), got -12"}]
     decided = {c.check.split("::")[-1]: c.decided_by for c in grade.checks if c.category == "test"}
     assert decided["test_refund_half_cent_rounds_away_from_zero"] == seal.SEALED
-    assert decided["test_rates"] == seal.TRIPWIRE_GUARDED  # a visible test: its literals are no secret
+    # a visible test: its literals are no secret, and no tripwire shares its file (red team, round seven)
+    assert decided["test_rates"] == seal.UNGUARDED
 
 
 @pytest.mark.sandbox

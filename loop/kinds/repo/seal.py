@@ -600,9 +600,9 @@ def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | Non
 
 def decided_by(judged: Judged | None, test_id: str, tripwires: bool) -> str:
     """What decided a test's outcome: its sealed checks' records (SEALED); else the report, which tripwires guard
-    when any were planted (`tripwires`), unless one of its checks was sealed and decided nothing (it sent no
-    record, or one whose literal the candidate can read): loop's helper replaced that check and returned true in
-    the sandbox, so no tripwire sees what it compared (UNGUARDED)."""
+    when they share the test's file (`tripwires`: tripwire.guards), unless one of its checks was sealed and decided
+    nothing (it sent no record, or one whose literal the candidate can read): loop's helper replaced that check and
+    returned true in the sandbox, so no tripwire sees what it compared (UNGUARDED)."""
     if judged is not None and test_id in judged.decided:
         return SEALED
     return TRIPWIRE_GUARDED if tripwires and (judged is None or test_id not in judged.owned) else UNGUARDED
