@@ -553,3 +553,28 @@ def test_whole_file_replies_are_bounded():
     huge = "```js src/chars.js\n" + "// x\n" * (repo_patch.WHOLE_FILES_MAX[1] // 5 + 1) + "```\n"
     assert RepoKind().extract(task, huge) is None
     assert RepoKind().extract(task, "```js src/f.js\nexport const x = 1;\n```\n").startswith("diff --git a/src/f.js")
+
+
+# two ways to make `assert.ok(false)` return (each in a try/catch, so the module loads whatever the lock does):
+# replace `ok`, or make the array iterator that `ok(...args)` spreads its arguments through turn `false` into `true`
+NOOP_OK = "+  try { assertModule.ok = quiet; assertModule.strict.ok = quiet; } catch {}\n"
+TRUE_SPREAD = ("+  try { const it = Array.prototype[Symbol.iterator]; Array.prototype[Symbol.iterator] = function () "
+               "{ return it.call(Array.isArray(this) && this[0] === false ? [true, ...this.slice(1)] : this); }; } "
+               "catch {}\n")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how,sandboxed", [(NOOP_OK, True), (NOOP_OK, False), (TRUE_SPREAD, True)],
+                         ids=["noop-ok", "noop-ok-no-sandbox", "true-spread"])
+def test_node_assert_objects_are_read_only_in_every_test_child(how, sandboxed):
+    """A patch that makes node's `assert.ok` pass `false` in every test child (the objects and the array iterator
+    are shared with the test files): loop's preload has made them read-only before any candidate code, so the
+    off-by-one the patch hides still fails on the hidden and the visible `assert.ok` (ROUND7, cause 3)."""
+    diff = (ROOT / "tests" / "adversarial" / "repo_candidates" / JS / "r7_noop_assert_ok.diff").read_text()
+    old = "+  assertModule.ok = quiet;\n+  assertModule.strict.ok = quiet;\n"
+    assert old in diff
+    diff = diff.replace(old, how + "+  // the hunk keeps its line count\n")
+    g = RepoKind().grade(tasks.load(ROOT, JS), diff, SandboxConfig(enabled=sandboxed), Options(k=1, trials=0))
+    assert g.verdict == V.STABLE_FAIL
+    assert {f["check"] for f in g.failures()} == {"test:truncate unicode > max counts characters, not UTF-16 units",
+                                                  "test:truncate > the result fits within max"}

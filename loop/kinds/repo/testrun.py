@@ -20,10 +20,12 @@ from loop.kinds.repo.env import Env
 from loop.kinds.repo.results import Outcome, parse, selector, with_truncated
 from loop.kinds.repo.spec import RepoSpec
 from loop.kinds.task import Task
-from loop.sandbox import SandboxConfig, clean_env, make_scratch, pythons, run
+from loop.sandbox import SandboxConfig, clean_env, make_scratch, pythons, run, stage
 
 REPORT = "/out/report.xml"
 REPORT_CAP = 32 << 20  # bytes of a report file read: more is no report
+NODE_PRELOAD = Path(__file__).resolve().parents[2] / "sandbox" / "inside" / "node_assert_locked.cjs"
+PRELOADS = "/loop"  # loop's own files for the test processes, read-only, outside /repo
 
 
 
@@ -113,6 +115,10 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
             elif env.gocache is not None:  # --no-sandbox: no tmpfs of its own, so a host copy
                 rw["/gocache"] = str(repo_patch.fresh_copy(env.gocache, scratch / "gocache"))
                 envvars["GOCACHE"] = "/gocache"
+        if style == "node":  # node's assert objects locked before any candidate code runs (ROUND7, cause 3)
+            ro[PRELOADS] = str(_node_preload(scratch))
+            envvars["NODE_OPTIONS"] = " ".join(filter(None, [envvars.get("NODE_OPTIONS"),
+                                                            f"--require={PRELOADS}/{NODE_PRELOAD.name}"]))
         if spec.paths:
             envvars["PYTHONPATH"] = ":".join([*filter(None, [envvars.get("PYTHONPATH")]), *spec.paths])
         if not cfg.enabled:  # --no-sandbox: the mount points become the host folders they name
@@ -141,6 +147,15 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
                          result.duration, forged, wires, raw, judged)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _node_preload(scratch: Path) -> Path:
+    """A copy of the preload in the run's scratch folder, which the sandbox's uid can reach (loop's own install
+    may sit where it cannot, such as under /root). NODE_OPTIONS reaches every test child node --test starts."""
+    folder = scratch / "preload"
+    folder.mkdir()
+    stage(folder, NODE_PRELOAD.name, NODE_PRELOAD.read_bytes())
+    return folder
 
 
 def host_files(spec: RepoSpec, work: Path):
