@@ -272,10 +272,8 @@ class ForkPool:
     def _got_reply(self, item: Item, repeat: int, reply: dict) -> None:
         k = item.opts.k
         if repeat in item.full and not short_run_decides(attempt_of(item, repeat, reply, 0.0)[0].checks):
-            item.jobs[repeat] = item.full.pop(repeat)  # the whole job decides, as if no short one had run
-            del item.ran[repeat]
-            self._send(item, repeat)
-            return
+            item.jobs[repeat], _ = item.full.pop(repeat), item.ran.pop(repeat)  # the whole job decides
+            return self._send(item, repeat)
         item.full.pop(repeat, None)
         if timed_out(reply) and reply.get("limit") != "cpu" and not item.retimed:
             item.retimed = True  # one more attempt in a fresh fork: was it the candidate, or the machine?
@@ -300,13 +298,10 @@ class ForkPool:
     def _short_jobs(self, item: Item, case: int | None) -> None:
         """Repeat 0 failed `case`: repeats 1..k-1 first run that case and their share of the trials; the whole
         job only where that does not decide the repeat (decide.first_failure, short_run_decides)."""
-        if case is None:
-            return
-        task = item.task
-        args = ([g.args for g in task.goldens] + [x.args for x in task.selected(item.opts.suite)])[case]
-        for r in range(1, item.opts.k):
-            item.full[r], item.ran[r] = item.jobs[r], [case]
-            item.jobs[r] = self._job(item, r, [args])
+        if case is not None:
+            args = ([g.args for g in item.task.goldens] + [x.args for x in item.task.selected(item.opts.suite)])[case]
+            for r in range(1, item.opts.k):
+                item.full[r], item.ran[r], item.jobs[r] = item.jobs[r], [case], self._job(item, r, [args])
 
     def _ask(self, item: Item, repeat: int, wires: list) -> dict:
         """Run the candidate on these inputs in a fresh fork of repeat's lane and wait (relation threads)."""
