@@ -250,8 +250,8 @@ def attempt_digest(named: list, trials: list, output: tuple[bytes, bytes], split
 # -- repeats after a failed repeat 0 ---------------------------------------------------------------------------
 # A repeat fails if any check that decides fails, so once repeat 0 has failed a golden or named test, repeats
 # 1..k-1 first run only that case (and their share of the trials, as their whole run would): failing it again,
-# the repeat fails as its whole run would have, and the others of its named tests (EvalPlus's plus inputs:
-# Mbpp/84's reference spends 6.6 s on them a repeat) need not run. Passing it (flaky), or timing out (the
+# the repeat fails as its whole run would have, and the others of its named tests (an EvalPlus task's plus
+# inputs: up to 2.5 s of its reference's time) need not run. Passing it (flaky), or timing out (the
 # machine's load, maybe), the repeat runs whole. Every repeat's status, and so the verdict, is the one every
 # named test gives; only the named-test rows of a candidate whose failures come and go can show fewer runs.
 
