@@ -7,6 +7,11 @@ problems loop imported with EvalPlus numbers, its canonical solution and one mut
 else a solution returning None): right and wrong answers both.
 
     .venv/bin/python bench/bench_evalplus.py RELEASE.jsonl[.gz] [--samples FILE] [--tasks N] [--k K]
+        [--against OTHER_CHECKOUT ...] [--rounds R]
+
+Each grade starts with loop's remembered tables and polarity checks forgotten (a first run of its seed);
+`--against` grades with other checkouts of loop (their PYTHONPATH) on the same import, in turn with this one
+and evalplus, `--rounds` times: on a shared machine only ratios within one run compare.
 
 The evalplus package must be installed (the `evalplus` extra of `make venv`); it reads RELEASE through
 MBPP_OVERRIDE_PATH / HUMANEVAL_OVERRIDE_PATH and is run with i_just_wanna_run (no stored results reused).
@@ -18,6 +23,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -30,6 +36,8 @@ sys.path.insert(0, str(ROOT))
 from loop.datasets.evalplus import read_release, task_name  # noqa: E402
 
 LOOP = [sys.executable, "-m", "loop"]
+CGROUP = Path("/sys/fs/cgroup/cpuacct")
+CPU: list = []  # each timed command's CPU seconds
 # evalplus.evaluate's own venv (`make venv`: kept apart, it pulls in pandas); LOOP_EVALPLUS_PYTHON names another
 EVALPLUS = os.environ.get("LOOP_EVALPLUS_PYTHON") or str(Path(__file__).resolve().parent.parent / ".venv-evalplus" / "bin" / "python")
 
@@ -56,12 +64,35 @@ def samples_from(problems, n: int, path: Path, tasks_dir: Path) -> Path:
 
 
 def timed(cmd: list[str], env: dict | None = None, cwd: Path | None = None) -> tuple[float, str]:
+    """(wall seconds, stdout); the whole process tree's CPU seconds go to CPU[-1] (a cgroup v1 `cpuacct`
+    group, as bench_profile.py measures: loop does not wait on its sandboxes; None where none can be made)."""
+    group = CGROUP / f"bench-evalplus-{os.getpid()}"
+    try:
+        group.mkdir()
+    except OSError:
+        group = None
     start = time.monotonic()
-    done = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True)
+    done = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True,
+                          preexec_fn=(lambda: (group / "cgroup.procs").write_text(str(os.getpid()))) if group else None)
     took = time.monotonic() - start
+    CPU.append(int((group / "cpuacct.usage").read_text()) / 1e9 if group else None)
+    if group:
+        for pid in (group / "cgroup.procs").read_text().split():  # what outlived it (sandboxes being torn down)
+            try:
+                (CGROUP / "cgroup.procs").write_text(pid)
+            except OSError:
+                pass  # gone meanwhile
+        try:
+            group.rmdir()
+        except OSError:
+            pass  # a process still leaving it: the group is left behind, empty soon
     if done.returncode not in (0, 1):
         sys.exit(f"{' '.join(map(str, cmd))} failed ({done.returncode}): {done.stderr[-800:]}")
     return took, done.stdout
+
+
+def cpu() -> str:
+    return f", {CPU[-1]:.1f} CPU-s" if CPU[-1] is not None else ""
 
 
 def main() -> None:
@@ -70,6 +101,9 @@ def main() -> None:
     ap.add_argument("--samples", type=Path)
     ap.add_argument("--tasks", type=int, default=10_000)
     ap.add_argument("--k", type=int, default=None, help="loop's repeats (default: loop's default)")
+    ap.add_argument("--against", type=Path, action="append", default=[],
+                    help="another loop checkout whose `loop grade --samples` runs on the same import, in turn")
+    ap.add_argument("--rounds", type=int, default=1, help="grades of each checkout and of evalplus, alternating")
     args = ap.parse_args()
     problems = read_release(args.release)
     dataset = problems[0].dataset
@@ -92,20 +126,28 @@ def main() -> None:
         release.write_text("".join(l + "\n" for l in lines.decode().splitlines()
                                    if l.strip() and json.loads(l)["task_id"] in ids))
         grade = [*loop, "grade", "--samples", str(samples), "--json"] + (["--k", str(args.k)] if args.k else [])
-        loop_time, out = timed(grade, env, tmp)
-        summary = json.loads(out.strip().splitlines()[-1])
         ep_env = dict(env, **{"MBPP_OVERRIDE_PATH" if dataset == "mbpp" else "HUMANEVAL_OVERRIDE_PATH": str(release)})
-        ep_time, ep_out = timed([EVALPLUS, "-c", "import sys; from evalplus.evaluate import evaluate; "
-                                 "evaluate(sys.argv[1], samples=sys.argv[2], i_just_wanna_run=True)",
-                                 dataset, str(samples)], ep_env, tmp)
-        found = re.findall(r"pass@1:\s+([0-9.]+)", ep_out)
         print(f"{dataset}: {len(ids)} tasks, {sum(1 for l in samples.read_text().splitlines() if l.strip())} samples")
         print(f"  loop tasks import evalplus: {cold:.1f} s cold, {warm:.1f} s remembered")
-        print(f"  loop grade --samples:  {loop_time:.1f} s; loop's verdict pass@1 {summary['pass_at_k'].get('1', 0):.3f}; "
-              f"EvalPlus numbers base {summary['evalplus']['base']['pass@1']:.3f}, "
-              f"base + extra {summary['evalplus']['plus']['pass@1']:.3f}")
-        print(f"  evalplus.evaluate:     {ep_time:.1f} s; base {found[0] if found else '?'}, "
-              f"base + extra {found[1] if len(found) > 1 else '?'}")
+        checkouts = [("this checkout", env)] + [(str(d), dict(env, PYTHONPATH=str(d.resolve()))) for d in args.against]
+        for _ in range(args.rounds):
+            for label, loop_env in checkouts:
+                for remembered in ("tables", "verified"):  # each grade as a first run of its seed
+                    shutil.rmtree(tmp / "cache" / "loop" / remembered, ignore_errors=True)
+                load = os.getloadavg()[0]
+                loop_time, out = timed(grade, loop_env, tmp)
+                summary = json.loads(out.strip().splitlines()[-1])
+                print(f"  loop grade --samples ({label}, load {load:.0f}):  {loop_time:.1f} s{cpu()}; loop's verdict "
+                      f"pass@1 {summary['pass_at_k'].get('1', 0):.3f}; EvalPlus numbers base "
+                      f"{summary['evalplus']['base']['pass@1']:.3f}, base + extra {summary['evalplus']['plus']['pass@1']:.3f}",
+                      flush=True)
+            load = os.getloadavg()[0]
+            ep_time, ep_out = timed([EVALPLUS, "-c", "import sys; from evalplus.evaluate import evaluate; "
+                                     "evaluate(sys.argv[1], samples=sys.argv[2], i_just_wanna_run=True)",
+                                     dataset, str(samples)], ep_env, tmp)
+            found = re.findall(r"pass@1:\s+([0-9.]+)", ep_out)
+            print(f"  evalplus.evaluate (load {load:.0f}):     {ep_time:.1f} s{cpu()}; base {found[0] if found else '?'}, "
+                  f"base + extra {found[1] if len(found) > 1 else '?'}", flush=True)
 
 
 if __name__ == "__main__":

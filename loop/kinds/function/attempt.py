@@ -67,6 +67,7 @@ class Plan:
     ref_limits: dict = field(default_factory=dict)  # json_repr(x) -> its time limit (engine.reference_limits)
     inputs: dict | None = None  # what happened to the generated inputs (repeat 0; the same for every repeat)
     shares: dict = field(default_factory=dict)  # split trials: repeat -> the inputs its process ran, in order
+    ran: dict = field(default_factory=dict)  # repeat -> the one case it ran of the named ones (decide.first_failure)
 
 
 class RestartingWorker:
@@ -98,8 +99,8 @@ class _Run:
     """One attempt's processes and what they replied: the candidate's worker (a fresh one for split trials'
     share), the baseline's and the reference's, and the candidate's values in the order they came."""
 
-    def __init__(self, plan: Plan, repeat: int, lane: int, rerun: bool):
-        self.plan, self.repeat, self.lane, self.rerun = plan, repeat, lane, rerun
+    def __init__(self, plan: Plan, repeat: int, lane: int, rerun: bool, only: list[int] | None):
+        self.plan, self.repeat, self.lane, self.rerun, self.only = plan, repeat, lane, rerun, only
         self.part = (repeat, plan.k) if plan.k > 1 else None
         self.start = time.monotonic()
         self.cand: Worker | None = None
@@ -122,13 +123,16 @@ class _Run:
 
     def named_checks(self) -> list[Check]:
         plan, task = self.plan, self.plan.task
-        results = self.cand.call_many([wire_args(a) for a in [g.args for g in task.goldens] + [t.args for t in plan.tests]])
+        cases = [g.args for g in task.goldens] + [t.args for t in plan.tests]
+        if self.only is not None:
+            cases = [cases[i] for i in self.only]
+        results = self.cand.call_many([wire_args(a) for a in cases])
         base = None
         if plan.baseline is not None:
             side = RestartingWorker(plan.baseline, plan.cfg, self.lane)
             self.sides.append(side)
             base = [_reply_or_fault(side, t.args) for t in plan.tests]
-        checks, self.named = named_checks(task, plan.tests, results, base, plan.quarantined)
+        checks, self.named = named_checks(task, plan.tests, results, base, plan.quarantined, self.only)
         self.values = list(self.named)
         return checks
 
@@ -157,10 +161,11 @@ def _reply_or_fault(side: RestartingWorker, args: tuple) -> dict:
         return {"raised": f"the baseline failed: {fault}"}
 
 
-def run_attempt(plan: Plan, repeat: int, lane: int | None = None) -> Attempt:
+def run_attempt(plan: Plan, repeat: int, lane: int | None = None, only: list[int] | None = None) -> Attempt:
     """Repeat `repeat`'s attempt (its share of split trials) in its own environment, or once more in repeat
-    `lane`'s (a timeout confirmed elsewhere: decide.timeouts_everywhere); a rerun counts no inputs."""
-    run = _Run(plan, repeat, repeat if lane is None else lane, rerun=lane is not None)
+    `lane`'s (a timeout confirmed elsewhere: decide.timeouts_everywhere); a rerun counts no inputs. `only`:
+    of the goldens and named tests, just these cases (positions; decide.first_failure)."""
+    run = _Run(plan, repeat, repeat if lane is None else lane, rerun=lane is not None, only=only)
     checks: list[Check] = []
     status, reason, exit_code = V.PASS, None, None
     try:

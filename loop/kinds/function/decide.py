@@ -122,11 +122,15 @@ def fault_check(fault: CandidateFault, quarantined) -> Check:
     return Check(fault.check, "fault", False, fault.detail, quarantined=fault.check in quarantined)
 
 
-def named_checks(task: Task, tests: list[Test], results: list, base: list | None, quarantined) -> tuple[list, list]:
+def named_checks(task: Task, tests: list[Test], results: list, base: list | None, quarantined,
+                 only: list[int] | None = None) -> tuple[list, list]:
     """(checks, values) of the goldens and then the named tests, from the candidate's replies to them in that
-    order (`results`) and the baseline's to the tests (`base`, None without one). A reply that hit a resource
+    order (`results`) and the baseline's to the tests (`base`, None without one); with `only`, the replies
+    answer just those cases (positions among the goldens then the tests). A reply that hit a resource
     limit ends the attempt (CandidateFault), as any fault does; `values` feed the digest."""
     cases = [(g, None) for g in task.goldens] + list(zip(tests, base or [None] * len(tests)))
+    if only is not None:
+        cases = [cases[i] for i in only]
     if not (isinstance(results, list) and len(results) == len(cases) and set(map(type, results)) <= {dict}):
         raise CandidateFault(V.CRASH, "the result channel was corrupted")  # the candidate wrote on it
     checks, values = [], []
@@ -241,6 +245,31 @@ def attempt_digest(named: list, trials: list, output: tuple[bytes, bytes], split
     """The digest of one repeat: with the trials split across repeats only what every repeat runs (the named
     checks' values and their output, empty where it was not kept apart), else every value and all output."""
     return digest(named, *output) if split else digest(named + trials, *output)
+
+
+# -- repeats after a failed repeat 0 ---------------------------------------------------------------------------
+# A repeat fails if any check that decides fails, so once repeat 0 has failed a golden or named test, repeats
+# 1..k-1 first run only that case (and their share of the trials, as their whole run would): failing it again,
+# the repeat fails as its whole run would have, and the others of its named tests (an EvalPlus task's plus
+# inputs: up to 2.5 s of its reference's time) need not run. Passing it (flaky), or timing out (the
+# machine's load, maybe), the repeat runs whole. Every repeat's status, and so the verdict, is the one every
+# named test gives; only the named-test rows of a candidate whose failures come and go can show fewer runs.
+
+def first_failure(task: Task, named: list[Check]) -> int | None:
+    """The position (among the goldens, then the named tests) of the first case whose failure decides repeat
+    0 (`named`: its checks, one per case first, as named_checks gives them), or None. Not with a baseline: a
+    test whose baseline outcome varies between repeats is excluded only once every repeat has run it."""
+    if task.baseline is not None:
+        return None
+    return next((i for i, c in enumerate(named) if c.category in ("golden", "test") and not c.passed and c.decides),
+                None)
+
+
+def short_run_decides(checks: list[Check]) -> bool:
+    """Does a repeat that ran only repeat 0's failed case fail as its whole run would? The case failed again,
+    or its process faulted (a crash, a resource limit) — never on a timeout alone, which the whole run decides."""
+    return any(not c.passed and c.decides and (c.category in ("golden", "test") or c.category == "fault" and
+                                               c.check != V.TIMEOUT) for c in checks)
 
 
 def timed_out(a: Attempt) -> Check | None:

@@ -17,7 +17,8 @@ from loop.grading.conclude import conclude, grade_without_attempts, precheck
 from loop.grading.model import Attempt, Check, Grade, Options
 from loop.kinds.function.attempt import Plan, RestartingWorker, run_attempt, sanitizer_gate
 from loop.kinds.function.confirm import confirm, recheck_in_fresh_processes, shares_of
-from loop.kinds.function.decide import golden_matches, outcome, timed_out, timeouts_everywhere
+from loop.kinds.function.decide import (first_failure, golden_matches, outcome, short_run_decides, timed_out,
+                                        timeouts_everywhere)
 from loop.kinds.function.programs import build, release, sanitizer_probe
 from loop.kinds.task import Task
 from loop.oracles.engine import same_value
@@ -63,8 +64,11 @@ def _grade_built(task: Task, source: str, cfg: SandboxConfig, opts: Options, qua
             raise TaskError(f"task '{task.name}': the {prog.role} does not build: {prog.build_error[-300:]}")
     plan = Plan(task, cfg, candidate, baseline, reference, None, task.selected(opts.suite),
                 opts.seed, opts.trials, set(quarantined), k=opts.k if opts.part(0) else 0)
-    attempts = [run_attempt(plan, repeat) for repeat in range(opts.k)]
-    notes = timeouts_everywhere(attempts, plan.k > 1, lambda r, j: timed_out(run_attempt(plan, r, lane=j)))
+    attempts = [run_attempt(plan, 0)]
+    case = first_failure(task, attempts[0].checks)
+    attempts += [_repeat(plan, r, case) for r in range(1, opts.k)]
+    notes = timeouts_everywhere(attempts, plan.k > 1,
+                                lambda r, j: timed_out(run_attempt(plan, r, lane=j, only=plan.ran.get(r))))
     notes += confirm(attempts, plan.k, functools.partial(recheck_in_fresh_processes, plan), shares_of(plan))
     triage.settle(attempts)
     if sanitizing is not None:
@@ -80,6 +84,19 @@ def _grade_built(task: Task, source: str, cfg: SandboxConfig, opts: Options, qua
     graded.inputs = plan.inputs
     graded.notes += notes
     return graded
+
+
+def _repeat(plan: Plan, repeat: int, case: int | None) -> Attempt:
+    """Repeat 1..k-1: only repeat 0's failed case first, where there is one (decide.first_failure); the
+    whole attempt where that does not decide it (its input counts then forgotten, as if it had not run)."""
+    if case is not None:
+        counts = dict(plan.inputs) if plan.inputs is not None else None
+        short = run_attempt(plan, repeat, only=[case])
+        if short_run_decides(short.checks):
+            plan.ran[repeat] = [case]
+            return short
+        plan.inputs = counts
+    return run_attempt(plan, repeat)
 
 
 def _sanitizer_build(task: Task, source: str, cfg: SandboxConfig, built: list) -> tuple[str | None, object]:

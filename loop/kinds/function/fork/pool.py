@@ -43,8 +43,8 @@ from loop.kinds.function.fork.server import ForkServer, job_for, patience
 from loop.grading.conclude import conclude, grade_without_attempts, precheck
 from loop.grading.model import Attempt, Check, Grade, Options
 from loop.kinds import grade
-from loop.kinds.function.fork.replies import Item, attempt_of, baseline_results, timed_out
-from loop.kinds.function.decide import fault_check, relation_check, timeouts_everywhere
+from loop.kinds.function.fork.replies import Item, attempt_of, baseline_results, first_failure, timed_out
+from loop.kinds.function.decide import fault_check, relation_check, short_run_decides, timeouts_everywhere
 from loop.kinds.function.confirm import confirm
 from loop.kinds.function.programs import wire_args
 from loop.kinds.task import Task
@@ -251,21 +251,30 @@ class ForkPool:
         task, t, opts = item.task, item.table, item.opts
         tests = [g.args for g in task.goldens] + [x.args for x in task.selected(opts.suite)]
         for r in range(opts.k):
-            part = opts.part(r)
-            if t is None:
-                item.jobs[r] = item.jobs.get(0) or job_for(task, item.source, tests)
-            elif part is None:
-                item.jobs[r] = item.jobs.get(0) or job_for(task, item.source, tests, t.wires, t.need)
-            else:
-                _, wires, need = t.share(part)
-                item.jobs[r] = job_for(task, item.source, tests, wires, limit=need, common=True)
+            shared = r and (t is None or opts.part(r) is None)  # the same job as repeat 0's
+            item.jobs[r] = item.jobs[0] if shared else self._job(item, r, tests)
         self._send(item, 0)
+
+    @staticmethod
+    def _job(item: Item, repeat: int, tests: list) -> dict:
+        """Repeat r's job: these named tests' arguments, then its fuzzed inputs (all, or its share)."""
+        task, t, part = item.task, item.table, item.opts.part(repeat)
+        if t is None:
+            return job_for(task, item.source, tests)
+        if part is None:
+            return job_for(task, item.source, tests, t.wires, t.need)
+        _, wires, need = t.share(part)
+        return job_for(task, item.source, tests, wires, limit=need, common=True)
 
     def _send(self, item: Item, repeat: int) -> None:
         self._lane(repeat).queue.put((item.jobs[repeat], functools.partial(self._got_reply, item, repeat)))
 
     def _got_reply(self, item: Item, repeat: int, reply: dict) -> None:
         k = item.opts.k
+        if repeat in item.full and not short_run_decides(attempt_of(item, repeat, reply, 0.0)[0].checks):
+            item.jobs[repeat], _ = item.full.pop(repeat), item.ran.pop(repeat)  # the whole job decides
+            return self._send(item, repeat)
+        item.full.pop(repeat, None)
         if timed_out(reply) and reply.get("limit") != "cpu" and not item.retimed:
             item.retimed = True  # one more attempt in a fresh fork: was it the candidate, or the machine?
             item.notes.append(f"repeat {repeat} timed out; run once more in a fresh process")
@@ -279,11 +288,20 @@ class ForkPool:
                 item.notes.append(f"timed out {how} in repeat 0: repeats 1-{k - 1} were not run")
                 item.replies.update({r: reply for r in range(1, k)})
             else:
+                self._short_jobs(item, first_failure(item, reply))
                 with self._lock:
                     item.waiting += k - 1
                 for r in range(1, k):
                     self._send(item, r)
         self._arrived(item)
+
+    def _short_jobs(self, item: Item, case: int | None) -> None:
+        """Repeat 0 failed `case`: repeats 1..k-1 first run that case and their share of the trials; the whole
+        job only where that does not decide the repeat (decide.first_failure, short_run_decides)."""
+        if case is not None:
+            args = ([g.args for g in item.task.goldens] + [x.args for x in item.task.selected(item.opts.suite)])[case]
+            for r in range(1, item.opts.k):
+                item.full[r], item.ran[r], item.jobs[r] = item.jobs[r], [case], self._job(item, r, [args])
 
     def _ask(self, item: Item, repeat: int, wires: list) -> dict:
         """Run the candidate on these inputs in a fresh fork of repeat's lane and wait (relation threads)."""

@@ -13,6 +13,7 @@ from loop.errors import CandidateFault
 from loop.kinds.function.fork.trials import Table
 from loop.grading.model import Attempt, Options
 from loop.kinds.function.decide import attempt_digest, fault_check, named_checks, value_of
+from loop.kinds.function.decide import first_failure as decide_first_failure
 from loop.kinds.task import Task
 from loop.sandbox import clean_env
 
@@ -32,7 +33,9 @@ class Item:
     table: Table | None = None
     base: dict = field(default_factory=dict)     # repeat -> the baseline's replies to the named tests
     replies: dict = field(default_factory=dict)  # repeat -> the candidate job's reply
-    jobs: dict = field(default_factory=dict)     # repeat -> the candidate's job
+    jobs: dict = field(default_factory=dict)     # repeat -> the candidate's job (whose reply stands)
+    ran: dict = field(default_factory=dict)      # repeat -> the one case its short job ran (see first_failure)
+    full: dict = field(default_factory=dict)     # repeat -> its whole job, while its short job is out
     retimed: bool = False  # a timeout was run once more (at most one per grade)
     notes: list = field(default_factory=list)
 
@@ -59,10 +62,11 @@ def attempt_of(item: Item, repeat: int, reply: dict, duration: float) -> tuple[A
         if results is None and "fault" in reply:
             raise CandidateFault(str(reply["fault"]), str(reply.get("detail", "")))
         keys = item.table.share(opts.part(repeat))[0] if item.relations else ()
-        n = len(task.goldens) + len(tests)
+        only = item.ran.get(repeat)
+        n = len(task.goldens) + len(tests) if only is None else len(only)
         if not (isinstance(results, list) and len(results) == n + len(keys) and set(map(type, results)) <= {dict}):
             raise CandidateFault(V.CRASH, "the result channel was corrupted")  # the candidate wrote on it
-        checks, named = named_checks(task, tests, results[:n], item.base.get(repeat), q)
+        checks, named = named_checks(task, tests, results[:n], item.base.get(repeat), q, only)
         trial = results[n:]
     except CandidateFault as fault:
         checks.append(fault_check(fault, q))
@@ -73,6 +77,19 @@ def attempt_of(item: Item, repeat: int, reply: dict, duration: float) -> tuple[A
     values = [] if split or trial is None else _trial_values(trial)
     return (Attempt(repeat, V.PASS, None, None, attempt_digest(named, values, (out, err), split), round(duration, 4),
                     opts.seed, clean_env(repeat), checks), trial)
+
+
+def first_failure(item: Item, reply: dict) -> int | None:
+    """decide.first_failure from repeat 0's reply."""
+    tests = item.task.selected(item.opts.suite)
+    results = reply.get("results")
+    if not isinstance(results, list):
+        return None
+    try:
+        named, _ = named_checks(item.task, tests, results[:len(item.task.goldens) + len(tests)], None, item.quarantined)
+    except CandidateFault:
+        return None
+    return decide_first_failure(item.task, named)
 
 
 def _trial_values(trial: list) -> list:
