@@ -13,8 +13,8 @@ from pathlib import Path
 
 from loop.errors import SwebenchError
 from loop.kinds.repo import metadata as repo_metadata
+from loop.kinds.repo.env import PYTEST
 
-PYTEST = "pytest==8.3.4"  # pinned: an environment is built once per content hash, so it must not drift
 TEST_EXTRAS = ("test", "tests", "testing")
 _REQ_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 

@@ -161,6 +161,28 @@ def test_versions_resolve_as_they_stood_on_the_rows_date(loop_cli, project, tmp_
     assert code == 0 and "(the base commit's date; the row has no created_at)" in out, out
 
 
+@pytest.mark.sandbox
+def test_loops_pytest_keeps_its_own_date_under_a_rows_cutoff(loop_cli, project):
+    """A project that names no pytest gets loop's pinned one; under a 2019 cutoff that pin and what it needs
+    keep their own date (else uv finds no pluggy for pytest 8.3.4: no solution, the task never checked, as
+    marshmallow-1359 in bench_swebench_history), while the project's own requirements resolve as of 2019."""
+    base = _repo(project["repos"] / "acme__era", {
+        "requirements.txt": "six\n",
+        "era.py": "def one():\n    return 0\n",
+        "tests/test_era.py": ("import pytest\nimport six\n\nfrom era import one\n\n\n"
+                              "def test_versions():\n    assert (pytest.__version__, six.__version__) == "
+                              "('8.3.4', '1.12.0')\n\n\n"
+                              "def test_one():\n    assert one() == 1\n")})
+    row = {"instance_id": "acme__era-1", "repo": "acme/era", "base_commit": base, "test_patch": "",
+           "patch": "--- a/era.py\n+++ b/era.py\n@@ -1,2 +1,2 @@\n def one():\n-    return 0\n+    return 1\n",
+           "FAIL_TO_PASS": ["tests/test_era.py::test_one"], "PASS_TO_PASS": ["tests/test_era.py::test_versions"],
+           "problem_statement": "one is zero", "created_at": "2019-08-20T09:44:59Z"}  # six 1.12.0's time
+    code, out = _import(loop_cli, project, instances=_instances(project, "era.jsonl", [row]))
+    assert code == 0 and f"(+ {swebench.PYTEST}: the project names no pytest)" in out, out
+    code, out = loop_cli("tasks", "check", "acme__era-1", config=project["cfg"])
+    assert code == 0 and "ok   acme__era-1" in out, out
+
+
 def test_a_cut_id_has_the_status_swebench_records_for_it():
     """SWE-bench keys each `-rA` summary line by the id cut at its first space: ids cut alike share one key
     and the last line wins (FAILED and ERROR after PASSED; a SKIPPED line names no id)."""

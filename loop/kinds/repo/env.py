@@ -26,6 +26,11 @@ from loop.kinds.repo.patch import chmod_tree, fresh_copy
 from loop.sandbox import Limits, SandboxConfig, clean_env, reachable, run
 
 BUILD_TIMEOUT = 900
+# The test runner loop adds where a project names none, pinned (an environment is built once per content hash, so
+# it must not drift). Under a date cutoff (`exclude_newer`: versions as they stood then) it and what it needs keep
+# their own date, else a 2019 cutoff leaves pytest 8.3.4 no pluggy to resolve with (uv: no solution).
+PYTEST = "pytest==8.3.4"
+PYTEST_AS_OF = ("2024-12-02T00:00:00Z", ("pytest", "pluggy", "iniconfig", "packaging", "exceptiongroup", "tomli"))
 KINDS = ("requirements", "npm", "go")  # the [environment] keys a repo task may use (one of them)
 GO_VARS = {  # no module proxy, no toolchain download, no cgo, no telemetry: the standard library and the cache.
     # -count=1 only keeps test results out of the build cache (a test command's own -count wins): each repeat
@@ -86,7 +91,8 @@ def env_key(spec: EnvSpec, interpreter: str) -> str:
     for name, text in spec.files:
         h.update(b"\0" + name.encode() + b"\0" + text.encode())
     if spec.exclude_newer:
-        h.update(b"\0uv --compile-bytecode --exclude-newer\0" + spec.exclude_newer.encode())
+        h.update(b"\0uv --compile-bytecode --exclude-newer\0" + spec.exclude_newer.encode()
+                 + " ".join(_cutoff_exempt(spec)).encode())
     return f"{spec.kind}-{h.hexdigest()[:24]}"
 
 
@@ -121,11 +127,20 @@ def _sh(argv: list[str], cwd: Path, env: dict | None = None) -> None:
                            f"{' | '.join(errors)[-600:] if errors else said[-400:]}")
 
 
+def _cutoff_exempt(spec: EnvSpec) -> list[str]:
+    """uv's arguments that give loop's pinned pytest (when the requirements hold it) its own date."""
+    text = dict(spec.files).get("requirements.txt", "")
+    if PYTEST not in (line.strip() for line in text.splitlines()):
+        return []
+    date, names = PYTEST_AS_OF
+    return [arg for name in names for arg in ("--exclude-newer-package", f"{name}={date}")]
+
+
 def _build_requirements(spec: EnvSpec, tmp: Path, interpreter: str) -> None:
     if spec.exclude_newer and uv():  # what the project's unpinned requirements resolved to at the time
         _sh([uv(), "pip", "install", "--quiet", "--no-progress", "--compile-bytecode", "--target", str(tmp),
-             "--python", interpreter,
-             "--exclude-newer", spec.exclude_newer, "-r", str(tmp / "requirements.txt")], tmp)
+             "--python", interpreter, "--exclude-newer", spec.exclude_newer, *_cutoff_exempt(spec),
+             "-r", str(tmp / "requirements.txt")], tmp)
     else:  # without uv, today's versions (docs/swebench.md says so)
         _sh([*_pip(interpreter), "install", "--quiet", "--disable-pip-version-check", "--no-input", "--target",
              str(tmp), "-r", str(tmp / "requirements.txt")], tmp)
