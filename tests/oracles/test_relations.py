@@ -517,13 +517,13 @@ def test_measure_and_cover_are_instant_on_wide_domains() -> None:
 
     wide = [[-10**9, 10**9], [INT_MIN, INT_MAX], [-10**18, 10**18], [5, 5]]
     ctx = R.Context(as_call(merge_closed), as_call(merge_closed), random.Random(0))
-    started = time.perf_counter()
+    started = time.process_time()  # CPU: a relation walking the points of 10**18-wide intervals would never end
     for closed in (True, False):
         for rel in (R.interval_measure(closed), R.interval_cover(closed)):
             assert rel.check(wide, ctx) is None
             assert rel.check([[-10**9, 10**9]], ctx) is None
     assert R.union_measure(R.canonical_union(wide, True)) == 2 * 10**18
-    assert time.perf_counter() - started < 0.05
+    assert time.process_time() - started < 0.5
 
 
 def test_canonical_union_semantics() -> None:
