@@ -13,7 +13,7 @@ from pathlib import Path
 
 from loop.errors import SwebenchError
 from loop.kinds.repo import metadata as repo_metadata
-from loop.kinds.repo.env import PYTEST
+from loop.kinds.repo import PYTEST
 
 TEST_EXTRAS = ("test", "tests", "testing")
 _REQ_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")

@@ -22,15 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from loop.errors import HarnessError, SandboxUnavailable
+from loop.kinds.repo import PYTEST, PYTEST_AS_OF
 from loop.kinds.repo.patch import chmod_tree, fresh_copy
 from loop.sandbox import Limits, SandboxConfig, clean_env, reachable, run
 
 BUILD_TIMEOUT = 900
-# The test runner loop adds where a project names none, pinned (an environment is built once per content hash, so
-# it must not drift). Under a date cutoff (`exclude_newer`: versions as they stood then) it and what it needs keep
-# their own date, else a 2019 cutoff leaves pytest 8.3.4 no pluggy to resolve with (uv: no solution).
-PYTEST = "pytest==8.3.4"
-PYTEST_AS_OF = ("2024-12-02T00:00:00Z", ("pytest", "pluggy", "iniconfig", "packaging", "exceptiongroup", "tomli"))
 KINDS = ("requirements", "npm", "go")  # the [environment] keys a repo task may use (one of them)
 GO_VARS = {  # no module proxy, no toolchain download, no cgo, no telemetry: the standard library and the cache.
     # -count=1 only keeps test results out of the build cache (a test command's own -count wins): each repeat
