@@ -902,7 +902,7 @@ def _key(name: str, test_id: str | None, outcomes: dict) -> str | None:
 
 def _is(test: str, name: str) -> bool:
     """Is `test` (a report's id) the test `name` (its id, or its name at the end of one)?"""
-    return test == name or test.endswith(("::" + name, " > " + name))
+    return test == name or test.endswith(("::" + name, NODE_SEP + name))
 
 
 def spared(p: Plan, changed: list[str]) -> tuple[frozenset, frozenset]:
@@ -918,9 +918,7 @@ def _original_passes(source: str, outcomes: dict) -> bool:
     """Does a copy's original pass? Looked up by its whole id (pytest's node id, node's `suite > title`), never
     by a suffix a test the candidate's code registers could also have (red team, round five: a skipped root-level
     test titled as the original excused every copy); Go names a test `package::TestX`: any of them passing."""
-    if source in outcomes:
-        return outcomes[source].status == V.PASS
-    return any(o.status == V.PASS for k, o in outcomes.items() if "::" in k and k.rsplit("::", 1)[1] == source)
+    return any(outcomes[k].status == V.PASS for k in _keys_of(source, outcomes))
 
 
 def contradiction(p: Plan, outcomes: dict | None, f2p: tuple[str, ...]) -> str | None:
