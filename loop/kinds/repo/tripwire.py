@@ -960,10 +960,13 @@ def twinned(p: Plan, outcomes: dict | None) -> dict | None:
     return out
 
 
-def guards(p: Plan, test_id: str) -> bool:
-    """Do the tripwires of `p` share the test's file, where a forger that selects tests by file (pytest's path,
-    node's child per file, the file that defines a Go test) meets them? Tests of other files are decided by the
-    report alone (red team, round seven: forgers that flip only the shipped test files' failures)."""
+def guards(p: Plan | None, test_id: str) -> bool:
+    """Do the tripwires of `p` (None: the run had none) share the test's file, where a forger that selects tests
+    by file (pytest's path, node's child per file, the file that defines a Go test) meets them? Tests of other
+    files are decided by the report alone (red team, round seven: forgers that flip only the shipped test files'
+    failures)."""
+    if p is None or not p.wires:
+        return False
     if p.host.endswith(".py"):
         return test_id.split("::", 1)[0] == p.host
     if p.host.endswith(".go"):
