@@ -71,8 +71,8 @@ def test_three_curated_patches_grade_through_loop_grade(loop_cli, db):
     # issue 41: the hidden checks are sealed (their literals never enter the sandbox), the visible ones are not
     assert next(f["detail"] for f in bad["failures"] if "rounding" in f["check"]).startswith("sealed assertion at ")
     assert {bad["decided_by"][f"test:{t}"] for t in task_f2p()} == {"sealed"}
-    # a visible test: no tripwire shares its file, so the report alone decided it (red team, round seven)
-    assert bad["decided_by"]["test:tests/test_tax.py::test_refund_tax_is_negative"] == "unguarded"
+    # a visible test: tripwires in its own file guard its report (red team, round seven: before, none did)
+    assert bad["decided_by"]["test:tests/test_tax.py::test_refund_tax_is_negative"] == "tripwire-guarded"
 
     # one checks row per test id, with both outcomes and the transition
     con = sqlite3.connect(db)

@@ -405,8 +405,9 @@ def test_the_lying_value_fails_on_its_sealed_assertion():
                                            "outside the sandbox), got -12"}]
     decided = {c.check.split("::")[-1]: c.decided_by for c in grade.checks if c.category == "test"}
     assert decided["test_refund_half_cent_rounds_away_from_zero"] == seal.SEALED
-    # a visible test: its literals are no secret, and no tripwire shares its file (red team, round seven)
-    assert decided["test_rates"] == seal.UNGUARDED
+    # a visible test: its literals are no secret, so its report is what tripwires in its own file guard (red team,
+    # round seven: before every graded file had them, nothing did)
+    assert decided["test_rates"] == seal.TRIPWIRE_GUARDED
 
 
 @pytest.mark.sandbox
@@ -429,7 +430,7 @@ def test_guessed_records_with_the_channel_refused_fail_every_sealed_test():
 
 @pytest.mark.sandbox
 def test_a_forged_report_is_caught_by_the_seals_without_tripwires(monkeypatch):
-    monkeypatch.setattr(testrun.repo_tripwire, "plan", lambda *a, **k: None)
+    monkeypatch.setattr(testrun.repo_tripwire, "plan_all", lambda *a, **k: None)
     grade = _grade((CORPUS / "runtime_patch_testreport.diff").read_text())
     assert grade.verdict == V.STABLE_FAIL
     assert [f["check"] for f in grade.failures()] == ["test:tests/test_tax_rounding.py::test_refund_half_cent_rounds_away_from_zero"]
