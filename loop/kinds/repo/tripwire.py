@@ -20,6 +20,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path, PurePosixPath
 
 from loop import verdicts as V
@@ -92,20 +93,16 @@ def _line_map(source: str, text: str) -> tuple[int | None, ...]:
 def restore_lines(p: Plan | Planted, message: str) -> str:
     """A failure message with the host files' line numbers as they are in the task's own files: the inserted
     tripwires would otherwise shift them, a different shift every run (and a hint where they are)."""
-    if len(p.plans) != 1:
-        for one in p.plans:
-            message = restore_lines(one, message)
-        return message
-    if not p.lines or not message:
-        return message
-    name = re.escape(PurePosixPath(p.host).name)
+    for one in p.plans:
+        if one.lines and message:
+            message = re.sub(rf"({re.escape(PurePosixPath(one.host).name)}):(\d+)", partial(_back, one.lines), message)
+    return message
 
-    def back(m: re.Match) -> str:
-        n = int(m.group(2))
-        was = p.lines[n] if n < len(p.lines) else None
-        return f"{m.group(1)}:{was}" if was is not None else m.group(0)
 
-    return re.sub(rf"({name}):(\d+)", back, message)
+def _back(lines: tuple[int | None, ...], m: re.Match) -> str:
+    n = int(m.group(2))
+    was = lines[n] if n < len(lines) else None
+    return f"{m.group(1)}:{was}" if was is not None else m.group(0)
 
 
 def framework(command: tuple[str, ...]) -> str | None:
