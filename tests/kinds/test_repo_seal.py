@@ -474,3 +474,21 @@ def test_a_value_the_gold_tree_cannot_serialize_is_left_unsealed(tmp_path):
         del reference._SEALS[key]
     assert grade.verdict == V.STABLE_FAIL
     assert "could not be serialized (Decimal)" in grade.failures()[0]["detail"]
+
+
+@pytest.mark.sandbox
+def test_a_graded_file_without_a_safe_tripwire_place_is_named_in_the_grade(monkeypatch):
+    """Each file that holds a graded test gets tripwires where the base tree showed a place; one that has none
+    is said, so a reader knows whose reports nothing corroborated."""
+    task = tasks.load_folder(TASK)
+    real = repo_kind.tripwire_points(task, CFG, repo_kind._environment(task.spec, CFG))
+    assert len(real) == 6 and all(s.points for s in real.values())  # the hidden file and the five shipped ones
+    grade = _grade(task.reference, task)
+    assert not [n for n in grade.notes if "tripwire" in n]
+    emptied = {h: (reference.repo_tripwire.Safe(frozenset()) if h == "tests/test_money.py" else s) for h, s in real.items()}
+    monkeypatch.setattr(repo_kind, "tripwire_points", lambda *a: emptied)
+    grade = _grade(task.reference, task)
+    assert grade.verdict == V.STABLE_PASS
+    assert [n for n in grade.notes if "tripwire" in n] == [
+        "no place where a tripwire test runs as written in tests/test_money.py (checked on the base tree): the report "
+        "of its tests is not corroborated"]

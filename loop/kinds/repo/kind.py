@@ -203,9 +203,10 @@ class RepoKind:
             if repo_tripwire.framework(spec.command) is None:
                 grade.notes.append(f"no tripwire tests for this test command ({spec.command[0]}): its report "
                                    "is not corroborated")
-            elif not any(allowed.values()):
-                grade.notes.append("no place in the hidden tests where a tripwire test runs as written (checked on "
-                                   "the base tree): the report is not corroborated")
+            elif bare := [h for h, safe in allowed.items() if not safe.points] or ([] if allowed else ["any test file"]):
+                more = f" and {len(bare) - 3} more" if len(bare) > 3 else ""
+                grade.notes.append(f"no place where a tripwire test runs as written in {', '.join(bare[:3])}{more} "
+                                   "(checked on the base tree): the report of its tests is not corroborated")
             return grade
         finally:
             shutil.rmtree(work, ignore_errors=True)
