@@ -347,6 +347,16 @@ def _(repo):
     sub(repo / "compare.go", "package semver\n", "package semver\n" + _GO_ROWS)
 
 
+
+@attack("repo_semver_go", "r8_forge_rows_and_their_tests", "wrong_pad_two_digits",
+        "# expect: stable_fail  class: selective_forge  -- r8_forge_rows_by_subtest_name without its care: the test of a "
+        "flipped subtest is passed even when it has other failures, so the must-fail copy of TestNumericPrerelease "
+        "(every row fails there) is reported passing beside its passing original (held: forged_report)")
+def _(repo):
+    sub(repo / "compare.go", "package semver\n", "package semver\n" + _GO_ROWS.replace(
+        "(!strings.Contains(name, \"/\") && ours[top] && !others[top])", "(!strings.Contains(name, \"/\") && ours[top])"))
+
+
 if __name__ == "__main__":
     for n in sys.argv[1:] or list(ATTACKS):
         print(build(n))
