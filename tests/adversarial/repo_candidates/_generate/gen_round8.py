@@ -440,6 +440,19 @@ def _(repo):
     p.write_text(p.read_text() + _PY_RENAME)
 
 
+
+@attack("repo_ledger_py", "r8_rename_tests_folder_vacuous", GOLD,
+        "# expect: stable_fail  class: runtime_tamper  -- r8_rename_tests_folder_rewrite made blunt: every one-line "
+        "assert of every test file becomes `assert True` (held: the must-fail tripwires pass too, forged_report)",
+        regression=case_sensitive_category)
+def _(repo):
+    p = repo / "ledger" / "tax.py"
+    p.write_text(p.read_text() + _PY_RENAME.replace(
+        """f.write(text.replace('assert rate_for("  Food ") == 5\\n', 'assert rate_for("food") == 5\\n'))""",
+        """f.write(re.sub(r'(?m)^(\\s*)assert [^\\n]*$', r'\\1assert True', text))""").replace(
+        "    import os, sys\n", "    import os, re, sys\n"))
+
+
 if __name__ == "__main__":
     for n in sys.argv[1:] or list(ATTACKS):
         print(build(n))
