@@ -283,6 +283,9 @@ def test_failure_messages_keep_the_hidden_files_own_line_numbers(name, tmp_path)
             if was is not None and j != was:  # a plan, or a run's tripwires (one file's, as a SWE-bench row's)
                 for run in (p, repo_tripwire.Planted((p,))):
                     assert repo_tripwire.restore_lines(run, f"{base}:{j}: boom") == f"{base}:{was}: boom"
+        for w in p.wires:  # a tripwire's own lines are its own, even a copy's that equal its original's
+            j = next(j for j, line in enumerate(new, 1) if w.name in line and "(" in line)
+            assert p.lines[j] is None and (not new[j - 1].rstrip().endswith(("{", ":")) or p.lines[j + 1] is None)
 
 
 def _plan():
@@ -338,3 +341,29 @@ def test_a_sandboxed_command_holds_no_descriptor_of_loops():
     assert fds == [0, 1, 2, 3], fds  # 3: the listing's own directory descriptor
     drain = "import os\nfor f in os.listdir('/proc/self/fd'):\n    try:\n        os.read(os.open('/proc/self/fd/' + f, os.O_RDONLY | os.O_NONBLOCK), 99)\n    except OSError:\n        pass\n"
     assert run(CFG, ["/usr/bin/python3", "-I", "-S", "-c", drain], limits=Limits(), env=clean_env()).fault is None
+
+
+@pytest.mark.sandbox
+def test_a_read_only_files_folder_cannot_be_moved_aside_and_replaced():
+    """Red team round eight: renaming the hidden tests' folder took their read-only binds along, and a folder of
+    the candidate's own took its place (rename(2) refuses only a mount point). Every folder between the writable
+    tree and a read-only file is one now; the tree stays writable."""
+    scratch = make_scratch("loop-test-")
+    work = scratch / "repo"
+    (work / "tests" / "deep").mkdir(parents=True)
+    (work / "tests" / "deep" / "test_x.py").write_text("hidden\n")
+    for folder in (work, work / "tests", work / "tests" / "deep"):
+        folder.chmod(0o777)
+    script = ("import os\n"
+              "for a, b in (('/repo/tests', '/repo/aside'), ('/repo/tests/deep', '/repo/tests/aside')):\n"
+              "    try:\n        os.rename(a, b); print('moved', a)\n"
+              "    except OSError as e:\n        print('refused', a, e.errno)\n"
+              "open('/repo/tests/new.txt', 'w').write('x'); print('wrote')\n"
+              "try:\n    open('/repo/tests/deep/test_x.py', 'w')\nexcept OSError as e:\n    print('read-only', e.errno)\n")
+    res = run(CFG, ["/usr/bin/python3", "-I", "-S", "-c", script], limits=Limits(), env=clean_env(),
+              rw={"/repo": str(work)}, ro={"/repo/tests/deep/test_x.py": str(work / "tests" / "deep" / "test_x.py")})
+    out = res.stdout.decode()
+    assert out.splitlines() == ["refused /repo/tests 16", "refused /repo/tests/deep 16", "wrote", "read-only 30"], \
+        (out, res.stderr.decode()[-500:])
+    assert (work / "tests" / "deep" / "test_x.py").read_text() == "hidden\n" and (work / "tests" / "new.txt").exists()
+    shutil.rmtree(scratch)

@@ -71,8 +71,9 @@ def test_three_curated_patches_grade_through_loop_grade(loop_cli, db):
     # issue 41: the hidden checks are sealed (their literals never enter the sandbox), the visible ones are not
     assert next(f["detail"] for f in bad["failures"] if "rounding" in f["check"]).startswith("sealed assertion at ")
     assert {bad["decided_by"][f"test:{t}"] for t in task_f2p()} == {"sealed"}
-    # a visible test: tripwires in its own file guard its report (red team, round seven: before, none did)
-    assert bad["decided_by"]["test:tests/test_tax.py::test_refund_tax_is_negative"] == "tripwire-guarded"
+    # a visible test: tripwires share its file now (red team, round seven), but a forger that carries the shipped
+    # tests' names tells them apart (round eight): the report alone decided it
+    assert bad["decided_by"]["test:tests/test_tax.py::test_refund_tax_is_negative"] == "unguarded"
 
     # one checks row per test id, with both outcomes and the transition
     con = sqlite3.connect(db)

@@ -405,9 +405,10 @@ def test_the_lying_value_fails_on_its_sealed_assertion():
                                            "outside the sandbox), got -12"}]
     decided = {c.check.split("::")[-1]: c.decided_by for c in grade.checks if c.category == "test"}
     assert decided["test_refund_half_cent_rounds_away_from_zero"] == seal.SEALED
-    # a visible test: its literals are no secret, so its report is what tripwires in its own file guard (red team,
-    # round seven: before every graded file had them, nothing did)
-    assert decided["test_rates"] == seal.TRIPWIRE_GUARDED
+    # a visible test: its literals are no secret, and a forger that carries the shipped tests' names tells the
+    # tripwires of its file apart (red team, round eight): the report alone decided it
+    assert decided["test_rates"] == seal.UNGUARDED
+    assert decided["test_half_cent_rounds_up"] == seal.SEALED
 
 
 @pytest.mark.sandbox

@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -416,7 +417,7 @@ def test_the_must_pass_is_an_unchanged_copy_and_its_original_passes_only_beside_
 
 
 @pytest.mark.parametrize("path, command", SHIPPED_HOSTS, ids=["pytest", "node", "go"])
-def test_tripwires_guard_the_tests_of_their_own_file_only(path, command):
+def test_tripwires_guard_the_tests_of_their_own_file_only(path, command, tmp_path):
     """A forger can select tests by file (pytest's path, node's child per file, the file defining a Go test):
     only the tests of the tripwires' host file meet them (red team, round seven)."""
     kind = T.framework(command)
@@ -429,6 +430,14 @@ def test_tripwires_guard_the_tests_of_their_own_file_only(path, command):
     other = {"pytest": "tests/test_tax.py::test_category_is_case_insensitive",
              "node": "pad > center with an odd leftover", "go": "semver::TestNext/2.0.0-rc.1_major"}[kind]
     assert T.guards(p, own) and not T.guards(p, other)
+    # a test the base tree's copy of its file already has: a forger that carries its name tells the tripwires
+    # around it apart (red team, round eight), so nothing guards it; the hidden file's new tests stay guarded
+    base = tmp_path / "base"
+    assert T.guards(replace(p, origin=host), own, base)
+    (base / host).parent.mkdir(parents=True)
+    (base / host).write_text(source)
+    T._known_tests.cache_clear()
+    assert not T.guards(replace(p, origin=host), own, base)
 
 
 def _block(kind: str, source: str, name: str) -> str:

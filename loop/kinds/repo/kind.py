@@ -438,7 +438,7 @@ def _attempt(task: Task, cfg: SandboxConfig, env: Env | None, patched: Path, ids
         detail = "" if passed else ("missing from the test report" if outcome is None
                                     else (outcome.message.strip().splitlines() or [outcome.status])[0][:300])
         name = f"test:{test_id}"
-        decided_by = repo_seal.decided_by(res.seals, test_id, repo_tripwire.guards(res.wires, test_id))
+        decided_by = repo_seal.decided_by(res.seals, test_id, repo_tripwire.guards(res.wires, test_id, spec.tree))
         checks.append(Check(name, "test", passed, detail, test_kind=test_kind, baseline=base_out, candidate=cand,
                             transition=transition(base_out, cand), quarantined=name in quarantined,
                             decided_by=decided_by))

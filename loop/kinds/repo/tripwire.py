@@ -13,14 +13,13 @@ outcome is read back must agree on every name and line, so they are reviewed tog
 from __future__ import annotations
 
 import ast
-import difflib
+import functools
 import itertools
 import random
 import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from functools import partial
 from pathlib import Path, PurePosixPath
 
 from loop import verdicts as V
@@ -79,23 +78,12 @@ class Planted:
         return tuple(w for p in self.plans for w in p.wires)
 
 
-def _line_map(source: str, text: str) -> tuple[int | None, ...]:
-    """Where each line of `text` (the host with the tripwires inserted) was in `source`; None for theirs."""
-    old, new = source.splitlines(), text.splitlines()
-    out: list[int | None] = [None] * (len(new) + 1)
-    for tag, i1, i2, j1, _ in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
-        if tag == "equal":
-            for k in range(i2 - i1):
-                out[j1 + k + 1] = i1 + k + 1
-    return tuple(out)
-
-
 def restore_lines(p: Plan | Planted, message: str) -> str:
     """A failure message with the host files' line numbers as they are in the task's own files: the inserted
     tripwires would otherwise shift them, a different shift every run (and a hint where they are)."""
     for one in p.plans:
         if one.lines and message:
-            message = re.sub(rf"({re.escape(PurePosixPath(one.host).name)}):(\d+)", partial(_back, one.lines), message)
+            message = re.sub(rf"({re.escape(PurePosixPath(one.host).name)}):(\d+)", functools.partial(_back, one.lines), message)
     return message
 
 
@@ -204,7 +192,7 @@ def _plan_at(kind: str, where: str, source: str, f2p: tuple[str, ...], rng: rand
         return None
     p = {"pytest": _pytest, "node": _node, "go": _go}[kind](where, source, f2p, rng, points, probe, safe.copies,
                                                            safe.twins if allowed is not None else None, avoid)
-    return replace(p, lines=_line_map(source, p.text) if p.host == where else (), origin=where)
+    return replace(p, lines=p.lines if p.host == where else (), origin=where)
 
 
 def _read(tree: Path, rel: str) -> str | None:
@@ -283,7 +271,8 @@ def _pytest(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, po
         placed.append((point, head + body))
         wires.append(Wire(name, expect, "::".join([host, *scope, name]),
                           derived and "::".join([host, *scope, derived[1]]), i, derived and derived[3]))
-    return Plan(host, _place(source, placed), tuple(wires))
+    text, lines = _place(source, placed)
+    return Plan(host, text, tuple(wires), lines)
 
 
 def _one_line_share(source: str) -> float:
@@ -542,9 +531,11 @@ def _node(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, poin
                           i, derived and derived[3]))
     # imports first (hoisted in a module anyway, and a require must come before its use), after a #! line
     # or a 'use strict' directive, which must stay first
-    text = _place(source, blocks)
+    text, lines = _place(source, blocks)
     lead = re.match(r"(#![^\n]*\n)?(\s*(['\"])use strict\3;?[^\n]*\n)?", text).end()
-    return Plan(host, text[:lead] + "".join(p + "\n" for p in prelude) + text[lead:], tuple(wires))
+    above = text[:lead].count("\n") + 1
+    return Plan(host, text[:lead] + "".join(p + "\n" for p in prelude) + text[lead:], tuple(wires),
+                lines[:above] + (None,) * len(prelude) + lines[above:])
 
 
 _TITLE = "\0title\0"  # where an unchanged copy's title goes
@@ -694,7 +685,8 @@ def _go(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, points
                        f"\t{go[agg]}\n\tif got != {want} {{\n\t\tt.{report}(\"got %d, want %d\", got, {want})\n\t}}\n}}\n"))
         wires.append(Wire(name, expect, None, None, i))
     if re.search(r'^\s*(import\s+)?"testing"\s*$', source, re.M):  # the file names the package `testing`
-        return Plan(host, _place(source, blocks), tuple(wires))
+        text, lines = _place(source, blocks)
+        return Plan(host, text, tuple(wires), lines)
     package = re.search(r"^package\s+(\w+)", source, re.M)
     new = str(PurePosixPath(host).with_name(f"{PurePosixPath(host).stem}_cases_test.go"))
     return Plan(new, f"package {package.group(1) if package else 'main'}\n\nimport \"testing\"\n\n"
@@ -922,8 +914,10 @@ def _depths(source: str, kind: str) -> list[int | None]:
     return out
 
 
-def _place(source: str, placed: list[tuple[Point, str]]) -> str:
-    """`source` with each block at its point, with the blank lines the file has around its own tests there."""
+def _place(source: str, placed: list[tuple[Point, str]]) -> tuple[str, tuple[int | None, ...]]:
+    """`source` with each block at its point, with the blank lines the file has around its own tests there; and
+    per line of the result (1-based, index 0 unused) its line in `source`, None for an inserted one (read from
+    the insertions themselves: a copy next to its original shares its lines, which a diff may pair wrongly)."""
     lines = source.splitlines(keepends=True)
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"
@@ -931,16 +925,19 @@ def _place(source: str, placed: list[tuple[Point, str]]) -> str:
     at: dict[int, list[tuple[Point, str]]] = {}
     for point, block in placed:
         at.setdefault(point.line, []).append((point, block))
-    out = []
+    out, origin = [], [None]
     for i in range(len(lines) + 1):
         # at one line, a class's or suite's end before the module's: an indented block after a top-level one
         # would be read as part of that one
         for point, block in sorted(at.get(i, ()), key=lambda pb: -len(pb[0].indent)):
-            out.append("\n" * max(point.lead - (trailing if i == len(lines) else 0), 0) + block + "\n" * point.after)
+            piece = "\n" * max(point.lead - (trailing if i == len(lines) else 0), 0) + block + "\n" * point.after
+            out.append(piece)
+            origin += [None] * piece.count("\n")
             trailing = 0
         if i < len(lines):
             out.append(lines[i])
-    return "".join(out)
+            origin.append(i + 1)
+    return "".join(out), tuple(origin)
 
 
 STOPS_EARLY = re.compile(r"^(-x|--exitfirst|--maxfail(=.*)?|--sw|--stepwise|-failfast|--failfast|-test\.failfast|--test-bail)$")
@@ -1045,12 +1042,28 @@ def twinned(p: Plan | Planted, outcomes: dict | None) -> dict | None:
     return out
 
 
-def guards(p: Plan | Planted | None, test_id: str) -> bool:
+def guards(p: Plan | Planted | None, test_id: str, base: Path | None = None) -> bool:
     """Do the tripwires of `p` (None: the run had none) share the test's file, where a forger that selects tests
     by file (pytest's path, node's child per file, the file that defines a Go test) meets them? Tests of other
     files are decided by the report alone (red team, round seven: forgers that flip only the shipped test files'
-    failures)."""
-    return p is not None and any(_guards(one, test_id) for one in p.plans if one.wires)
+    failures). Nor does a test that the base tree's copy of its file (`base`) already has: a forger that carries
+    the shipped tests' names takes every other test of the file for a tripwire and flips only its own (round
+    eight); tripwires there catch only forgers that do not tailor themselves to the file."""
+    return p is not None and any(_guards(one, test_id) and not (base and _shipped(one, test_id, base))
+                                 for one in p.plans if one.wires)
+
+
+def _shipped(p: Plan, test_id: str, base: Path) -> bool:
+    kind = "pytest" if p.origin.endswith(".py") else "go" if p.origin.endswith(".go") else "node"
+    name = {"pytest": lambda: test_id.split("::")[-1].split("[")[0], "go": lambda: _test_of(test_id),
+            "node": lambda: test_id.rsplit(NODE_SEP, 1)[-1]}[kind]()
+    return name in _known_tests(kind, str(base / p.origin))
+
+
+@functools.lru_cache(maxsize=256)  # a task's base tree never changes
+def _known_tests(kind: str, path: str) -> frozenset:
+    source = _read(Path(path).parent, Path(path).name)
+    return frozenset(_tests_in(kind, source or ""))
 
 
 def _guards(p: Plan, test_id: str) -> bool:
