@@ -253,3 +253,50 @@ def test_the_files_sealed_are_the_base_trees_tests_when_no_pass_to_pass_names_th
     assert seal.files_of(hidden, named, tmp_path) == ["tests/test_hidden.py", "tests/test_n.py", "test_top.py",
                                                       "tests/b_test.py", "tests/test_a.py"]
     assert re.fullmatch(seal._PYTEST_FILE, "test_x.py") and not re.fullmatch(seal._PYTEST_FILE, "conftest.py")
+
+
+# whole grades in the sandbox ------------------------------------------------------------------------------------
+TASK = Path(__file__).resolve().parents[2] / "harness" / "tasks" / "repo_ledger_py"
+FRAME = TASK.parents[2] / "tests" / "adversarial" / "repo_candidates" / "repo_ledger_py" / \
+    "r7_parametrize_expected_from_frame.diff"
+ROWS = ("1-0", "9-0", "10-5", "49-5", "50-10", "100-15", "1000-15")
+
+
+def _grade(task, diff: str):
+    from loop.grading.model import Options
+    from loop.kinds.repo.kind import RepoKind
+    from loop.sandbox import SandboxConfig
+
+    return RepoKind().grade(task, diff, SandboxConfig(), Options(k=1, trials=0))
+
+
+def _named(tmp_path: Path):
+    """The ledger task with a pass_to_pass naming the table's rows (a run selects them by id)."""
+    import shutil
+
+    from loop import tasks
+
+    folder = tmp_path / "repo_ledger_py"
+    shutil.copytree(TASK, folder)
+    toml = folder / "task.toml"
+    named = ", ".join(f'"tests/test_discounts.py::test_bulk_percent[{r}]"' for r in ROWS)
+    toml.write_text(toml.read_text().replace("# pass_to_pass omitted", f"pass_to_pass = [{named}]\n#"))
+    return tasks.load_folder(folder)
+
+
+@pytest.mark.sandbox
+@pytest.mark.parametrize("named", [False, True])
+def test_the_want_read_from_the_frame_fails_on_its_row_and_the_gold_patch_passes(tmp_path, named):
+    from loop import tasks
+
+    task = _named(tmp_path) if named else tasks.load_folder(TASK)
+    grade = _grade(task, FRAME.read_text())
+    assert grade.verdict == V.STABLE_FAIL
+    failed = {f["check"]: f["detail"] for f in grade.failures()}
+    assert failed["test:tests/test_discounts.py::test_bulk_percent[50-10]"] == (
+        "sealed assertion at tests/test_discounts.py:8: expected 10 (row 4, test [50-10]) (kept outside the "
+        "sandbox), got 5 (row 4)")
+    gold = _grade(task, task.reference)
+    assert gold.verdict == V.STABLE_PASS, gold.failures()
+    assert {c.check for c in gold.checks if "bulk_percent" in c.check} == {
+        f"test:tests/test_discounts.py::test_bulk_percent[{r}]" for r in ROWS}
