@@ -228,10 +228,10 @@ _SEALS: dict[tuple, dict] = {}
 
 
 def _seals(task: Task, cfg: SandboxConfig, env: Env | None) -> dict:
-    """The keys of the hidden tests' assertions a candidate's runs seal, each with the rows (-1: not a table's) a
-    candidate's passing run must send from and how the gold run's records were compared (seal._mark): those that,
-    sealed, send the gold tree's test run a plain value equal to their literal on every record (at least one, and
-    no two for one literal), in a run whose report passes every fail-to-pass test. An assertion the gold patch
+    """The keys of the assertions a candidate's runs seal (in seal.files_of's files), each with the rows (-1: not a
+    table's) a candidate's passing run must send from and how the gold run's records were compared (seal._mark):
+    those that, sealed, send the gold tree's test run a plain value equal to their literal on every record (at least
+    one, and no two for one literal), in a run whose report passes every fail-to-pass test. An assertion the gold patch
     passes only through a value loop cannot serialize, or an `__eq__` of its own, stays as it is: sealing never
     fails an honest tree that the original check passes. Run once per task (remembered); a gold patch that does
     not apply seals nothing."""

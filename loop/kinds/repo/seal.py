@@ -1,6 +1,7 @@
-"""Sealed assertions: a hidden test file's checks of a computed value against a literal (pytest's `assert <expr> ==
-<literal>`; node's and Go's in seal_js_go.py), rewritten so that the literal stays in loop's process; the test sends
-the computed value out (serialized in the sandbox), the parent compares.
+"""Sealed assertions: a test file's checks of a computed value against a literal (pytest's `assert <expr> ==
+<literal>`, or `== <name>` of a parametrize table's column, sealed per row; node's and Go's in seal_js_go.py),
+rewritten so that the literal stays in loop's process; the test sends the computed value out (serialized in the
+sandbox), the parent compares.
 
 The tests run in the candidate's process, so whatever they report could be forged (a patched reporter, a lying
 `__eq__`). A sealed check carries no expected value into the sandbox: its copy there calls a helper that writes
@@ -716,8 +717,8 @@ class Judged:
 
     def floors(self) -> dict[tuple[str, int, int], frozenset[tuple[int, int, int]]]:
         """On the gold tree: the verified seals whose literal no two records share (one record, or one per row
-        of a Go table), each with its records' marks (`_mark`: the rows they came from, and how a Go record is
-        compared): what a candidate's passing run must send too, and how.
+        of a Go or pytest table), each with its records' marks (`_mark`: the rows they came from, and how a Go
+        record is compared): what a candidate's passing run must send too, and how.
         A literal compared in several iterations (a loop, a subtest or parameter per case) is left unsealed: a
         record cannot be bound to its iteration in the sandbox, so one right iteration's value, copied, would
         pass the wrong ones. So is a seal of a test no report entry maps to: the report alone would decide it."""
