@@ -92,6 +92,18 @@ def test_a_compared_column_becomes_row_indexes_and_its_rows_get_fresh_ids():
     assert _rows(seal.plan(TABLE, file=FILE)[1])["test_percent"].tokens != rows["test_percent"].tokens
 
 
+def test_a_runs_plan_is_planned_once_and_gets_fresh_ids_each_time():
+    (a, seals_a, _), (b, seals_b, _) = (seal.plan_file("pytest", TABLE, file=FILE) for _ in range(2))
+    assert re.sub(r"[0-9a-f]{10,16}", "X", a) == re.sub(r"[0-9a-f]{10,16}", "X", b)  # the cached template
+    helpers = [re.search(r"^def (_loop_seal_\w+)\(", t, re.M).group(1) for t in (a, b)]
+    assert helpers[0] != helpers[1] and f"{helpers[0]}((pct(qty))" in a and f"{helpers[1]}((pct(qty))" in b
+    assert {s.id for s in seals_a}.isdisjoint({s.id for s in seals_b})
+    for text, seals in ((a, seals_a), (b, seals_b)):
+        assert all(f"'{s.id}'" in text for s in seals)
+        assert all(f"'{t}'" in text for r in _rows(seals).values() for t in r.tokens)
+    assert set(_rows(seals_a)["test_percent"].tokens).isdisjoint(_rows(seals_b)["test_percent"].tokens)
+
+
 def _project(tmp_path: Path, source: str) -> Path:
     proj = tmp_path / "proj"
     (proj / "pkg").mkdir(parents=True)

@@ -16,12 +16,13 @@ verdicts drawn from it must agree on every tag and test name, so they are review
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import json
 import random
 import re
 import tokenize
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -317,7 +318,7 @@ def plan(source: str, channel: str = f"/out/{CHANNEL}", only=EVERY, file: str = 
     def end_of(node: ast.AST) -> int:
         return starts[node.end_lineno - 1] + node.end_col_offset
 
-    def replace(node: ast.AST, text: str) -> None:  # on one line, the node's other lines kept empty
+    def rewrite(node: ast.AST, text: str) -> None:  # on one line, the node's other lines kept empty
         edits.append((at(node), end_of(node), text.encode() + b"\n" * (node.end_lineno - node.lineno)))
 
     def seal(stmt: ast.Assert, expr: ast.expr, op: str, literal: Any, name: str, unconditional: bool,
@@ -353,18 +354,18 @@ def plan(source: str, channel: str = f"/out/{CHANNEL}", only=EVERY, file: str = 
             c = table.names.index(n)
             rows = Rows(tuple(_literal(r[c])[1] for r in table.rows), tuple(table.ids), tokens)
             for i, r in enumerate(table.rows):
-                replace(r[c], str(i))  # the placeholder: the row's index, which the check sends beside its value
+                rewrite(r[c], str(i))  # the placeholder: the row's index, which the check sends beside its value
             for stmt, expr, unconditional in checks:
                 seal(stmt, expr, "rows", rows, name, unconditional, f", {n}")
         listed = f"[{', '.join(map(repr, tokens))}]"
         if table.ids_node is not None:
-            replace(table.ids_node, listed)
+            rewrite(table.ids_node, listed)
         else:
             last = max([*table.call.args, *table.call.keywords], key=lambda x: (x.end_lineno, x.end_col_offset))
             edits.append((end_of(last), end_of(last), f", ids={listed}".encode()))
         for pid, token in zip(table.param_ids, tokens):
             if pid is not None:
-                replace(pid, repr(token))
+                rewrite(pid, repr(token))
     if not seals:
         return source, ()
     for begin, end, text in sorted(edits, reverse=True):
@@ -865,7 +866,8 @@ def plan_file(style: str, source: str, channel: str = f"/out/{CHANNEL}", only=EV
               ) -> tuple[str, tuple[Seal, ...], tuple[str, str] | None]:
     """(the sealed text, its seals, a new file the sealed text needs (Go's helper): (path, text) or None)."""
     if style == "pytest":
-        text, seals = plan(source, channel, only, file, rng, known)
+        text, seals = plan(source, channel, only, file, rng, known) if rng is not _RNG else _fresh(
+            *_template(source, channel, frozenset(only) if isinstance(only, dict) else only, file, known))
         return text, seals, None
     if style == "node":
         text, found = js_go.plan_node(source, channel, only, file, rng, known, VALUE_CAP, DEPTH_CAP)
@@ -874,6 +876,30 @@ def plan_file(style: str, source: str, channel: str = f"/out/{CHANNEL}", only=EV
         text, found, extra = js_go.plan_go(source, channel, only, file, rng, known, VALUE_CAP)
     return text, tuple(Seal(sid, file, line, col, f.op, f.literal, f.test, f.unconditional, secret, style)
                        for f, sid, secret, line, col in found), extra
+
+
+@functools.lru_cache(maxsize=256)
+def _template(source: str, channel: str, only, file: str, known: str | None) -> tuple[str, tuple[Seal, ...]]:
+    """plan() once per file and selection (the syntax work is most of a run's sealing time); _fresh gives each run
+    its own ids."""
+    return plan(source, channel, only, file, random.Random(_RNG.getrandbits(64)), known)
+
+
+def _fresh(text: str, seals: tuple[Seal, ...]) -> tuple[str, tuple[Seal, ...]]:
+    """A planned file and its seals with fresh ids, tokens and helper name in place of the template's (each of a
+    fixed width, so nothing moves)."""
+    new = {}
+    for s in seals:
+        new[s.id] = f"{_RNG.getrandbits(64):016x}"
+        for token in s.literal.tokens if s.op == "rows" else ():
+            new.setdefault(token, f"{_RNG.getrandbits(48):012x}")
+    for old, fresh in new.items():
+        text = text.replace(repr(old), repr(fresh))
+    helper = re.search(r"^def (_loop_seal_[0-9a-f]{10})\(", text, re.M)
+    if helper:
+        text = text.replace(helper.group(1), f"_loop_seal_{_RNG.getrandbits(40):010x}")
+    return text, tuple(replace(s, id=new[s.id], literal=replace(s.literal, tokens=tuple(
+        new[t] for t in s.literal.tokens)) if s.op == "rows" else s.literal) for s in seals)
 
 
 def files_of(hidden: tuple[str, ...], ids: tuple[str, ...], base: Path | None = None) -> list[str]:
