@@ -149,6 +149,14 @@ def test_loops_row_ids_are_pytests_and_every_row_sends_its_own_value(tmp_path):
         f"{FILE}::test_percent[{rows.tokens[2]}]", f"{FILE}::test_split"]
 
 
+def test_a_table_a_row_of_which_failed_on_the_gold_run_is_not_sealed(tmp_path):
+    plain, outcomes, seals, out = _sealed_run(tmp_path)
+    judged = seal.judge(seals, out, outcomes)[1]
+    assert (FILE, 8, 11) in judged.floors(outcomes)
+    failed = {**outcomes, f"{FILE}::test_percent[big]": Outcome(V.FAIL, "a snapshot keyed by the test's id")}
+    assert (FILE, 8, 11) not in judged.floors(failed) and len(judged.floors(failed)) == 2
+
+
 def _records(out: Path) -> list[dict]:
     return [json.loads(x) for x in (out / seal.CHANNEL).read_text().splitlines()]
 

@@ -257,7 +257,7 @@ def _seals(task: Task, cfg: SandboxConfig, env: Env | None) -> dict:
                 got = res.outcomes or {}
                 if res.seals and all(t in res.seals.failed or got.get(t, Outcome(V.FAIL)).status == V.PASS
                                      for t in spec.fail_to_pass):  # the sealed file collects and runs them
-                    keep = res.seals.floors()
+                    keep = res.seals.floors(got)
                 faulted = res.fault is not None
         except SandboxUnavailable:
             return {}  # the attempts say so; nothing cached
