@@ -280,8 +280,9 @@ def test_failure_messages_keep_the_hidden_files_own_line_numbers(name, tmp_path)
         for j, line in enumerate(new, 1):
             was = p.lines[j]
             assert was is None or old[was - 1] == line
-            if was is not None and j != was:
-                assert repo_tripwire.restore_lines(p, f"{base}:{j}: boom") == f"{base}:{was}: boom"
+            if was is not None and j != was:  # a plan, or a run's tripwires (one file's, as a SWE-bench row's)
+                for run in (p, repo_tripwire.Planted((p,))):
+                    assert repo_tripwire.restore_lines(run, f"{base}:{j}: boom") == f"{base}:{was}: boom"
 
 
 def _plan():

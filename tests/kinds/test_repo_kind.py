@@ -73,8 +73,7 @@ def test_three_curated_patches_grade_through_loop_grade(loop_cli, db):
         "sealed assertion at tests/test_tax.py:37: expected -99 (kept outside the sandbox), got -98")
     assert next(f["detail"] for f in bad["failures"] if "rounding" in f["check"]).startswith("sealed assertion at ")
     assert {bad["decided_by"][f"test:{t}"] for t in task_f2p()} == {"sealed"}
-    # a visible test: its sealed check failed it (its literal is no secret: a passing one would be decided by the
-    # report, red team round seven)
+    # a visible test: its sealed check failed it (tripwires in its own file guard a passing one's report)
     assert bad["decided_by"]["test:tests/test_tax.py::test_refund_tax_is_negative"] == "sealed"
 
     # one checks row per test id, with both outcomes and the transition

@@ -405,7 +405,8 @@ def test_the_lying_value_fails_on_its_sealed_assertion():
                                            "outside the sandbox), got -12"}]
     decided = {c.check.split("::")[-1]: c.decided_by for c in grade.checks if c.category == "test"}
     assert decided["test_refund_half_cent_rounds_away_from_zero"] == seal.SEALED
-    # a visible test: its literals are no secret, and no tripwire shares its file (red team, round seven)
+    # a visible test: its checks are sealed too (no pass_to_pass: every test is graded), but their literals are no
+    # secret, so a sealed check decided nothing (test_a_test_whose_sealed_check_decided_nothing_is_unguarded)
     assert decided["test_rates"] == seal.UNGUARDED
 
 
@@ -434,7 +435,7 @@ def test_guessed_records_with_the_channel_refused_fail_every_sealed_test():
 
 @pytest.mark.sandbox
 def test_a_forged_report_is_caught_by_the_seals_without_tripwires(monkeypatch):
-    monkeypatch.setattr(testrun.repo_tripwire, "plan", lambda *a, **k: None)
+    monkeypatch.setattr(testrun.repo_tripwire, "plan_all", lambda *a, **k: None)
     grade = _grade((CORPUS / "runtime_patch_testreport.diff").read_text())
     assert grade.verdict == V.STABLE_FAIL
     assert [f["check"] for f in grade.failures()] == ["test:tests/test_tax_rounding.py::test_refund_half_cent_rounds_away_from_zero"]

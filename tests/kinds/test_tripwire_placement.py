@@ -256,7 +256,8 @@ def test_a_gold_patch_in_a_file_of_multiline_decorators_passes_every_repeat(tmp_
     assert grade.verdict == V.STABLE_PASS, [(a.status, [c.detail for c in a.checks if not c.passed]) for a in grade.attempts]
     assert [a.status for a in grade.attempts] == [V.PASS] * 12
     allowed = repo_kind.tripwire_points(task, CFG, repo_kind._environment(task.spec, CFG))
-    assert set(allowed) == {"tests/test_tax_rounding.py"}
+    shipped = {f"tests/{p.name}" for p in (LEDGER / "repo" / "tests").glob("test_*.py")}
+    assert set(allowed) == {"tests/test_tax_rounding.py", *shipped} and len(shipped) == 5  # every graded file
     assert allowed["tests/test_tax_rounding.py"].points == {p.key for p in T.pytest_points(SWEBENCH_SHAPE)}
 
 
@@ -394,7 +395,9 @@ def test_the_must_pass_is_an_unchanged_copy_and_its_original_passes_only_beside_
         same = [w for w in p.wires if w.expect == T.SAME]
         assert len(same) == 1 and not [w for w in p.wires if w.expect == V.PASS]  # no aggregate must-pass
         copy, original = same[0].name, same[0].source.split("::")[-1].split(" > ")[-1]
-        assert p.text.replace(copy, original).count(_block(kind, source, original)) == 2  # the same code
+        before, after = ("(?<=['\"`])", "(?=['\"`])") if kind == "node" else (r"(?<!\w)", r"(?!\w)")
+        renamed = re.sub(before + re.escape(copy) + after, original, p.text)  # the name, never a prefix of one
+        assert renamed.count(_block(kind, source, original)) == 2  # the same code
     wire = same[0]
     own = wire.source if kind != "go" else "pkg::" + wire.source
     test_id = wire.test_id or "pkg::" + wire.name
@@ -478,3 +481,68 @@ def test_first_run_only():
     assert "test_first_run_only" not in copied and "test_half_cent_rounds_up" in copied, copied
     grade = repo_kind.KIND.grade(task, task.reference, CFG, Options(k=4, trials=0))
     assert grade.verdict == V.STABLE_PASS, grade.failures()
+
+
+# every file that holds a graded test takes tripwires (red team, round seven: a forger flipping only the
+# failures of the shipped test files met none) ------------------------------------------------------------------
+SHIPPED_TASKS = {"repo_ledger_py": (("tests/test_tax_rounding.py",), "tests", "test_*.py"),
+                 "repo_strkit_js": (("test/truncate_unicode.test.js",), "test", "*.test.js"),
+                 "repo_semver_go": (("compare_numeric_test.go",), ".", "*_test.go")}
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED_TASKS))
+def test_every_file_that_defines_a_graded_test_hosts_tripwires_with_names_no_host_uses(tmp_path, name):
+    task = tasks.load_folder(ROOT / "harness" / "tasks" / name)
+    tree = tmp_path / "repo"
+    shutil.copytree(task.spec.tree, tree)
+    shutil.copytree(task.spec.hidden, tree, dirs_exist_ok=True)
+    hidden, folder, glob = SHIPPED_TASKS[name]
+    shipped = sorted((Path(folder) / p.name).as_posix().removeprefix("./") for p in (tree / folder).glob(glob)
+                     if (Path(folder) / p.name).as_posix().removeprefix("./") not in hidden)
+    files = [*task.spec.hidden_files, *sorted(p.relative_to(tree).as_posix() for p in tree.rglob("*") if p.is_file())]
+    kind = T.framework(task.spec.command)
+    ids = []  # a graded test of each shipped file, named as its runner's report names it
+    for rel in shipped:
+        test = sorted(T._tests_in(kind, (tree / rel).read_text()))[0]
+        ids.append({"pytest": f"{rel}::{test}", "go": f"example.com/semver::{test}/sub", "node": f"suite > {test}"}[kind])
+    found = T.hosts(kind, tree, files, task.spec.fail_to_pass, ids)
+    assert found[0] == hidden[0] and sorted(found[1:]) == shipped, found
+    assert T.hosts(kind, tree, files, task.spec.fail_to_pass, ids[:1]) == [hidden[0], shipped[0]]  # only those
+    allowed = {h: T.Safe(frozenset(p.key for p in T.points_of(kind, (tree / h).read_text()))) for h in found}
+    tests = set().union(*(T._tests_in(kind, (tree / h).read_text()) for h in found))
+    for seed in range(5):
+        planted = T.plan_all(task.spec.command, tree, allowed, task.spec.fail_to_pass, random.Random(seed))
+        assert {p.origin for p in planted.plans} == set(found)
+        names = [w.name for w in planted.wires]
+        assert len(names) == len(set(names)) and not tests & set(names)  # each tripwire's outcome is its own
+
+
+def test_a_near_miss_integer_fits_every_type_its_original_fits():
+    """A Go copy of a `uint64` field's small literal as a negative one did not compile: every test of the package
+    went missing, an honest patch failed."""
+    rng = random.Random(0)
+    for value, lo, hi in ((0, 0, 127), (3, 0, 127), (127, 0, 127), (200, 0, 255), (-1, -128, -1), (-128, -128, -1),
+                          (40000, 0, 65535), (2**63, 0, 2**64 - 1)):
+        got = {T._near_miss(value, rng) for _ in range(300)}
+        assert all(lo <= g <= hi and g != value and 7 <= abs(g - value) <= 97 for g in got), (value, sorted(got)[:5])
+        assert len(got) > 20  # still many: the copy's literal tells nothing
+
+
+@pytest.mark.sandbox
+def test_go_tripwires_in_every_graded_file_compile_under_many_seeds(tmp_path):
+    task = tasks.load_folder(SEMVER)
+    tree = tmp_path / "repo"
+    shutil.copytree(task.spec.tree, tree)
+    shutil.copytree(task.spec.hidden, tree, dirs_exist_ok=True)
+    found = T.hosts("go", tree, sorted(p.name for p in tree.glob("*_test.go")), task.spec.fail_to_pass,
+                    [f"example.com/semver::{t}" for h in tree.glob("*_test.go") for t in T._tests_in("go", h.read_text())])
+    assert len(found) == 5
+    allowed = {h: T.Safe(frozenset(p.key for p in T.points_of("go", (tree / h).read_text()))) for h in found}
+    for seed in range(8):
+        work = tmp_path / f"s{seed}"
+        shutil.copytree(tree, work)
+        T.plant(T.plan_all(task.spec.command, work, allowed, task.spec.fail_to_pass, random.Random(seed),
+                           probe=seed % 2 == 0), work)
+        vet = subprocess.run(["go", "vet", "."], cwd=work, capture_output=True, text=True,
+                             env={**__import__("os").environ, "GOFLAGS": "-mod=mod", "GOPROXY": "off"})
+        assert vet.returncode == 0, vet.stderr[-2000:]

@@ -18,7 +18,7 @@ from loop.kinds.repo import tripwire as repo_tripwire
 from loop.kinds.repo.env import Env
 from loop.kinds.repo.results import Outcome
 from loop.kinds.repo.spec import RepoSpec
-from loop.kinds.repo.testrun import RunResult, host_files, run_tests
+from loop.kinds.repo.testrun import RunResult, run_tests
 from loop.kinds.task import Task
 from loop.sandbox import SandboxConfig, scratch
 
@@ -132,7 +132,7 @@ def tripwire_points(task: Task, cfg: SandboxConfig, env: Env | None) -> dict[str
         return None
     key = (spec.digest, spec.command, spec.parser, cfg, str(env and env.path))
     if key not in _TRIPWIRE_POINTS:
-        name = remembered.key(task, cfg, env, "tripwire-points", spec.parser)
+        name = remembered.key(task, cfg, env, "tripwire-points-2", spec.parser)  # 2: every graded file
         found = _points(remembered.recall(name))
         if found is None:
             found, clean = _counting_faults(_probe, task, cfg, env, kind)
@@ -156,55 +156,65 @@ def _points(value) -> dict[str, repo_tripwire.Safe] | None:
 
 
 def _probe(task: Task, cfg: SandboxConfig, env: Env | None, kind: str) -> dict[str, repo_tripwire.Safe] | str:
-    """tripwire_points' runs: the probes on the base tree, then on the gold tree."""
+    """tripwire_points' runs: the probes on the base tree, then on the gold tree, with tripwires in every file
+    that holds a graded test (tripwire.hosts) at once."""
     spec: RepoSpec = task.spec
     tree = _base_tree(spec)
-    host = repo_tripwire.host(kind, tree, host_files(spec, tree), spec.fail_to_pass)
-    if host is None:
-        return {}
-    points = repo_tripwire.points_of(kind, (tree / host).read_text(encoding="utf-8", errors="replace"))
     plain = baseline(task, cfg, env, 0)
+    graded = plain if spec.pass_to_pass is None else spec.fail_to_pass + spec.pass_to_pass
+    files = list(dict.fromkeys([*spec.hidden_files, *repo_patch.files(tree)]))  # the hidden tests first
+    points = {h: repo_tripwire.points_of(kind, (tree / h).read_text(encoding="utf-8", errors="replace"))
+              for h in repo_tripwire.hosts(kind, tree, files, spec.fail_to_pass, graded)}
+    if not points:
+        return {}
+    Safe = repo_tripwire.Safe
     unstable: set[str] | None = None
-    tries = [(points, None, None)]  # every point, every copy; after a change, fewer (see below)
-    while tries:
-        tried, twins, copies = tries.pop(0)
-        safe = {host: repo_tripwire.Safe(frozenset(p.key for p in tried), copies, twins)}
-        probe = repo_tripwire.plan(spec.command, tree, [host], spec.fail_to_pass, allowed=safe, probe=True)
+    first = True
+    tries = [{h: Safe(frozenset(p.key for p in pts)) for h, pts in points.items()}]  # every point and copy; after
+    while tries:  # a change, fewer (see below)
+        safe = tries.pop(0)
+        probe = repo_tripwire.plan_all(spec.command, tree, safe, spec.fail_to_pass, probe=True)
         if probe is None:
-            return {host: repo_tripwire.Safe(frozenset())}
+            return {h: Safe(frozenset()) for h in points}
         res = _run(task, cfg, env, tree, 0, _run_ids(spec), lambda _spec, _work: probe)
+        tried = {h: [p for p in pts if p.key in safe[h].points] for h, pts in points.items()}
         kept, changed, same = repo_tripwire.settle(probe, tried, res.raw, plain, unstable or set())
         if changed and unstable is None:  # a test that varies between plain runs anyway is not evidence
             again = _run(task, cfg, env, tree, 0, _run_ids(spec)).outcomes or {}
             unstable = {t for t, o in plain.items() if t not in again or again[t].status != o.status}
             changed = [t for t in changed if t not in unstable]
         if not changed:
-            return {host: _proven_copies(task, cfg, env, host, kept, same, copies)}
-        if twins is None:  # a copy may be what changed its original: no copy of a changed test (the unchanged
-            # ones only where they ran as their originals), then no unchanged copy, then the end of the file alone
-            copies, spare = repo_tripwire.spared(probe, changed)
-            rest = same & spare
-            tries = [(points, rest, copies), (points, frozenset(), copies), (points[-1:], frozenset(), copies)]
-    return (f"loop's tripwire tests in {host} change the base tree's outcome of {changed[0]}"
+            return _proven_copies(task, cfg, env, {h: Safe(kept.get(h, frozenset()), s.copies, same.get(h, frozenset()))
+                                                   for h, s in safe.items()})
+        if first:  # a copy may be what changed its original: no copy of a changed test (the unchanged ones only
+            # where they ran as their originals), then no unchanged copy, then the end of each file alone
+            first, none = False, (frozenset(), frozenset())
+            spare = {one.origin: repo_tripwire.spared(one, changed) for one in probe.plans}
+            tries = [{h: Safe(frozenset(p.key for p in pts[cut:]), spare.get(h, none)[0],
+                              same.get(h, frozenset()) & spare.get(h, none)[1] if twins else frozenset())
+                      for h, pts in points.items()} for cut, twins in ((0, True), (0, False), (-1, False))]
+    where = ", ".join(sorted(points))
+    return (f"loop's tripwire tests in {where} change the base tree's outcome of {changed[0]}"
             + (f" (and {len(changed) - 1} more)" if len(changed) > 1 else "")
             + ": a fault of loop's instrumentation, not of the candidate; please report it")
 
 
-def _proven_copies(task: Task, cfg: SandboxConfig, env: Env | None, host: str, kept: set,
-                   same: frozenset, copies: frozenset | None) -> repo_tripwire.Safe:
-    """The points `kept`, the copies (of `copies`, None: every one) a probe on the gold tree reported failing
-    (unchecked where the gold patch does not apply) and the unchanged copies `same` that ran as their originals
-    there too."""
+def _proven_copies(task: Task, cfg: SandboxConfig, env: Env | None,
+                   safe: dict[str, repo_tripwire.Safe]) -> dict[str, repo_tripwire.Safe]:
+    """Per host, the points `safe` keeps, the copies of its `copies` (None: every one) a probe on the gold tree
+    reported failing (unchecked where the gold patch does not apply) and the unchanged copies of its `twins`
+    that ran as their originals there too."""
     spec: RepoSpec = task.spec
     gold = _gold_tree(task, cfg)
-    safe = repo_tripwire.Safe(frozenset(kept), copies, same)
-    probe = repo_tripwire.plan(spec.command, gold, [host], spec.fail_to_pass, allowed={host: safe}, probe=True) \
+    probe = repo_tripwire.plan_all(spec.command, gold, safe, spec.fail_to_pass, probe=True) \
         if gold is not None else None
     if probe is None:
         return safe
     res = _run(task, cfg, env, gold, 0, _run_ids(spec), lambda _spec, _work: probe)
-    return repo_tripwire.Safe(safe.points, repo_tripwire.proven(probe, res.raw),
-                              same & repo_tripwire.twins(probe, res.raw))
+    found = {one.origin: (repo_tripwire.proven(one, res.raw), repo_tripwire.twins(one, res.raw))
+             for one in probe.plans}
+    return {h: repo_tripwire.Safe(s.points, found[h][0], s.twins & found[h][1]) if h in found else s
+            for h, s in safe.items()}
 
 
 _GOLD_TREES: dict[str, Path | None] = {}

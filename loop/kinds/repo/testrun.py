@@ -46,18 +46,18 @@ class RunResult:
     stderr: str
     duration: float
     forged: str | None = None  # what in the report contradicts the tripwires
-    wires: repo_tripwire.Plan | None = None  # the tripwires the run had
+    wires: repo_tripwire.Planted | None = None  # the tripwires the run had
     raw: dict[str, Outcome] | None = None  # the outcomes with the tripwires' own
     seals: repo_seal.Judged | None = None  # the sealed assertions' records and the tests they decided
 
 
-Tripwires = Callable[[RepoSpec, Path], "repo_tripwire.Plan | None"]
+Tripwires = Callable[[RepoSpec, Path], "repo_tripwire.Planted | None"]
 
 
 def fresh_tripwires(allowed: dict[str, repo_tripwire.Safe]) -> Tripwires:
-    """Fresh tripwires for every run, at the points the base tree showed safe (reference.tripwire_points)."""
-    return lambda spec, work: repo_tripwire.plan(spec.command, work, host_files(spec, work), spec.fail_to_pass,
-                                                 allowed=allowed)
+    """Fresh tripwires for every run, in each host file at the points the base tree showed safe
+    (reference.tripwire_points)."""
+    return lambda spec, work: repo_tripwire.plan_all(spec.command, work, allowed, spec.fail_to_pass)
 
 
 def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repeat: int,
@@ -106,7 +106,8 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
             envvars.update(repo_env.GO_VARS)  # never the module proxy, even for a go.mod without [environment]
         # The hidden tests (tripwires included) are read-only inside: code under test cannot rewrite them on
         # disk before the runner reads them.
-        ro = {f"/repo/{rel}": str(work / rel) for rel in {*spec.hidden_files, *([wires.host] if wires else [])}
+        hosts = [p.host for p in wires.plans] if wires else []
+        ro = {f"/repo/{rel}": str(work / rel) for rel in {*spec.hidden_files, *hosts}
               if (work / rel).is_file() and not (work / rel).is_symlink()} if cfg.enabled else {}
         rw = {"/repo": str(work), "/out": str(out)}
         if spec.python and cfg.enabled:  # the task's interpreter, at its own path whatever its prefix
@@ -162,12 +163,6 @@ def _node_preload(scratch: Path) -> Path:
     folder.mkdir()
     stage(folder, NODE_PRELOAD.name, NODE_PRELOAD.read_bytes())
     return folder
-
-
-def host_files(spec: RepoSpec, work: Path):
-    """Files that may hold the tripwires: the hidden tests, then (walked only if none suits) the tree's."""
-    yield from spec.hidden_files
-    yield from repo_patch.files(work)
 
 
 GOCACHE = "/tmp/.gocache"  # on the sandbox's own size-capped tmpfs: gone with the sandbox

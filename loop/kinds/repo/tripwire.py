@@ -20,6 +20,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path, PurePosixPath
 
 from loop import verdicts as V
@@ -61,6 +62,21 @@ class Plan:
     text: str  # its whole text
     wires: tuple[Wire, ...]
     lines: tuple[int | None, ...] = ()  # per line of text (1-based, index 0 unused): its line in the original
+    origin: str = ""  # the host whose points the wires' `point` index (Go's may write a file of its own)
+
+    @property
+    def plans(self) -> tuple[Plan, ...]:
+        return (self,)
+
+
+@dataclass(frozen=True)
+class Planted:
+    """A run's tripwires: a plan per file that holds a graded test (see hosts)."""
+    plans: tuple[Plan, ...]
+
+    @property
+    def wires(self) -> tuple[Wire, ...]:
+        return tuple(w for p in self.plans for w in p.wires)
 
 
 def _line_map(source: str, text: str) -> tuple[int | None, ...]:
@@ -74,19 +90,19 @@ def _line_map(source: str, text: str) -> tuple[int | None, ...]:
     return tuple(out)
 
 
-def restore_lines(p: Plan, message: str) -> str:
-    """A failure message with the host file's line numbers as they are in the task's own file: the inserted
+def restore_lines(p: Plan | Planted, message: str) -> str:
+    """A failure message with the host files' line numbers as they are in the task's own files: the inserted
     tripwires would otherwise shift them, a different shift every run (and a hint where they are)."""
-    if not p.lines or not message:
-        return message
-    name = re.escape(PurePosixPath(p.host).name)
+    for one in p.plans:
+        if one.lines and message:
+            message = re.sub(rf"({re.escape(PurePosixPath(one.host).name)}):(\d+)", partial(_back, one.lines), message)
+    return message
 
-    def back(m: re.Match) -> str:
-        n = int(m.group(2))
-        was = p.lines[n] if n < len(p.lines) else None
-        return f"{m.group(1)}:{was}" if was is not None else m.group(0)
 
-    return re.sub(rf"({name}):(\d+)", back, message)
+def _back(lines: tuple[int | None, ...], m: re.Match) -> str:
+    n = int(m.group(2))
+    was = lines[n] if n < len(lines) else None
+    return f"{m.group(1)}:{was}" if was is not None else m.group(0)
 
 
 def framework(command: tuple[str, ...]) -> str | None:
@@ -110,13 +126,15 @@ def _case(rng: random.Random, expect: str, aggregates: tuple[str, ...]) -> tuple
     return v, agg, value if expect == V.PASS else value + rng.choice((-3, -2, -1, 1, 2, 3))
 
 
-def _names(existing: list[str], twins: list[str | None], rng: random.Random, style: str, source: str = "") -> list[str]:
+def _names(existing: list[str], twins: list[str | None], rng: random.Random, style: str, source: str = "",
+           avoid: frozenset = frozenset()) -> list[str]:
     """A new test name per entry of `twins`, in the file's style (`test_a_b` for pytest, `TestAB` for Go, `a b`
     for node titles), never one the file already uses for anything (a later definition of the same name would
     replace the tripwire). A copy of a real test (its original named in `twins`) gets the original's name with
     one word replaced by a word of the file's test names, so which of the two names is the copy's does not
     show (a suffix on its original's name did, in round three; a salad of words, or a word count no test of
-    the file has, in round four); others get a salad of those words, as many as a test of the file has."""
+    the file has, in round four); others get a salad of those words, as many as a test of the file has. Nor
+    one of `avoid` (the other host files' tests and tripwires)."""
     split = {"pytest": lambda n: n.removeprefix("test").strip("_").split("_"),
              "go": lambda n: re.findall(r"[A-Z][a-z0-9]*|[a-z0-9]+", n.removeprefix("Test")),
              "node": lambda n: n.split()}[style]
@@ -124,7 +142,7 @@ def _names(existing: list[str], twins: list[str | None], rng: random.Random, sty
             "node": " ".join}[style]
     words = [w if style == "node" else w.lower() for n in existing for w in split(n) if w.isalnum()] or list(_SUFFIXES)
     lengths = [len(split(n)) for n in existing] or [3]
-    taken, out = set(existing) | (set(re.findall(r"[\w$]+", source)) if style != "node" else set()), []
+    taken, out = set(existing) | avoid | (set(re.findall(r"[\w$]+", source)) if style != "node" else set()), []
     for twin in twins:
         for tries in itertools.count():
             parts = [w if style == "node" else w.lower() for w in split(twin)] if twin and tries < 50 else []
@@ -142,6 +160,26 @@ def _names(existing: list[str], twins: list[str | None], rng: random.Random, sty
     return out
 
 
+def plan_all(command: tuple[str, ...], tree: Path, allowed: dict[str, Safe], f2p: tuple[str, ...],
+             rng: random.Random = _RNG, probe: bool = False) -> Planted | None:
+    """Tripwires for one run in every host file of `allowed` (see hosts) at the points it allows; None where no
+    host has one. No tripwire takes a name a test of any host has, nor another tripwire's: Go's share a
+    package's namespace, and a report's test is told from a tripwire by its name."""
+    kind = framework(command)
+    if kind is None:
+        return None
+    sources = {h: _read(tree, h) for h in allowed}
+    avoid = {n for s in sources.values() if s is not None
+             for n in _tests_in(kind, s) | (set(re.findall(r"\w+", s)) if kind == "go" else set())}
+    plans = []
+    for where, source in sources.items():
+        p = None if source is None else _plan_at(kind, where, source, f2p, rng, allowed, probe, frozenset(avoid))
+        if p is not None:
+            plans.append(p)
+            avoid |= {w.name for w in p.wires}
+    return Planted(tuple(plans)) if plans else None
+
+
 def plan(command: tuple[str, ...], tree: Path, candidates: Iterable[str], f2p: tuple[str, ...],
          rng: random.Random = _RNG, allowed: dict[str, Safe] | None = None, probe: bool = False) -> Plan | None:
     """Tripwires for one run of `command` on `tree`, in the first of `candidates` (hidden test files first)
@@ -149,12 +187,15 @@ def plan(command: tuple[str, ...], tree: Path, candidates: Iterable[str], f2p: t
     what probes showed safe per host file (reference.tripwire_points), else every point and copy.
     `probe`: the plan that shows which points are safe (see _layout)."""
     kind = framework(command)
-    if kind is None:
+    where = kind and host(kind, tree, candidates, f2p)
+    if not where:
         return None
-    where = host(kind, tree, candidates, f2p)
-    if where is None:
-        return None
-    source = (tree / where).read_text(encoding="utf-8", errors="replace")
+    return _plan_at(kind, where, _read(tree, where), f2p, rng, allowed, probe)
+
+
+def _plan_at(kind: str, where: str, source: str, f2p: tuple[str, ...], rng: random.Random,
+             allowed: dict[str, Safe] | None, probe: bool, avoid: frozenset = frozenset()) -> Plan | None:
+    """plan's tripwires in the host file `where` (its text `source`); `avoid`: names no tripwire takes."""
     points, safe = points_of(kind, source), Safe(frozenset())
     if allowed is not None:
         safe = allowed.get(where, safe)
@@ -162,8 +203,20 @@ def plan(command: tuple[str, ...], tree: Path, candidates: Iterable[str], f2p: t
     if not points:
         return None
     p = {"pytest": _pytest, "node": _node, "go": _go}[kind](where, source, f2p, rng, points, probe, safe.copies,
-                                                           safe.twins if allowed is not None else None)
-    return replace(p, lines=_line_map(source, p.text)) if p.host == where else p
+                                                           safe.twins if allowed is not None else None, avoid)
+    return replace(p, lines=_line_map(source, p.text) if p.host == where else (), origin=where)
+
+
+def _read(tree: Path, rel: str) -> str | None:
+    path = tree / rel
+    if path.is_symlink() or not path.is_file():
+        return None
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
+def _tests_in(kind: str, source: str) -> set[str]:
+    """The test names of a host file (node: titles)."""
+    return {m[1] if isinstance(m, tuple) else m for m in _TEST_NAME[kind].findall(source)}
 
 
 def points_of(kind: str, source: str) -> list[Point]:
@@ -171,24 +224,46 @@ def points_of(kind: str, source: str) -> list[Point]:
     return {"pytest": pytest_points, "node": node_points, "go": go_points}[kind](source)
 
 
+_HOST = {"pytest": re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$"), "go": re.compile(r"_test\.go$"),
+         "node": re.compile(r"(^|/)test/.*\.[cm]?js$|[._-]test\.[cm]?js$|(^|/)test(-[^/]*)?\.[cm]?js$")}
+
+
 def host(kind: str, tree: Path, candidates: Iterable[str], f2p: tuple[str, ...]) -> str | None:
     """The file that takes the tripwires: the first of `candidates` a runner of this kind collects."""
     files = [t.split("::", 1)[0] for t in f2p if "::" in t] if kind == "pytest" else []
-    pattern = {"pytest": re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$"), "go": re.compile(r"_test\.go$"),
-               "node": re.compile(r"(^|/)test/.*\.[cm]?js$|[._-]test\.[cm]?js$|(^|/)test(-[^/]*)?\.[cm]?js$")}[kind]
     for rel in itertools.chain(files, candidates):  # lazily: the candidates may be a walk of the whole tree
-        path = tree / rel
-        if pattern.search(rel) and path.is_file() and not path.is_symlink():
+        if _HOST[kind].search(rel) and _read(tree, rel) is not None:
             return rel
     return None
 
 
+def hosts(kind: str, tree: Path, files: list[str], f2p: tuple[str, ...], graded: Iterable[str]) -> list[str]:
+    """Every file that takes tripwires: the first of `files` (host), then each of them that defines a graded
+    test (`graded`: their ids). A forger that flips failures only in the files tripwires are not in passes any
+    regression their tests catch (red team, round seven: the task's shipped test files). pytest names a test's
+    file in its id; a Go test (`pkg::TestX/sub`) or a node one (`suite > title`) is looked up by its name."""
+    first = host(kind, tree, files, f2p)
+    if first is None:
+        return []
+    if kind == "pytest":  # any file its id names: pytest collected it
+        named = {t.split("::", 1)[0] for t in graded if "::" in t}
+        defines = lambda rel: rel in named and _read(tree, rel) is not None  # noqa: E731
+    else:
+        last = (lambda t: t.rsplit("::", 1)[-1].split("/", 1)[0]) if kind == "go" else \
+            (lambda t: t.rsplit(NODE_SEP, 1)[-1])
+        wanted = {last(t) for t in graded}
+        defines = lambda rel: _HOST[kind].search(rel) and _tests_in(kind, _read(tree, rel) or "") & wanted  # noqa: E731
+    return [first, *(rel for rel in dict.fromkeys(files) if rel != first and defines(rel))]
+
+
 def _pytest(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, points: list[Point],
-            probe: bool = False, copies: frozenset | None = None, twins: frozenset | None = None) -> Plan:
+            probe: bool = False, copies: frozenset | None = None, twins: frozenset | None = None,
+            avoid: frozenset = frozenset()) -> Plan:
     wanted = {t.split("::")[-1].split("[")[0] for t in f2p if t.split("::")[0] == host}
     derived = _derived_bodies(source, wanted, {p.scope for p in points}, rng, copies, probe)
     layout = _layout(derived, points, rng, probe, _twins_py(source, {p.scope for p in points}, twins))
-    names = _names(_TEST_NAME["pytest"].findall(source), [d and d[1] for _, d, _ in layout], rng, "pytest", source)
+    names = _names(_TEST_NAME["pytest"].findall(source), [d and d[1] for _, d, _ in layout], rng, "pytest", source,
+                   avoid)
     unit, short = _indent_unit(source), _one_line_share(source)
     placed, wires = [], []
     for name, (expect, derived, i) in zip(names, layout):
@@ -369,10 +444,17 @@ def _literal_leaves(node: ast.AST) -> list[_Leaf]:
     return []
 
 
+_INT_TOPS = (127, 255, 32767, 65535, 2**31 - 1, 2**32 - 1, 2**63 - 1, 2**64 - 1)
+
+
 def _near_miss(value, rng: random.Random):
-    """A value of the same type a correct tree does not return, close enough to pass for a real expectation."""
+    """A value of the same type a correct tree does not return, close enough to pass for a real expectation.
+    An integer keeps its sign and its width (0..127, 0..255, ...): any integer type that holds the original
+    holds the copy (a Go copy of `uint64` field's 10 as -17 did not compile, failing every test of the package)."""
     if isinstance(value, int):
-        return value + rng.choice((-1, 1)) * rng.randint(7, 97)
+        top = next((t for t in _INT_TOPS if (value if value >= 0 else -value - 1) <= t), abs(value) + 97)
+        lo, hi = (0, top) if value >= 0 else (-top - 1, -1)
+        return rng.choice([value + d for d in itertools.chain(range(-97, -6), range(7, 98)) if lo <= value + d <= hi])
     if isinstance(value, float):
         return round(value + rng.choice((-1, 1)) * rng.uniform(0.5, 5.0) * max(1.0, abs(value)), 6)
     return _edit(value, rng)
@@ -402,7 +484,8 @@ def _edit_literal(literal: str, rng: random.Random) -> str:
 
 
 def _node(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, points: list[Point],
-          probe: bool = False, copies: frozenset | None = None, twins: frozenset | None = None) -> Plan:
+          probe: bool = False, copies: frozenset | None = None, twins: frozenset | None = None,
+          avoid: frozenset = frozenset()) -> Plan:
     titles = [m[1] for m in _TEST_NAME["node"].findall(source) if "\\" not in m[1] and "${" not in m[1]]
     esm = bool(re.search(r"^\s*(import|export)\b", source, re.M))
     bindings = _node_bindings(source)
@@ -437,7 +520,7 @@ def _node(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, poin
         whole = block is not None and block[3] <= edit[0] and edit[1] <= block[1]
         derived.append((_js_copy(source, block, edit) if whole else text, title, scope, key, whole))
     layout = _layout(derived, points, rng, probe, _twins_js(source, points, twins))
-    names = _names(titles, [d and d[1] for _, d, _ in layout], rng, "node")
+    names = _names(titles, [d and d[1] for _, d, _ in layout], rng, "node", avoid=avoid)
     calls = Counter(re.findall(rf"\b{re.escape(bindings['assert'])}\.(equal|strictEqual|deepEqual|deepStrictEqual)\(", source))
     method = calls.most_common(1)[0][0] if calls else "strictEqual"
     blocks, wires = [], []
@@ -588,14 +671,15 @@ def _node_bindings(source: str) -> dict[str, str]:
 
 
 def _go(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, points: list[Point],
-        probe: bool = False, copies: frozenset | None = None, twins: frozenset | None = None) -> Plan:
+        probe: bool = False, copies: frozenset | None = None, twins: frozenset | None = None,
+        avoid: frozenset = frozenset()) -> Plan:
     derived = _derived_go(source, {t.split("::")[-1].split("/")[0] for t in f2p}, rng, copies, probe)
     tops = {p.before for p in points}  # an unchanged copy of a whole test goes where its original is
     same = [(f.group("body"), f.group("name"), (), (SAME, (), f.group("name"))) for f in _GO_FUNC.finditer(source)
             if f.group("name") in tops]
     docs = _go_docs(source)
     layout = _layout(derived, points, rng, probe, [t for t in same if twins is None or t[3] in twins])
-    names = _names(_TEST_NAME["go"].findall(source), [d and d[1] for _, d, _ in layout], rng, "go", source)
+    names = _names(_TEST_NAME["go"].findall(source), [d and d[1] for _, d, _ in layout], rng, "go", source, avoid)
     report = "Errorf" if source.count("t.Errorf") > source.count("t.Fatalf") else "Fatalf"
     blocks, wires = [], []
     go = {"len": "got := len(v)", "sum": "got := 0\n\tfor _, x := range v {\n\t\tgot += x\n\t}"}
@@ -876,11 +960,12 @@ def among(ids: list[str], wire_ids: list[str], rng: random.Random = _RNG) -> lis
     return out
 
 
-def plant(p: Plan, tree: Path) -> None:
-    """Write the tripwires into `tree` (a per-run copy): the host file with them in it."""
-    path = tree / p.host
-    path.write_text(p.text, encoding="utf-8")
-    path.chmod(0o666)
+def plant(p: Plan | Planted, tree: Path) -> None:
+    """Write the tripwires into `tree` (a per-run copy): each host file with them in it."""
+    for one in p.plans:
+        path = tree / one.host
+        path.write_text(one.text, encoding="utf-8")
+        path.chmod(0o666)
 
 
 def _outcome(wire: Wire, outcomes: dict) -> str | None:
@@ -921,7 +1006,7 @@ def _original_passes(source: str, outcomes: dict) -> bool:
     return any(outcomes[k].status == V.PASS for k in _keys_of(source, outcomes))
 
 
-def contradiction(p: Plan, outcomes: dict | None, f2p: tuple[str, ...]) -> str | None:
+def contradiction(p: Plan | Planted, outcomes: dict | None, f2p: tuple[str, ...]) -> str | None:
     """What in the report contradicts the tripwires (one line), or None: a must-fail reported passing, or
     fail-to-pass tests reported passing without the must-pass passing beside them. A copy of a real test
     passing counts only when its original passes too: a wrong tree may return the copy's changed value (an
@@ -941,7 +1026,7 @@ def contradiction(p: Plan, outcomes: dict | None, f2p: tuple[str, ...]) -> str |
     return None
 
 
-def twinned(p: Plan, outcomes: dict | None) -> dict | None:
+def twinned(p: Plan | Planted, outcomes: dict | None) -> dict | None:
     """The outcomes with each original whose unchanged copy (the must-pass) did not pass counted as failing: the
     two run the same code, so the test passes only where both do. A forger that passes an original by its name
     gains nothing, and an honest test that fails now and then fails its run as it would alone, never as a forged
@@ -960,13 +1045,15 @@ def twinned(p: Plan, outcomes: dict | None) -> dict | None:
     return out
 
 
-def guards(p: Plan | None, test_id: str) -> bool:
+def guards(p: Plan | Planted | None, test_id: str) -> bool:
     """Do the tripwires of `p` (None: the run had none) share the test's file, where a forger that selects tests
     by file (pytest's path, node's child per file, the file that defines a Go test) meets them? Tests of other
     files are decided by the report alone (red team, round seven: forgers that flip only the shipped test files'
     failures)."""
-    if p is None or not p.wires:
-        return False
+    return p is not None and any(_guards(one, test_id) for one in p.plans if one.wires)
+
+
+def _guards(p: Plan, test_id: str) -> bool:
     if p.host.endswith(".py"):
         return test_id.split("::", 1)[0] == p.host
     if p.host.endswith(".go"):
@@ -982,7 +1069,7 @@ def _keys_of(source: str, outcomes: dict) -> list[str]:
     return [k for k in outcomes if "::" in k and k.rsplit("::", 1)[1] == source]
 
 
-def without(p: Plan, outcomes: dict | None) -> dict | None:
+def without(p: Plan | Planted, outcomes: dict | None) -> dict | None:
     """The report's outcomes minus the tripwires (they are evidence, not tests of the candidate), their
     messages with the host file's own line numbers."""
     if outcomes is None:
@@ -1000,19 +1087,22 @@ def _test_of(key: str) -> str:
     return key.rsplit("::", 1)[-1].split("/", 1)[0]
 
 
-def settle(p: Plan, points: list[Point], outcomes: dict | None, plain: dict,
-           unstable: set[str]) -> tuple[set, list[str], frozenset]:
-    """What a probe's run on the base tree shows against the plain run there (`plain`): the keys of the points
-    whose must-pass tripwire passed (the others are never used), the tests whose outcome the instrumentation
-    changed (leaving out `unstable` ones, which vary between plain runs anyway), and the unchanged copies whose
-    outcome was their original's (see twins)."""
+def settle(p: Planted, points: dict[str, list[Point]], outcomes: dict | None, plain: dict,
+           unstable: set[str]) -> tuple[dict[str, frozenset], list[str], dict[str, frozenset]]:
+    """What a probe's run on the base tree shows against the plain run there (`plain`), per host (the points
+    `points` it was planned at): the keys of the points whose must-pass tripwire passed (the others are never
+    used), the tests whose outcome the instrumentation changed (leaving out `unstable` ones, which vary between
+    plain runs anyway), and the unchanged copies whose outcome was their original's (see twins)."""
     if outcomes is None:
-        return set(), ["every test (the run wrote no readable report)"], frozenset()
-    kept = {w.point for w in p.wires if w.expect == V.PASS and _outcome(w, outcomes) == V.PASS}
+        return {}, ["every test (the run wrote no readable report)"], {}
     probed = without(p, outcomes)
     changed = sorted(t for t, o in plain.items()
                      if t not in unstable and (probed.get(t) is None or probed[t].status != o.status))
-    return {pt.key for i, pt in enumerate(points) if i in kept}, changed, twins(p, outcomes, unstable)
+    kept = {}
+    for one in p.plans:
+        passed = {w.point for w in one.wires if w.expect == V.PASS and _outcome(w, outcomes) == V.PASS}
+        kept[one.origin] = frozenset(pt.key for i, pt in enumerate(points[one.origin]) if i in passed)
+    return kept, changed, {one.origin: twins(one, outcomes, unstable) for one in p.plans}
 
 
 def twins(p: Plan, outcomes: dict | None, unstable: set[str] = frozenset()) -> frozenset:
