@@ -67,13 +67,14 @@ def test_three_curated_patches_grade_through_loop_grade(loop_cli, db):
     assert {f["check"] for f in bad["failures"]} == {
         "test:tests/test_tax.py::test_refund_tax_is_negative",
         "test:tests/test_tax_rounding.py::test_refund_half_cent_rounds_away_from_zero"}
-    assert "assert -98 == -99" in next(f["detail"] for f in bad["failures"] if "negative" in f["check"])
-    # issue 41: the hidden checks are sealed (their literals never enter the sandbox), the visible ones are not
+    # issue 41: the checks are sealed (their literals never enter the sandbox), the visible files' too: the task
+    # names no pass_to_pass, so every test is graded
+    assert next(f["detail"] for f in bad["failures"] if "negative" in f["check"]) == (
+        "sealed assertion at tests/test_tax.py:37: expected -99 (kept outside the sandbox), got -98")
     assert next(f["detail"] for f in bad["failures"] if "rounding" in f["check"]).startswith("sealed assertion at ")
     assert {bad["decided_by"][f"test:{t}"] for t in task_f2p()} == {"sealed"}
-    # a visible test: tripwires share its file now (red team, round seven), but a forger that carries the shipped
-    # tests' names tells them apart (round eight): the report alone decided it
-    assert bad["decided_by"]["test:tests/test_tax.py::test_refund_tax_is_negative"] == "unguarded"
+    # a visible test: its sealed check failed it (tripwires in its own file guard a passing one's report)
+    assert bad["decided_by"]["test:tests/test_tax.py::test_refund_tax_is_negative"] == "sealed"
 
     # one checks row per test id, with both outcomes and the transition
     con = sqlite3.connect(db)

@@ -405,8 +405,8 @@ def test_the_lying_value_fails_on_its_sealed_assertion():
                                            "outside the sandbox), got -12"}]
     decided = {c.check.split("::")[-1]: c.decided_by for c in grade.checks if c.category == "test"}
     assert decided["test_refund_half_cent_rounds_away_from_zero"] == seal.SEALED
-    # a visible test: its literals are no secret, and a forger that carries the shipped tests' names tells the
-    # tripwires of its file apart (red team, round eight): the report alone decided it
+    # a visible test: its checks are sealed too (no pass_to_pass: every test is graded), but their literals are no
+    # secret, so a sealed check decided nothing (test_a_test_whose_sealed_check_decided_nothing_is_unguarded)
     assert decided["test_rates"] == seal.UNGUARDED
     assert decided["test_half_cent_rounds_up"] == seal.SEALED
 
@@ -416,7 +416,10 @@ def test_a_helper_that_sends_nothing_fails_every_sealed_test():
     grade = _grade((CORPUS / "seal_suppress_records.diff").read_text())
     assert grade.verdict == V.STABLE_FAIL
     failed = {f["check"].split("::")[-1]: f["detail"] for f in grade.failures()}
-    assert len(failed) == 4 and all("no value reached loop" in d for d in failed.values())
+    assert all("no value reached loop" in d for d in failed.values())
+    # the hidden tests' and, since no pass_to_pass names the graded tests, the visible files' (a table's row too)
+    assert {"test_half_cent_rounds_up", "test_invoice_tax_on_half_cent", "test_percent_coupon",
+            "test_bulk_percent[50-10]"} <= set(failed)
 
 
 @pytest.mark.sandbox
@@ -426,7 +429,9 @@ def test_guessed_records_with_the_channel_refused_fail_every_sealed_test():
     grade = _grade((CORPUS / "seal_guess_records_then_refuse_channel.diff").read_text())
     assert grade.verdict == V.STABLE_FAIL
     failed = {f["check"].split("::")[-1]: f["detail"] for f in grade.failures()}
-    assert len(failed) == 4 and all("could not send its value (OSError(24" in d for d in failed.values()), failed
+    assert all("could not send its value (OSError(24" in d for d in failed.values()), failed
+    assert {"test_half_cent_rounds_up", "test_refund_half_cent_rounds_away_from_zero",
+            "test_bulk_percent[1-0]"} <= set(failed)
 
 
 @pytest.mark.sandbox
@@ -461,7 +466,9 @@ def test_a_value_the_gold_tree_cannot_serialize_is_left_unsealed(tmp_path):
     toml.write_text(toml.read_text().replace('fail_to_pass = [\n', 'fail_to_pass = [\n  "tests/test_tax_rounding.py::test_decimal",\n'))
     task = tasks.load_folder(folder)
     keep = reference._seals(task, CFG, repo_kind._environment(task.spec, CFG))
-    assert len(keep) == 4 and all(line != 24 for _, line, _ in keep)
+    hidden = [line for file, line, _ in keep if file == "tests/test_tax_rounding.py"]
+    assert len(hidden) == 4 and 24 not in hidden
+    assert keep[("tests/test_discounts.py", 8, 11)] == frozenset((row, 0, 64) for row in range(7))  # a table's rows
     grade = _grade(task.reference, task)
     assert grade.verdict == V.STABLE_PASS, grade.failures()
     decided = {c.check.split("::")[-1]: c.decided_by for c in grade.checks if c.category == "test"}

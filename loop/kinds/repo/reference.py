@@ -238,10 +238,10 @@ _SEALS: dict[tuple, dict] = {}
 
 
 def _seals(task: Task, cfg: SandboxConfig, env: Env | None) -> dict:
-    """The keys of the hidden tests' assertions a candidate's runs seal, each with the rows (-1: not a table's) a
-    candidate's passing run must send from and how the gold run's records were compared (seal._mark): those that,
-    sealed, send the gold tree's test run a plain value equal to their literal on every record (at least one, and
-    no two for one literal), in a run whose report passes every fail-to-pass test. An assertion the gold patch
+    """The keys of the assertions a candidate's runs seal (in seal.files_of's files), each with the rows (-1: not a
+    table's) a candidate's passing run must send from and how the gold run's records were compared (seal._mark):
+    those that, sealed, send the gold tree's test run a plain value equal to their literal on every record (at least
+    one, and no two for one literal), in a run whose report passes every fail-to-pass test. An assertion the gold patch
     passes only through a value loop cannot serialize, or an `__eq__` of its own, stays as it is: sealing never
     fails an honest tree that the original check passes. Run once per task (remembered); a gold patch that does
     not apply seals nothing."""
@@ -251,7 +251,7 @@ def _seals(task: Task, cfg: SandboxConfig, env: Env | None) -> dict:
     key = (spec.digest, spec.command, cfg, str(env and env.path))
     if key in _SEALS:
         return _SEALS[key]
-    name = remembered.key(task, cfg, env, "seal-floors-2")  # (key, marks) pairs: seal._mark's (row, iface, bits)
+    name = remembered.key(task, cfg, env, "seal-floors-3")  # (key, marks) pairs: seal._mark's (row, iface, bits)
     try:
         keep = {k: frozenset(marks) for k, marks in remembered.keys(remembered.recall(name))}
         if not all(len(m) == 3 and all(type(x) is int for x in m) for marks in keep.values() for m in marks):
@@ -261,11 +261,13 @@ def _seals(task: Task, cfg: SandboxConfig, env: Env | None) -> dict:
         keep, faulted = {}, False
         try:
             if gold is not None:
-                res = _run(task, cfg, env, gold, 0, _run_ids(spec), seals=repo_seal.EVERY)
+                # a parametrize table whose ids loop computes is sealed only if the base tree's run has them all
+                known = repo_seal.Every(frozenset(baseline(task, cfg, env, 0)))
+                res = _run(task, cfg, env, gold, 0, _run_ids(spec), seals=known)
                 got = res.outcomes or {}
                 if res.seals and all(t in res.seals.failed or got.get(t, Outcome(V.FAIL)).status == V.PASS
                                      for t in spec.fail_to_pass):  # the sealed file collects and runs them
-                    keep = res.seals.floors()
+                    keep = res.seals.floors(got)
                 faulted = res.fault is not None
         except SandboxUnavailable:
             return {}  # the attempts say so; nothing cached

@@ -1,6 +1,7 @@
-"""Sealed assertions: a hidden test file's checks of a computed value against a literal (pytest's `assert <expr> ==
-<literal>`; node's and Go's in seal_js_go.py), rewritten so that the literal stays in loop's process; the test sends
-the computed value out (serialized in the sandbox), the parent compares.
+"""Sealed assertions: a test file's checks of a computed value against a literal (pytest's `assert <expr> ==
+<literal>`, or `== <name>` of a parametrize table's column, sealed per row; node's and Go's in seal_js_go.py),
+rewritten so that the literal stays in loop's process; the test sends the computed value out (serialized in the
+sandbox), the parent compares.
 
 The tests run in the candidate's process, so whatever they report could be forged (a patched reporter, a lying
 `__eq__`). A sealed check carries no expected value into the sandbox: its copy there calls a helper that writes
@@ -15,19 +16,20 @@ verdicts drawn from it must agree on every tag and test name, so they are review
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import json
 import random
 import re
 import tokenize
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from loop import verdicts as V
 from loop.kinds.repo import pysyntax
 from loop.kinds.repo import seal_js_go as js_go
-from loop.kinds.repo.patch import read_capped
+from loop.kinds.repo import patch as repo_patch
 from loop.kinds.repo.results import Outcome, truncated
 
 CHANNEL = "seals.jsonl"  # under the run's /out (rw for the test command, read by loop after it)
@@ -45,7 +47,8 @@ class Seal:
     file: str  # the host file, relative to the tree
     line: int  # where the assertion is in the task's own file (the sealed copy keeps every line)
     col: int
-    op: str  # how it compares: "==" or "is" (pytest), "strict", "deep" or "loose" (node), "go" (Go's !=)
+    op: str  # how it compares: "==", "is" or "rows" (a parametrize table's column: Rows), "strict", "deep" or
+    # "loose" (node), "go" (Go's !=)
     literal: Any  # the expected value: it never enters the sandbox
     test: str  # the enclosing test: pytest's name after the file ("test_x", "TestA::test_x"), node's id
     # ("suite > title"), Go's top-level test function ("TestX")
@@ -62,14 +65,38 @@ class Seal:
         return f"{self.file}:{self.line}"
 
 
-class _Every:
-    """Seal every assertion that qualifies (the honesty probe on the gold tree)."""
+@dataclass(frozen=True)
+class Rows:
+    """A pytest parametrize table's column that a check compares with: each row's literal, each row's id as pytest
+    names it from the task's own file, and the id it has in this run's sealed copy (a fresh token: the ids the
+    task's file gives carry the values, and the sandbox reads its test ids)."""
+    values: tuple
+    ids: tuple[str, ...]
+    tokens: tuple[str, ...]
+
+    def row(self, test_id: str) -> int | None:
+        """The row a report's (renamed) test id ran, or None."""
+        part = test_id.partition("[")[2]
+        return self.ids.index(part[:-1]) if part.endswith("]") and part[:-1] in self.ids else None
+
+
+@dataclass(frozen=True)
+class PyRow:
+    row: int  # the row index loop planted in the table's column, as the check's helper sent it
+    value: Any
+
+
+@dataclass(frozen=True)
+class Every:
+    """Seal every assertion that qualifies (the honesty probe on the gold tree). `ids`: the test ids of an unsealed
+    run, when known: a parametrize table is sealed only if every id loop gives its rows is one of them."""
+    ids: frozenset | None = None
 
     def __contains__(self, key) -> bool:
         return True
 
 
-EVERY = _Every()
+EVERY = Every()
 
 
 # planning -----------------------------------------------------------------------------------------------
@@ -147,6 +174,123 @@ def _checks(source: str | None) -> set[str]:
     return {ast.dump(n.test) for n in ast.walk(tree) if isinstance(n, ast.Assert)}
 
 
+@dataclass
+class _Table:
+    """A test's one `@pytest.mark.parametrize(names, [rows])`, its rows' ids as pytest names them (None: not
+    known) and where the sealed copy's edits go."""
+    call: ast.Call
+    names: list[str]
+    rows: list[list[ast.expr]]  # per row, per name: the value's node
+    ids: list[str] | None
+    ids_node: ast.expr | None  # the `ids=` keyword's value
+    param_ids: list[ast.expr | None]  # per row: pytest.param's `id=` value
+
+
+def _id_text(v: Any) -> str | None:
+    """pytest's id of a string as it writes it, for those it writes unchanged (printable ASCII, no backslash,
+    short: a longer one's id depends on the version and ini); None for the rest."""
+    ok = isinstance(v, str) and 0 < len(v) <= 100 and all(" " <= c <= "~" for c in v) and "\\" not in v
+    return v if ok else None
+
+
+def _id_of(node: ast.expr, argname: str, idx: int) -> str | None:
+    """pytest's automatic id of a row's value (python.py `_idval`), for literals only; None when not known."""
+    ok, v = _literal(node)
+    if not ok or isinstance(v, bytes):
+        return None
+    if v is None or isinstance(v, (bool, int, float, complex)):
+        return str(v)
+    if isinstance(v, str):
+        return _id_text(v)
+    return f"{argname}{idx}"  # a container: no id from its value
+
+
+def _table(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> _Table | None:
+    """The test's parametrize table when it is the only one and plain (literal names, a list or tuple of rows,
+    pytest.param rows without marks, no `indirect`), else None."""
+    decs = [d for d in fn.decorator_list if "parametrize" in ast.unparse(d)]
+    if len(decs) != 1:
+        return None
+    d = decs[0]
+    if not (isinstance(d, ast.Call) and ast.unparse(d.func) in ("pytest.mark.parametrize", "mark.parametrize")
+            and len(d.args) == 2 and all(k.arg in ("ids", "scope") for k in d.keywords)
+            and isinstance(d.args[1], (ast.List, ast.Tuple))):
+        return None
+    ok, names = _literal(d.args[0])
+    if ok and isinstance(names, str):
+        names = [n.strip() for n in names.split(",") if n.strip()]
+    if not (ok and isinstance(names, (list, tuple)) and names and all(isinstance(n, str) for n in names)):
+        return None
+    rows, param_ids = [], []
+    for elt in d.args[1].elts:
+        pid = None
+        if isinstance(elt, ast.Call) and ast.unparse(elt.func) in ("pytest.param", "param"):
+            if any(k.arg != "id" for k in elt.keywords):
+                return None  # marks (an xfail row's check fails by design)
+            values, pid = elt.args, next((k.value for k in elt.keywords), None)
+        elif len(names) == 1:
+            values = [elt]
+        elif isinstance(elt, (ast.Tuple, ast.List)):
+            values = elt.elts
+        else:
+            return None
+        if len(values) != len(names) or any(isinstance(v, ast.Starred) for v in values):
+            return None
+        rows.append(list(values))
+        param_ids.append(pid)
+    ids_node = next((k.value for k in d.keywords if k.arg == "ids"), None)
+    given: list = []
+    if ids_node is not None:
+        ok, given = _literal(ids_node)
+        if not (ok and isinstance(given, (list, tuple))):
+            return None
+    ids: list[str] | None = []
+    for i, (values, pid) in enumerate(zip(rows, param_ids)):
+        if pid is not None:
+            one = _id_text(_literal(pid)[1])
+        elif i < len(given) and given[i] is not None:
+            one = _id_text(given[i])
+        else:
+            parts = [_id_of(v, n, i) for v, n in zip(values, names)]
+            one = None if None in parts else "-".join(parts)
+        if one is None:
+            ids = None
+            break
+        ids.append(one)
+    if ids is not None and len(set(ids)) != len(ids):
+        ids = None  # pytest would add counters, which depend on its version
+    return _Table(d, list(names), rows, ids, ids_node, param_ids)
+
+
+def _compared_name(stmt: ast.Assert, names) -> tuple[ast.expr, str] | None:
+    """(the computed side, the name) of `assert <expr> == <name>` (either order) for a name among `names`."""
+    test = stmt.test
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return None
+    for expr, other in ((test.left, test.comparators[0]), (test.comparators[0], test.left)):
+        if isinstance(other, ast.Name) and other.id in names and not _literal(expr)[0]:
+            return expr, other.id
+    return None
+
+
+def _columns(fn, table: _Table) -> dict[str, list[tuple[ast.Assert, ast.expr, bool]]]:
+    """The table's columns a test only compares with: every row's value a literal, and the name read nowhere in the
+    test but as the expected side of `assert <expr> == <name>` (a use elsewhere would see the placeholder); each
+    with its checks (the assertion, the computed side, unconditional)."""
+    literal = {n for c, n in enumerate(table.names) if all(_literal(r[c])[0] for r in table.rows)}
+    found: dict[str, list] = {}
+    for stmt, unconditional in _asserts(fn):
+        hit = _compared_name(stmt, literal)
+        if hit is not None:
+            found.setdefault(hit[1], []).append((stmt, hit[0], unconditional))
+    uses: dict[str, int] = {}
+    for stmt in fn.body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and node.id in found:
+                uses[node.id] = uses.get(node.id, 0) + 1
+    return {n: checks for n, checks in found.items() if uses.get(n) == len(checks)}
+
+
 def plan(source: str, channel: str = f"/out/{CHANNEL}", only=EVERY, file: str = "",
          rng: random.Random = _RNG, known: str | None = None) -> tuple[str, tuple[Seal, ...]]:
     """The file with its sealable assertions (those whose key is in `only`) rewritten to send their values to
@@ -167,21 +311,61 @@ def plan(source: str, channel: str = f"/out/{CHANNEL}", only=EVERY, file: str = 
     raw = source.encode("utf-8")
     edits, seals = [], []
     visible = _checks(known)
+
+    def at(node: ast.AST) -> int:
+        return starts[node.lineno - 1] + node.col_offset
+
+    def end_of(node: ast.AST) -> int:
+        return starts[node.end_lineno - 1] + node.end_col_offset
+
+    def rewrite(node: ast.AST, text: str) -> None:  # on one line, the node's other lines kept empty
+        edits.append((at(node), end_of(node), text.encode() + b"\n" * (node.end_lineno - node.lineno)))
+
+    def seal(stmt: ast.Assert, expr: ast.expr, op: str, literal: Any, name: str, unconditional: bool,
+             row: str = "") -> None:
+        last = stmt.msg or stmt.test  # the message goes too: it may restate the literal
+        sid = f"{rng.getrandbits(64):016x}"
+        pad = b"\n" * ((last.end_lineno - stmt.test.lineno) - (expr.end_lineno - expr.lineno))
+        edits.append((at(stmt.test), end_of(last),
+                      f"{helper}((".encode() + raw[at(expr):end_of(expr)] + f"), {sid!r}{row}".encode() + pad + b")"))
+        seals.append(Seal(sid, file, stmt.test.lineno, stmt.test.col_offset, op, literal, name, unconditional,
+                          ast.dump(stmt.test) not in visible))
+
+    known_ids = getattr(only, "ids", None)
+    # a class's or module's parametrize adds to a test's ids: its tables are left alone
+    tables = "pytestmark" not in source and not any(isinstance(n, ast.ClassDef) and any(
+        "parametrize" in ast.unparse(d) for d in n.decorator_list) for n in ast.walk(tree))
     for name, fn in _tests(tree.body, []):
         for stmt, unconditional in _asserts(fn):
             found = _sealable(stmt)
-            if found is None or (file, stmt.test.lineno, stmt.test.col_offset) not in only:
-                continue
-            expr, op, literal = found
-            last = stmt.msg or stmt.test  # the message goes too: it may restate the literal
-            begin = starts[stmt.test.lineno - 1] + stmt.test.col_offset
-            end = starts[last.end_lineno - 1] + last.end_col_offset
-            inner = raw[starts[expr.lineno - 1] + expr.col_offset:starts[expr.end_lineno - 1] + expr.end_col_offset]
-            sid = f"{rng.getrandbits(64):016x}"
-            pad = b"\n" * ((last.end_lineno - stmt.test.lineno) - (expr.end_lineno - expr.lineno))
-            edits.append((begin, end, f"{helper}((".encode() + inner + f"), {sid!r}".encode() + pad + b")"))
-            seals.append(Seal(sid, file, stmt.test.lineno, stmt.test.col_offset, op, literal, name, unconditional,
-                              ast.dump(stmt.test) not in visible))
+            if found is not None and (file, stmt.test.lineno, stmt.test.col_offset) in only:
+                seal(stmt, *found, name, unconditional)
+        table = _table(fn) if tables else None
+        if table is None or table.ids is None or (known_ids is not None and any(
+                f"{file}::{name}[{i}]" not in known_ids for i in table.ids)):
+            continue
+        # a column is replaced only if every check of it is sealed: one left as it is would compare a placeholder
+        columns = {n: checks for n, checks in _columns(fn, table).items()
+                   if all((file, st.test.lineno, st.test.col_offset) in only for st, _, _ in checks)}
+        if not columns:
+            continue
+        tokens = tuple(f"{rng.getrandbits(48):012x}" for _ in table.rows)
+        for n, checks in columns.items():
+            c = table.names.index(n)
+            rows = Rows(tuple(_literal(r[c])[1] for r in table.rows), tuple(table.ids), tokens)
+            for i, r in enumerate(table.rows):
+                rewrite(r[c], str(i))  # the placeholder: the row's index, which the check sends beside its value
+            for stmt, expr, unconditional in checks:
+                seal(stmt, expr, "rows", rows, name, unconditional, f", {n}")
+        listed = f"[{', '.join(map(repr, tokens))}]"
+        if table.ids_node is not None:
+            rewrite(table.ids_node, listed)
+        else:
+            last = max([*table.call.args, *table.call.keywords], key=lambda x: (x.end_lineno, x.end_col_offset))
+            edits.append((end_of(last), end_of(last), f", ids={listed}".encode()))
+        for pid, token in zip(table.param_ids, tokens):
+            if pid is not None:
+                rewrite(pid, repr(token))
     if not seals:
         return source, ()
     for begin, end, text in sorted(edits, reverse=True):
@@ -216,8 +400,9 @@ def _without_comments(source: str) -> str:
 # The helper written into the sealed file: stdlib only, loud (a value it cannot send, whatever the errno, fails the
 # test: a pass needs the check's own record), and strict: a value is sent as its builtin type and value, read
 # through the builtin's own methods, so a subclass (a lying int, markupsafe.Markup) sends the value its builtin
-# base holds; anything else is "unserializable" with its type's name.
-_HELPER = '''def {name}(value, sid, _os=__import__("os"), _json=__import__("json")):
+# base holds; anything else is "unserializable" with its type's name. A table's check sends its row too: the
+# placeholder loop planted in the row's column (an int unless code under test put something else in the test's frame).
+_HELPER = '''def {name}(value, sid, row=None, _os=__import__("os"), _json=__import__("json")):
     left = [{cap}]
 
     def spend(n):
@@ -267,6 +452,8 @@ _HELPER = '''def {name}(value, sid, _os=__import__("os"), _json=__import__("json
         out = ["unserializable", str(exc)[:200]]
     except Exception:
         out = ["unserializable", "?"]
+    if row is not None:
+        out = ["row", int.__repr__(row) if type(row) is int else "?", out]
     line = (_json.dumps({{"id": sid, "value": out}}) + "\\n").encode()
     try:
         fd = _os.open({channel}, _os.O_WRONLY | _os.O_APPEND | _os.O_CREAT, 0o666)
@@ -314,6 +501,8 @@ def decode(v: Any, depth: int = 0) -> Any:
         if kind == "float":
             return _float(s)
         return s if kind == "str" else Unserializable(s[:200])
+    if kind == "row" and len(rest) == 2 and isinstance(rest[0], str) and re.fullmatch(r"[0-9]{1,9}", rest[0]):
+        return PyRow(int(rest[0]), decode(rest[1], depth + 1))
     if kind == "complex" and len(rest) == 2:
         return complex(_float(rest[0]), _float(rest[1]))
     if kind in ("list", "tuple", "set", "frozenset") and len(rest) == 1 and isinstance(rest[0], list):
@@ -340,7 +529,9 @@ def _unserializable(v: Any) -> Unserializable | None:
         x = stack.pop()
         if isinstance(x, Unserializable):
             return x
-        if isinstance(x, (list, tuple)):
+        if isinstance(x, PyRow):
+            stack.append(x.value)
+        elif isinstance(x, (list, tuple)):
             stack.extend(x)
         elif isinstance(x, dict):
             stack.extend(x.values())
@@ -355,7 +546,7 @@ def records(out: Path, seals: tuple[Seal, ...]) -> tuple[dict[str, list[Any]], s
     ids = {s.id for s in seals}
     got: dict[str, list[Any]] = {}
     stray = None
-    lines = ((read_capped(out / CHANNEL, CHANNEL_CAP) if seals else None) or b"").split(b"\n")
+    lines = ((repo_patch.read_capped(out / CHANNEL, CHANNEL_CAP) if seals else None) or b"").split(b"\n")
     for n, line in enumerate(lines[:-1] + [lines[-1]] * bool(lines[-1]), 1):  # a last line without its end is cut
         try:
             rec = json.loads(line)
@@ -370,13 +561,13 @@ def records(out: Path, seals: tuple[Seal, ...]) -> tuple[dict[str, list[Any]], s
 
 def _row(value: Any) -> int:
     """The table row a record says it was sent from (-1: not a table's)."""
-    return value.row if isinstance(value, js_go.GoValue) else -1
+    return value.row if isinstance(value, (js_go.GoValue, PyRow)) else -1
 
 
 def _mark(value: Any) -> tuple[int, int, int]:
     """What a record says beside its value, which decides how it is compared: (its table row or -1, whether the
-    compared expression is an interface, a float's width in bits); a Go record's, else (-1, 0, 64)."""
-    return (value.row, int(value.iface), value.bits) if isinstance(value, js_go.GoValue) else (-1, 0, 64)
+    compared expression is an interface, a float's width in bits); a Go record's, else (its row or -1, 0, 64)."""
+    return (value.row, int(value.iface), value.bits) if isinstance(value, js_go.GoValue) else (_row(value), 0, 64)
 
 
 def _how(m: tuple[int, int, int]) -> str:
@@ -420,13 +611,20 @@ def _matches(seal: Seal, value: Any) -> bool:
         return js_go.go_matches(seal.literal, value)
     if seal.op == "is":
         return value is seal.literal
+    want = seal.literal
+    if seal.op == "rows":
+        if not (isinstance(value, PyRow) and value.row < len(want.values)):
+            return False
+        value, want = value.value, want.values[value.row]
     try:
-        return bool(value == seal.literal)  # plain builtin values both: 3 == 3.0 and True == 1, as in the test
+        return bool(value == want)  # plain builtin values both: 3 == 3.0 and True == 1, as in the test
     except Exception:  # noqa: BLE001 - no builtin comparison raises, but a decoded value must never crash loop
         return False
 
 
 def _show(value: Any, style: str = "pytest") -> str:
+    if isinstance(value, PyRow):
+        return f"{_show(value.value)} (row {value.row})"
     try:
         text = js_go.js_repr(value) if style == "node" else repr(value)
     except ValueError:  # an int past Python's digit limit
@@ -441,6 +639,11 @@ def _show_literal(seal: Seal, value: Any) -> str:
         if not found:
             return f"a value of one of {len(seal.literal.values)} rows{row}"
         return _show(want.decode("utf-8", "backslashreplace") if isinstance(want, bytes) else want) + row
+    if seal.op == "rows":
+        rows = seal.literal.values
+        if not (isinstance(value, PyRow) and value.row < len(rows)):
+            return f"a value of one of {len(rows)} rows"
+        return f"{_show(rows[value.row])} (row {value.row}, test [{seal.literal.ids[value.row]}])"
     return f"{'is ' if seal.op == 'is' else ''}{_show(seal.literal, seal.style)}"
 
 
@@ -513,14 +716,18 @@ class Judged:
         return frozenset(s.key for s in self.seals if self.values.get(s.id) and s.id not in self.surplus
                          and _problem(s, self.values[s.id]) is None)
 
-    def floors(self) -> dict[tuple[str, int, int], frozenset[tuple[int, int, int]]]:
+    def floors(self, outcomes: dict[str, Outcome] | None = None
+               ) -> dict[tuple[str, int, int], frozenset[tuple[int, int, int]]]:
         """On the gold tree: the verified seals whose literal no two records share (one record, or one per row
-        of a Go table), each with its records' marks (`_mark`: the rows they came from, and how a Go record is
-        compared): what a candidate's passing run must send too, and how.
+        of a Go or pytest table), each with its records' marks (`_mark`: the rows they came from, and how a Go
+        record is compared): what a candidate's passing run must send too, and how.
         A literal compared in several iterations (a loop, a subtest or parameter per case) is left unsealed: a
         record cannot be bound to its iteration in the sandbox, so one right iteration's value, copied, would
-        pass the wrong ones. So is a seal of a test no report entry maps to: the report alone would decide it."""
-        keep = self.verified()
+        pass the wrong ones. So is a seal of a test no report entry maps to: the report alone would decide it. So is
+        a table's whose every row did not pass in `outcomes` (the run's): its rows' ids changed (a plugin keyed by
+        them, such as snapshots, could fail an honest tree)."""
+        keep = self.verified() - {s.key for s in self.seals if s.op == "rows" and outcomes is not None and not all(
+            outcomes.get(f"{s.file}::{s.test}[{i}]", Outcome(V.FAIL)).status == V.PASS for i in s.literal.ids)}
         marks = {s.key: [_mark(v) for v in self.values[s.id]] for s in self.seals
                  if s.key in keep and _key(s) in self.mapped}
         return {key: frozenset(m) for key, m in marks.items() if len({r for r, *_ in m}) == len(m)}
@@ -577,14 +784,16 @@ def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | Non
         problem = None
         for s in by_test[fn]:
             values = judged.values.get(s.id, [])
+            floor = floors.get(s.key, frozenset())
             problem = problem or _problem(s, values)
+            if s.op == "rows":  # a table's rows, each its own test id (a selection may run some only)
+                problem = problem or _row_problem(s, test_id, o.status == V.PASS and own, values, floor)
             if o.status == V.PASS and own and s.unconditional and len(values) < max(1, passing.get(fn, 0)):
                 problem = problem or (f"sealed assertion at {s.where}: no value reached loop from a test reported "
                                       "passing (it runs on every pass of the test)")
-            floor = floors.get(s.key, frozenset())
             if s.style == "go" and floor:
                 problem = problem or _off_plan(s, values, floor, runs.get(fn, 0))
-            missing = sorted({r for r, *_ in floor} - {_row(v) for v in values})
+            missing = [] if s.op == "rows" else sorted({r for r, *_ in floor} - {_row(v) for v in values})
             if o.status == V.PASS and missing:
                 row = f" from row {missing[0]}" if missing[0] >= 0 else ""
                 problem = problem or (f"sealed assertion at {s.where}: no value reached loop{row} from a test "
@@ -596,6 +805,23 @@ def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | Non
             judged.decided.add(test_id)
             judged.failed.add(test_id)
     return out, judged
+
+
+def _row_problem(seal: Seal, test_id: str, passed: bool, values: list[Any], floor: frozenset) -> str | None:
+    """Why a parametrize table's test id fails its row's check, or None: its row is the one loop planted for the id
+    (`Rows.row`), no row sends more than one record per run, and a passing id sent its row's record when the
+    check is unconditional or sent it on the gold tree."""
+    row = seal.literal.row(test_id)
+    if row is None:
+        return (f"sealed assertion at {seal.where}: the report names {test_id!r}, none of the rows loop planted in "
+                "its table: it cannot pass on the report alone") if passed else None
+    sent = sum(_row(v) == row for v in values)
+    if sent > 1:
+        return f"sealed assertion at {seal.where}: {sent} values from row {row} in one run (its test sends one)"
+    if passed and not sent and (seal.unconditional or row in {r for r, *_ in floor}):
+        return (f"sealed assertion at {seal.where}: no value reached loop from row {row} of a test reported passing "
+                "(it sends one)")
+    return None
 
 
 def decided_by(judged: Judged | None, test_id: str, tripwires: bool) -> str:
@@ -644,7 +870,8 @@ def plan_file(style: str, source: str, channel: str = f"/out/{CHANNEL}", only=EV
               ) -> tuple[str, tuple[Seal, ...], tuple[str, str] | None]:
     """(the sealed text, its seals, a new file the sealed text needs (Go's helper): (path, text) or None)."""
     if style == "pytest":
-        text, seals = plan(source, channel, only, file, rng, known)
+        text, seals = plan(source, channel, only, file, rng, known) if rng is not _RNG else _fresh(
+            *_template(source, channel, frozenset(only) if isinstance(only, dict) else only, file, known))
         return text, seals, None
     if style == "node":
         text, found = js_go.plan_node(source, channel, only, file, rng, known, VALUE_CAP, DEPTH_CAP)
@@ -655,6 +882,67 @@ def plan_file(style: str, source: str, channel: str = f"/out/{CHANNEL}", only=EV
                        for f, sid, secret, line, col in found), extra
 
 
-def files_of(hidden: tuple[str, ...], ids: tuple[str, ...]) -> list[str]:
-    """The files whose assertions are sealed: the hidden tests and the files of the named tests."""
-    return [*hidden, *(t.split("::", 1)[0] for t in ids if "::" in t)]
+@functools.lru_cache(maxsize=256)
+def _template(source: str, channel: str, only, file: str, known: str | None) -> tuple[str, tuple[Seal, ...]]:
+    """plan() once per file and selection (the syntax work is most of a run's sealing time); _fresh gives each run
+    its own ids."""
+    return plan(source, channel, only, file, random.Random(_RNG.getrandbits(64)), known)
+
+
+def _fresh(text: str, seals: tuple[Seal, ...]) -> tuple[str, tuple[Seal, ...]]:
+    """A planned file and its seals with fresh ids, tokens and helper name in place of the template's (each of a
+    fixed width, so nothing moves)."""
+    new = {}
+    for s in seals:
+        new[s.id] = f"{_RNG.getrandbits(64):016x}"
+        for token in s.literal.tokens if s.op == "rows" else ():
+            new.setdefault(token, f"{_RNG.getrandbits(48):012x}")
+    for old, fresh in new.items():
+        text = text.replace(repr(old), repr(fresh))
+    helper = re.search(r"^def (_loop_seal_[0-9a-f]{10})\(", text, re.M)
+    if helper:
+        text = text.replace(helper.group(1), f"_loop_seal_{_RNG.getrandbits(40):010x}")
+    return text, tuple(replace(s, id=new[s.id], literal=replace(s.literal, tokens=tuple(
+        new[t] for t in s.literal.tokens)) if s.op == "rows" else s.literal) for s in seals)
+
+
+def files_of(hidden: tuple[str, ...], ids: tuple[str, ...], base: Path | None = None) -> list[str]:
+    """The files whose assertions are sealed on the gold tree: the hidden tests, the files of the named tests and,
+    when every test passing on the base tree is graded (no pass-to-pass list), the base tree's test files by
+    pytest's default names (`base`). A candidate's runs seal the files of the seals kept there."""
+    files = [*hidden, *(t.split("::", 1)[0] for t in ids if "::" in t)]
+    if base is not None:
+        files += [f for f in repo_patch.files(base) if _PYTEST_FILE.fullmatch(f.rsplit("/", 1)[-1])]
+    return list(dict.fromkeys(files))
+
+
+_PYTEST_FILE = re.compile(r"test_.*\.py|.*_test\.py")
+
+
+def _renames(seals: tuple[Seal, ...]) -> dict[str, str]:
+    """Each table row's test id in the sealed copy (its token) -> its id as the task's file names it."""
+    return {f"{s.file}::{s.test}[{token}]": f"{s.file}::{s.test}[{name}]" for s in seals if s.op == "rows"
+            for token, name in zip(s.literal.tokens, s.literal.ids)}
+
+
+def renamed(seals: tuple[Seal, ...], outcomes: dict[str, Outcome] | None) -> dict[str, Outcome] | None:
+    """A sealed run's outcomes under the ids the task's files give their tests. The sealed copy has no test of a
+    table row's own id: the report naming one fails it, and of two entries for one id a failing one stays."""
+    names = _renames(seals)
+    if not names or outcomes is None:
+        return outcomes
+    own = set(names.values())
+    out: dict[str, Outcome] = {}
+    for test_id, o in outcomes.items():
+        if test_id in own:
+            o = Outcome(V.FAIL, f"the report names {test_id!r}, which the sealed copy of its file has no test of")
+        name = names.get(test_id, test_id)
+        if name not in out or out[name].status == V.PASS:
+            out[name] = o
+    return out
+
+
+def selecting(seals: tuple[Seal, ...], ids: list[str] | None) -> list[str] | None:
+    """The test ids to run, a table row's as the sealed copy names it."""
+    back = {v: k for k, v in _renames(seals).items()}
+    return None if ids is None else [back.get(t, t) for t in ids]

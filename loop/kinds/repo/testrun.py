@@ -78,9 +78,15 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
             ids = list(dict.fromkeys(selector(t) for t in ids))
         # sealed assertions first: the tripwires are planned on the sealed file, so no copy carries a sealed literal
         style = repo_tripwire.framework(spec.command)
-        sealed = () if seals is None or style is None else repo_seal.seal_tree(
-            work, spec.tree, repo_seal.files_of(spec.hidden_files, spec.fail_to_pass + (spec.pass_to_pass or ())),
-            f"/out/{repo_seal.CHANNEL}" if cfg.enabled else str(scratch / "out" / repo_seal.CHANNEL), seals, style)
+        sealed = ()
+        if seals is not None and style is not None:
+            # a candidate's run (`seals` a dict) seals the files of the gold run's kept seals, all of files_of's
+            files = list(dict.fromkeys(k[0] for k in seals)) if isinstance(seals, dict) else repo_seal.files_of(
+                spec.hidden_files, spec.fail_to_pass + (spec.pass_to_pass or ()),
+                spec.tree if spec.pass_to_pass is None else None)
+            sealed = repo_seal.seal_tree(work, spec.tree, files, f"/out/{repo_seal.CHANNEL}" if cfg.enabled
+                                         else str(scratch / "out" / repo_seal.CHANNEL), seals, style)
+            ids = repo_seal.selecting(sealed, ids)  # a parametrize table's rows have fresh ids in the sealed copy
         wires = tripwires(spec, work) if tripwires else None
         if wires is not None:
             repo_tripwire.plant(wires, work)
@@ -134,7 +140,7 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
         else:  # written by the candidate's process: never followed through a link, never read past the cap
             raw = repo_patch.read_capped(out / "report.xml", REPORT_CAP)
             text = None if raw is None else raw.decode("utf-8", errors="replace")
-        outcomes = None if text is None else parse(spec.parser, text, work)
+        outcomes = repo_seal.renamed(sealed, None if text is None else parse(spec.parser, text, work))
         outcomes = with_truncated(outcomes, spec.fail_to_pass + (spec.pass_to_pass or ()))
         forged, raw = None, outcomes
         if wires is not None:
