@@ -195,6 +195,11 @@ def test_a_row_sent_twice_or_from_another_row_fails_and_a_missing_row_fails(tmp_
     _write(out, [r for r in records if r is not by_row[0]] + [{"id": sid, "value": ["row", "0", ["int", "f"]]}])
     got, _ = seal.judge(seals, out, outcomes, floors=floors)
     assert "expected 0 (row 0, test [1-0])" in got[f"{FILE}::test_percent[1-0]"].message
+    # one row's wrong value fails that row's id alone (a regression of one row is one regressed test)
+    _write(out, [r for r in records if r is not by_row[1]] + [{"id": sid, "value": ["row", "1", ["int", "6"]]}])
+    got, _ = seal.judge(seals, out, outcomes, floors=floors)
+    assert [t for t, o in got.items() if o.status != V.PASS] == [f"{FILE}::test_percent[10-5]"]
+    assert "expected 5 (row 1, test [10-5])" in got[f"{FILE}::test_percent[10-5]"].message
     # a row tag that is no index: not a helper's record
     _write(out, records + [{"id": sid, "value": ["row", "x", ["int", "0"]]}])
     assert seal.judge(seals, out, outcomes, floors=floors)[1].forged

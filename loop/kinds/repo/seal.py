@@ -785,9 +785,14 @@ def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | Non
         for s in by_test[fn]:
             values = judged.values.get(s.id, [])
             floor = floors.get(s.key, frozenset())
-            problem = problem or _problem(s, values)
-            if s.op == "rows":  # a table's rows, each its own test id (a selection may run some only)
-                problem = problem or _row_problem(s, test_id, o.status == V.PASS and own, values, floor)
+            if s.op == "rows":  # a table's rows, each its own test id (a selection may run some only), judged by
+                # its own row's records (and any from no row of the table): a wrong row fails its id alone
+                row, planted = s.literal.row(test_id), range(len(s.literal.values))
+                mine = [v for v in values if _row(v) not in planted or (row is not None and _row(v) == row)]
+                problem = problem or _problem(s, mine) or _row_problem(s, test_id, o.status == V.PASS and own,
+                                                                       values, floor)
+            else:
+                problem = problem or _problem(s, values)
             if o.status == V.PASS and own and s.unconditional and len(values) < max(1, passing.get(fn, 0)):
                 problem = problem or (f"sealed assertion at {s.where}: no value reached loop from a test reported "
                                       "passing (it runs on every pass of the test)")
