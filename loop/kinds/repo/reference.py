@@ -132,13 +132,14 @@ def tripwire_points(task: Task, cfg: SandboxConfig, env: Env | None) -> dict[str
         return None
     key = (spec.digest, spec.command, spec.parser, cfg, str(env and env.path))
     if key not in _TRIPWIRE_POINTS:
-        name = remembered.key(task, cfg, env, "tripwire-points-2", spec.parser)  # 2: every graded file
+        name = remembered.key(task, cfg, env, "tripwire-points-3", spec.parser)  # 2: every graded file; 3: rows
         found = _points(remembered.recall(name))
         if found is None:
             found, clean = _counting_faults(_probe, task, cfg, env, kind)
             if clean and not isinstance(found, str):  # loop's own fault is found again, never remembered
                 remembered.remember(name, {host: [remembered.plain(s.points), remembered.plain(s.copies),
-                                                  remembered.plain(s.twins)] for host, s in found.items()})
+                                                  remembered.plain(s.twins), remembered.plain(s.rows)]
+                                           for host, s in found.items()})
         _TRIPWIRE_POINTS[key] = found
     return _TRIPWIRE_POINTS[key]
 
@@ -149,8 +150,8 @@ def _points(value) -> dict[str, repo_tripwire.Safe] | None:
         return None
     try:
         return {host: repo_tripwire.Safe(remembered.keys(points), *(None if k is None else remembered.keys(k)
-                                                                     for k in (copies, twins)))
-                for host, (points, copies, twins) in value.items()}
+                                                                     for k in (copies, twins)), remembered.keys(rows))
+                for host, (points, copies, twins, rows) in value.items()}
     except (ValueError, TypeError):
         return None
 
@@ -211,9 +212,9 @@ def _proven_copies(task: Task, cfg: SandboxConfig, env: Env | None,
     if probe is None:
         return safe
     res = _run(task, cfg, env, gold, 0, _run_ids(spec), lambda _spec, _work: probe)
-    found = {one.origin: (repo_tripwire.proven(one, res.raw), repo_tripwire.twins(one, res.raw))
+    found = {one.origin: (*repo_tripwire.proven(one, res.raw), repo_tripwire.twins(one, res.raw))
              for one in probe.plans}
-    return {h: repo_tripwire.Safe(s.points, found[h][0], s.twins & found[h][1]) if h in found else s
+    return {h: repo_tripwire.Safe(s.points, found[h][0], s.twins & found[h][2], found[h][1]) if h in found else s
             for h, s in safe.items()}
 
 

@@ -44,6 +44,7 @@ class Wire:
     source: str | None = None  # a copy's original test (its id or name): see contradiction
     point: int | None = None  # the index of its place among the host's points
     copy: tuple | None = None  # a copy's key: which check of which test it copies (see _choose)
+    rows: frozenset = frozenset()  # a must-fail copy's subtests (Go's `t.Run` rows) that failed on the gold tree
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ class Safe:
     copies: frozenset | None = None  # keys of the copies that failed there; None: no gold tree to show it
     twins: frozenset | None = None  # keys of the unchanged copies whose outcome was their original's on the base
     # and gold trees (a probe plants those); None: every one (the first probe; no probe at all)
+    rows: frozenset = frozenset()  # (copy key, subtest) of the copies' subtests that failed on the gold tree
 
 
 @dataclass(frozen=True)
@@ -192,7 +194,9 @@ def _plan_at(kind: str, where: str, source: str, f2p: tuple[str, ...], rng: rand
         return None
     p = {"pytest": _pytest, "node": _node, "go": _go}[kind](where, source, f2p, rng, points, probe, safe.copies,
                                                            safe.twins if allowed is not None else None, avoid)
-    return replace(p, lines=p.lines if p.host == where else (), origin=where)
+    wires = tuple(replace(w, rows=frozenset(r for c, r in safe.rows if c == w.copy)) if w.expect == V.FAIL and w.copy
+                  else w for w in p.wires)
+    return replace(p, wires=wires, lines=p.lines if p.host == where else (), origin=where)
 
 
 def _read(tree: Path, rel: str) -> str | None:
@@ -1015,6 +1019,10 @@ def contradiction(p: Plan | Planted, outcomes: dict | None, f2p: tuple[str, ...]
         if wire.expect == V.FAIL and _outcome(wire, outcomes) == V.PASS and \
                 (wire.source is None or _original_passes(wire.source, outcomes)):
             return "the test report says a test that fails on every tree passed: the report was forged"
+        if wire.rows:  # row by row (red team, round eight: a forger flipping only the rows its wrong fix gets wrong)
+            mine, theirs = _subtests(wire.name, outcomes), _subtests(_test_of(wire.source), outcomes)
+            if any(mine.get(r) == V.PASS and theirs.get(r) == V.PASS for r in wire.rows):
+                return "the test report says a row of a test that fails on every tree passed: the report was forged"
     if any(outcomes.get(t) is not None and outcomes[t].status == V.PASS for t in f2p):
         for wire in p.wires:
             if wire.expect == V.PASS and _outcome(wire, outcomes) != V.PASS:
@@ -1131,8 +1139,23 @@ def twins(p: Plan, outcomes: dict | None, unstable: set[str] = frozenset()) -> f
     return frozenset(out)
 
 
-def proven(p: Plan, outcomes: dict | None) -> frozenset:
+def proven(p: Plan, outcomes: dict | None) -> tuple[frozenset, frozenset]:
     """The copies a probe's run on the gold tree reported failing: a copy of a check that does not run there (in
     a branch, a loop over nothing, a subtest not started) would pass on an honest tree beside its original,
-    which reads as a forged report."""
-    return frozenset(w.copy for w in p.wires if w.copy is not None and _outcome(w, outcomes or {}) == V.FAIL)
+    which reads as a forged report; and (copy key, subtest) of their subtests that failed there (see
+    contradiction)."""
+    outcomes = outcomes or {}
+    failed = [w for w in p.wires if w.copy is not None and _outcome(w, outcomes) == V.FAIL]
+    return (frozenset(w.copy for w in failed),
+            frozenset((w.copy, row) for w in failed for row, status in _subtests(w.name, outcomes).items()
+                      if status == V.FAIL))
+
+
+def _subtests(name: str, outcomes: dict) -> dict[str, str]:
+    """A Go test's subtests in the report (`pkg::TestX/row` by `row`), their status."""
+    out = {}
+    for key, o in outcomes.items():
+        test, slash, row = key.rsplit("::", 1)[-1].partition("/")
+        if slash and test == name:
+            out[row] = o.status
+    return out
