@@ -45,7 +45,7 @@ _FOLDER_SUFFIXES = {".dist-info": "installed-package metadata (entry points: pyt
                     ".egg-info": "installed-package metadata (entry points: pytest plugins)",
                     ".egg-link": "an installed-package link"}
 # New files the runners collect on their own (an existing test file is the task's test_paths' business).
-_TEST_FILES = ("test_*.py", "*_test.py", "*_test.go", "*.test.js", "*.test.mjs", "*.test.cjs", "*-test.js",
+TEST_FILES = ("test_*.py", "*_test.py", "*_test.go", "*.test.js", "*.test.mjs", "*.test.cjs", "*-test.js",
                "*-test.mjs", "*-test.cjs", "*_test.js", "*_test.mjs", "*_test.cjs", "test-*.js", "test-*.mjs",
                "test-*.cjs", "test.js", "test.mjs", "test.cjs")
 # Modules a new top-level file could shadow (the repository root is first on sys.path under `python -m`).
@@ -104,7 +104,7 @@ def _why(raw: str, tree: Path) -> str | None:
         what = next((w for part in path.parts for suffix, w in _FOLDER_SUFFIXES.items()
                      if part.lower().endswith(suffix)), None)  # importlib.metadata lowercases before matching
     is_new = not (tree / str(path)).exists()
-    if what is None and is_new and any(fnmatch.fnmatchcase(path.name, g) for g in _TEST_FILES):
+    if what is None and is_new and any(fnmatch.fnmatchcase(path.name, g) for g in TEST_FILES):
         what = "a new test file the runner would collect"
     if what is None and is_new:
         what = _shadows(path)

@@ -16,6 +16,7 @@ verdicts drawn from it must agree on every tag and test name, so they are review
 from __future__ import annotations
 
 import ast
+import fnmatch
 import functools
 import io
 import json
@@ -30,6 +31,7 @@ from loop import verdicts as V
 from loop.kinds.repo import pysyntax
 from loop.kinds.repo import seal_js_go as js_go
 from loop.kinds.repo import patch as repo_patch
+from loop.kinds.repo import screen as repo_screen
 from loop.kinds.repo.results import Outcome, truncated
 
 CHANNEL = "seals.jsonl"  # under the run's /out (rw for the test command, read by loop after it)
@@ -913,15 +915,15 @@ def _fresh(text: str, seals: tuple[Seal, ...]) -> tuple[str, tuple[Seal, ...]]:
 
 def files_of(hidden: tuple[str, ...], ids: tuple[str, ...], base: Path | None = None) -> list[str]:
     """The files whose assertions are sealed on the gold tree: the hidden tests, the files of the named tests and,
-    when every test passing on the base tree is graded (no pass-to-pass list), the base tree's test files by
-    pytest's default names (`base`). A candidate's runs seal the files of the seals kept there."""
+    when every test passing on the base tree is graded (no pass-to-pass list), the base tree's test files by the
+    runners' default names (`base`; pytest, node and Go alike: red team round eight's forgers that carry the shipped
+    test names flipped the visible files' unsealed checks). A candidate's runs seal the files of the seals kept
+    there."""
     files = [*hidden, *(t.split("::", 1)[0] for t in ids if "::" in t)]
     if base is not None:
-        files += [f for f in repo_patch.files(base) if _PYTEST_FILE.fullmatch(f.rsplit("/", 1)[-1])]
+        files += [f for f in repo_patch.files(base)
+                  if any(fnmatch.fnmatchcase(f.rsplit("/", 1)[-1], g) for g in repo_screen.TEST_FILES)]
     return list(dict.fromkeys(files))
-
-
-_PYTEST_FILE = re.compile(r"test_.*\.py|.*_test\.py")
 
 
 def _renames(seals: tuple[Seal, ...]) -> dict[str, str]:
