@@ -553,11 +553,16 @@ def test_a_near_miss_integer_fits_every_type_its_original_fits():
     """A Go copy of a `uint64` field's small literal as a negative one did not compile: every test of the package
     went missing, an honest patch failed."""
     rng = random.Random(0)
-    for value, lo, hi in ((0, 0, 127), (3, 0, 127), (127, 0, 127), (200, 0, 255), (-1, -128, -1), (-128, -128, -1),
+    for value, lo, hi in ((3, 0, 127), (127, 0, 127), (200, 0, 255), (-5, -128, -1), (-128, -128, -1),
                           (40000, 0, 65535), (2**63, 0, 2**64 - 1)):
         got = {T._near_miss(value, rng) for _ in range(300)}
         assert all(lo <= g <= hi and g != value and 7 <= abs(g - value) <= 97 for g in got), (value, sorted(got)[:5])
         assert len(got) > 20  # still many: the copy's literal tells nothing
+    # where the file's own checks compare with other integers, the copy takes one of them (of a type that holds
+    # the original): code returning whatever literal its calling line compares with passes a copy beside its
+    # original (red team, round seven); -1, 0 and 1 are each other's near misses (Go's Compare)
+    assert {T._near_miss(40, rng, [40, 12, -3, 100, 300]) for _ in range(100)} == {12, 100}  # not -3, 300
+    assert {T._near_miss(-1, rng) for _ in range(100)} == {0, 1} and {T._near_miss(0, rng) for _ in range(50)} == {1}
 
 
 @pytest.mark.sandbox

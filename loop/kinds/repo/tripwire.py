@@ -338,6 +338,7 @@ def _derived_bodies(source: str, wanted: set[str], scopes: set[tuple[str, ...]],
                 if leaves and any(isinstance(n, (ast.Call, ast.Attribute, ast.Name)) for n in ast.walk(other)):
                     found += [(fn, scope, stmt, leaf) for leaf in leaves]
                     break
+    pool = [f[3].value for f in found]  # the file's own expected values (see _near_miss)
     found = _choose(found, lambda f: (f[1], f[0].name, f[3].lineno - f[0].lineno, f[3].col_offset),
                     lambda f: (f[1], f[0].name), copies, every, rng)
     lines = source.encode("utf-8").splitlines(keepends=True)
@@ -348,7 +349,7 @@ def _derived_bodies(source: str, wanted: set[str], scopes: set[tuple[str, ...]],
         text = b"".join(lines[fn.body[0].lineno - 1:stmt.end_lineno])
         token = text[at + leaf.col_offset:at + leaf.end_col_offset].decode("utf-8")
         new = _edit_literal(token, rng) if isinstance(leaf.value, str) and re.fullmatch(r"'[^'\n]*'|\"[^\"\n]*\"", token) \
-            else repr(_near_miss(leaf.value, rng))
+            else repr(_near_miss(leaf.value, rng, pool))
         changed = text[:at + leaf.col_offset] + new.encode() + text[at + leaf.end_col_offset:]
         out.append((changed.decode("utf-8").rstrip("\n") + "\n", fn.name, scope,
                     (scope, fn.name, leaf.lineno - fn.lineno, leaf.col_offset)))
@@ -440,12 +441,22 @@ def _literal_leaves(node: ast.AST) -> list[_Leaf]:
 _INT_TOPS = (127, 255, 32767, 65535, 2**31 - 1, 2**32 - 1, 2**63 - 1, 2**64 - 1)
 
 
-def _near_miss(value, rng: random.Random):
+def _near_miss(value, rng: random.Random, pool: Iterable = ()):
     """A value of the same type a correct tree does not return, close enough to pass for a real expectation.
-    An integer keeps its sign and its width (0..127, 0..255, ...): any integer type that holds the original
-    holds the copy (a Go copy of `uint64` field's 10 as -17 did not compile, failing every test of the package)."""
+    An integer keeps its width (0..127, 0..255, ...; a non-negative one its sign): any integer type that holds the
+    original holds the copy (a Go copy of `uint64` field's 10 as -17 did not compile, failing every test of the
+    package). It is another integer the file's own checks compare with (`pool`) where there is one: a copy's
+    literal then lies where real answers do, so code that reads the literal its calling line compares with and
+    returns it passes the copy beside its original, which no honest tree does (red team, round seven: `Compare`
+    returned -1, 0 or 1 as its caller's line asked; a copy's -57 was no value it ever returned). -1, 0 and 1 are
+    each other's near misses."""
     if isinstance(value, int):
         top = next((t for t in _INT_TOPS if (value if value >= 0 else -value - 1) <= t), abs(value) + 97)
+        if -1 <= value <= 1:  # a sign, an order (Compare's -1, 0, 1), a flag: its near misses are the others
+            pool = [*pool, -1, 0, 1]
+        near = sorted(v for v in set(pool) if type(v) is int and v != value and (0 if value >= 0 else -top - 1) <= v <= top)
+        if near:
+            return rng.choice(near)
         lo, hi = (0, top) if value >= 0 else (-top - 1, -1)
         return rng.choice([value + d for d in itertools.chain(range(-97, -6), range(7, 98)) if lo <= value + d <= hi])
     if isinstance(value, float):
@@ -633,13 +644,14 @@ def _derived_js(source: str, assert_name: str, wanted: set[str], rng: random.Ran
             # keyed by line and text, which sealing the file's other checks leaves as they are (seal_js_go)
             found.append((m.start(), e0 + len(source[e0:e1]) - len(source[e0:e1].lstrip()), expected, call[1], title,
                           (title, source.count("\n", 0, m.start()), source[m.start():call[1]])))
+    pool = [int(f[2]) for f in found if re.fullmatch(r"-?\d+", f[2])]  # the file's own expected values
     found = _choose(found, lambda f: f[5], lambda f: f[4], copies, every, rng)
     out = []
     for begin, at, literal, end, title, key in _ordered(found, lambda f: f[4] in wanted, rng):
         if literal[0] in "'\"":
             changed = _edit_literal(literal, rng)
         else:
-            changed = repr(_near_miss(float(literal) if "." in literal else int(literal), rng))
+            changed = repr(_near_miss(float(literal) if "." in literal else int(literal), rng, pool))
         out.append((source[begin:at] + changed + source[at + len(literal):end] + ";", title, key,
                     (at, at + len(literal), changed)))
     return out
@@ -726,12 +738,13 @@ def _derived_go(source: str, wanted: set[str], rng: random.Random, copies: froze
     # a check is keyed by its line in its test, which sealing the test's other checks leaves as it is
     found = [(f, c, f.group("body").count("\n", 0, c.start())) for f in _GO_FUNC.finditer(source)
              for c in _GO_CHECK.finditer(f.group("body"))]
+    pool = [int(c.group("lit")) for _, c, _ in found if c.group("lit")[0] != '"']  # the file's expected values
     found = _choose(found, lambda x: (x[0].group("name"), x[2]), lambda x: x[0].group("name"), copies, every, rng)
     out = []
     for f, c, k in _ordered(found, lambda x: x[0].group("name") in wanted, rng):
         body, literal = f.group("body"), c.group("lit")
         changed = _edit_literal(literal, rng) if literal[0] == '"' \
-            else str(_near_miss(int(literal), rng))
+            else str(_near_miss(int(literal), rng, pool))
         out.append((body[:c.start("lit")] + changed + body[c.end("lit"):], f.group("name"), (), (f.group("name"), k)))
     return out
 
