@@ -32,14 +32,14 @@ def _folders_between(ro: dict[str, str], rw: dict[str, str]) -> dict[str, str]:
     read-only bind and all, and put a folder of its own in its place (red team, round eight: hidden tests
     rewritten so)."""
     out: dict[str, str] = {}
-    for dest in ro:
+    for dest in map(PurePosixPath, ro):
         for top, host in rw.items():
-            rel = PurePosixPath(dest).relative_to(top) if PurePosixPath(dest).is_relative_to(top) else None
-            for depth in range(1, len(rel.parts) if rel is not None else 0):
-                here = os.path.join(host, *rel.parts[:depth])
+            parts = dest.relative_to(top).parts if dest.is_relative_to(top) else ()
+            for depth in range(1, len(parts)):
+                here = os.path.join(host, *parts[:depth])
                 if not os.path.isdir(here) or os.path.islink(here):
                     break
-                out.setdefault(str(PurePosixPath(top, *rel.parts[:depth])), here)
+                out.setdefault(str(PurePosixPath(top, *parts[:depth])), here)
     return dict(sorted(out.items(), key=lambda kv: kv[0].count("/")))
 
 

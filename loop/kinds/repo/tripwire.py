@@ -241,9 +241,7 @@ def hosts(kind: str, tree: Path, files: list[str], f2p: tuple[str, ...], graded:
         named = {t.split("::", 1)[0] for t in graded if "::" in t}
         defines = lambda rel: rel in named and _read(tree, rel) is not None  # noqa: E731
     else:
-        last = (lambda t: t.rsplit("::", 1)[-1].split("/", 1)[0]) if kind == "go" else \
-            (lambda t: t.rsplit(NODE_SEP, 1)[-1])
-        wanted = {last(t) for t in graded}
+        wanted = {_name_of(kind, t) for t in graded}
         defines = lambda rel: _HOST[kind].search(rel) and _tests_in(kind, _read(tree, rel) or "") & wanted  # noqa: E731
     return [first, *(rel for rel in dict.fromkeys(files) if rel != first and defines(rel))]
 
@@ -1075,25 +1073,35 @@ def guards(p: Plan | Planted | None, test_id: str, base: Path | None = None) -> 
 
 
 def _shipped(p: Plan, test_id: str, base: Path) -> bool:
-    kind = "pytest" if p.origin.endswith(".py") else "go" if p.origin.endswith(".go") else "node"
-    name = {"pytest": lambda: test_id.split("::")[-1].split("[")[0], "go": lambda: _test_of(test_id),
-            "node": lambda: test_id.rsplit(NODE_SEP, 1)[-1]}[kind]()
-    return name in _known_tests(kind, str(base / p.origin))
+    kind = _kind_of(p.origin)
+    return _name_of(kind, test_id) in _known_tests(kind, str(base), p.origin)
 
 
 @functools.lru_cache(maxsize=256)  # a task's base tree never changes
-def _known_tests(kind: str, path: str) -> frozenset:
-    source = _read(Path(path).parent, Path(path).name)
-    return frozenset(_tests_in(kind, source or ""))
+def _known_tests(kind: str, base: str, rel: str) -> frozenset:
+    return frozenset(_tests_in(kind, _read(Path(base), rel) or ""))
 
 
 def _guards(p: Plan, test_id: str) -> bool:
-    if p.host.endswith(".py"):
+    kind = _kind_of(p.host)
+    if kind == "pytest":
         return test_id.split("::", 1)[0] == p.host
-    if p.host.endswith(".go"):
-        return re.search(rf"^func\s+{re.escape(_test_of(test_id))}\s*\(", p.text, re.M) is not None
-    title = test_id.rsplit(NODE_SEP, 1)[-1]
-    return any(f"{q}{title}{q}" in p.text for q in "'\"`")
+    name = _name_of(kind, test_id)
+    if kind == "go":
+        return re.search(rf"^func\s+{re.escape(name)}\s*\(", p.text, re.M) is not None
+    return any(f"{q}{name}{q}" in p.text for q in "'\"`")
+
+
+def _kind_of(path: str) -> str:
+    """The runner of a host file, by its name."""
+    return "pytest" if path.endswith(".py") else "go" if path.endswith(".go") else "node"
+
+
+def _name_of(kind: str, test_id: str) -> str:
+    """A report's test id as its file defines the test: pytest's function, Go's top-level test, node's title."""
+    if kind == "pytest":
+        return test_id.split("::")[-1].split("[")[0]
+    return _test_of(test_id) if kind == "go" else test_id.rsplit(NODE_SEP, 1)[-1]
 
 
 def _keys_of(source: str, outcomes: dict) -> list[str]:
