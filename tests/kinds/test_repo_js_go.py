@@ -100,10 +100,15 @@ def test_three_curated_patches_end_as_curated(name):
 
 @pytest.mark.sandbox
 def test_go_failures_quote_the_test_output():
-    """A sealed check's failure names its line and both values; an unsealed one quotes go test's output."""
+    """A sealed check's failure names its line and both values, a table's its row and the row's own subtest
+    only (the shipped compare_test.go is sealed: no pass-to-pass list); an unsealed one quotes go test's output."""
     g = _grade(tasks.load(ROOT, GO), (EXAMPLES / GO / "build_tiebreak.diff").read_text(), k=1)
-    detail = next(f["detail"] for f in g.failures() if f["check"].endswith("TestCompare/1.0.0+a_vs_1.0.0+b"))
-    assert detail.startswith("compare_test.go:31:") and "want 0" in detail
+    failed = {f["check"].split("::")[-1]: f["detail"] for f in g.failures()}
+    assert failed["TestCompare/1.0.0+a_vs_1.0.0+b"] == ("sealed assertion at compare_test.go:30: expected 0 (row 14) "
+                                                        "(kept outside the sandbox), got int(-1)")
+    assert sorted(t for t in failed if t.startswith("TestCompare/")) == ["TestCompare/1.0.0+a_vs_1.0.0+b",
+                                                                        "TestCompare/1.0.0-rc.1+x_vs_1.0.0-rc.1+y"]
+    assert failed["TestLessAndEqual"].startswith("compare_test.go:45:")
     g = _grade(tasks.load(ROOT, GO), (EXAMPLES / GO / "strings_compare.diff").read_text(), k=1)
     detail = next(f["detail"] for f in g.failures() if f["check"].endswith("TestSortNightlies"))
     assert detail.startswith("sealed assertion at compare_numeric_test.go:26: expected '2.0.0-nightly.1 ") \

@@ -301,7 +301,7 @@ def test_the_gold_runs_records_are_the_floor_and_a_shared_literal_is_not_sealed(
     floors = None
     _, gold = run((cond, "3"), (loop, "-1"), (loop, "-1"))
     floors = gold.floors()
-    assert floors == {cond.key: frozenset({(-1, 0, 64)})} and gold.verified() == {cond.key, loop.key}
+    assert floors == {cond.key: frozenset({(-1, 0, 64, "")})} and gold.verified() == {cond.key, loop.key}
     out, _ = run((loop, "-1"), (loop, "-1"))  # the conditional check's record stopped
     assert "no value reached loop from a test reported passing (the gold patch's run sent one)" in \
         out["t.py::test_if"].message
@@ -468,7 +468,7 @@ def test_a_value_the_gold_tree_cannot_serialize_is_left_unsealed(tmp_path):
     keep = reference._seals(task, CFG, repo_kind._environment(task.spec, CFG))
     hidden = [line for file, line, _ in keep if file == "tests/test_tax_rounding.py"]
     assert len(hidden) == 4 and 24 not in hidden
-    assert keep[("tests/test_discounts.py", 8, 11)] == frozenset((row, 0, 64) for row in range(7))  # a table's rows
+    assert keep[("tests/test_discounts.py", 8, 11)] == frozenset((row, 0, 64, "") for row in range(7))  # a table's rows
     grade = _grade(task.reference, task)
     assert grade.verdict == V.STABLE_PASS, grade.failures()
     decided = {c.check.split("::")[-1]: c.decided_by for c in grade.checks if c.category == "test"}

@@ -343,6 +343,7 @@ def test_go_plan_and_helper_judge_as_go_compares(tmp_path):
     # the original: a boxed Order is not the int 1 (Go compares the dynamic type); the rest pass
     assert status["TestBoxed"] == V.FAIL and [t for t, s in status.items() if s != V.PASS] == ["TestBoxed"], status
     assert all(o.status == V.PASS for o in outcomes.values()), outcomes
+    honest = channel.read_text()
     judged, verdicts = seal.judge(seals, channel.parent, outcomes)
     assert {t: o.status for t, o in judged.items()} == {t: o.status for t, o in plain.items()}
     boxed = next(o.message for t, o in judged.items() if t.endswith("TestBoxed"))
@@ -351,19 +352,33 @@ def test_go_plan_and_helper_judge_as_go_compares(tmp_path):
     # a wrong row fails its test and every subtest of it
     rows = next(s for s in seals if s.test == "TestRows")
     channel.write_text(channel.read_text() + json.dumps({"id": rows.id, "value": ["go", "int", "1", "p.Order",
-                                                                                  False, 64, -1]}) + "\n")
+                                                                                  False, 64, -1, ""]}) + "\n")
     judged, _ = seal.judge(seals, channel.parent, outcomes)
     assert {t.split("::")[-1] for t, o in judged.items() if o.status != V.PASS} == {"TestBoxed", "TestRows",
                                                                                      "TestRows/row", "TestRows/row#01"}
     floats = [s for s in seals if s.test == "TestFloat"]  # a float32 record no float32 holds fails, never raises
     table = [s for s in seals if s.test == "TestTable"]  # a row the table has not is no row's value
-    channel.write_text(json.dumps({"id": floats[0].id, "value": ["go", "float", "1e300", "float32", False, 32, -1]})
-                       + "\n" + json.dumps({"id": table[1].id, "value": ["go", "int", "1", "p.Order", False, 64, 2]})
+    channel.write_text(json.dumps({"id": floats[0].id, "value": ["go", "float", "1e300", "float32", False, 32, -1, ""]})
+                       + "\n" + json.dumps({"id": table[1].id, "value": ["go", "int", "1", "p.Order", False, 64, 2, ""]})
                        + "\n")
     judged, _ = seal.judge(seals, channel.parent, outcomes)
     assert next(o.status for t, o in judged.items() if t.endswith("TestFloat")) == V.FAIL
     assert "expected a value of one of 2 rows (row 2)" in next(o.message for t, o in judged.items()
                                                                if t.endswith("TestTable/gt"))
+    # With the gold run's marks (each record says the subtest it ran in: `t.Name()`), a wrong row fails its own
+    # subtest and its test, not its siblings. The row decides, not the name a record gives (the sandbox's word;
+    # a tripwire's copy sends its own).
+    floors = verdicts.floors(outcomes)
+    gt = next(s for s in seals if s.test == "TestTable" and not s.literal.negate)
+    assert floors[gt.key] == {(0, 0, 64, "TestTable/lt"), (1, 0, 64, "TestTable/gt")}
+    mine = [json.loads(line) for line in honest.splitlines()]
+    for name in ("TestTable/gt", "TestTable/lt"):
+        wrong = [r if r["id"] != gt.id or r["value"][-2] != 1 else
+                 {**r, "value": [*r["value"][:2], "2", *r["value"][3:-1], name.encode().hex()]} for r in mine]
+        channel.write_text("".join(json.dumps(r) + "\n" for r in wrong))
+        judged, _ = seal.judge(seals, channel.parent, outcomes, floors=floors)
+        assert {t.split("::")[-1] for t, o in judged.items() if o.status != V.PASS} == {"TestBoxed", "TestTable",
+                                                                                         "TestTable/gt"}
 
 
 GO_PLAN = """\
@@ -404,7 +419,7 @@ def test_a_go_record_is_compared_as_the_gold_run_compared_it(tmp_path):
     _, seals, _ = seal.plan_file("go", GO_PLAN, file="p_test.go")
     f, box, tab = sorted(seals, key=lambda s: s.line)
     ids = {f"example.com/p::{t}": Outcome(V.PASS) for t in ("TestF", "TestBox", "TestTab")}
-    rec = lambda s, *v: json.dumps({"id": s.id, "value": ["go", *v]}) + "\n"  # noqa: E731
+    rec = lambda s, *v: json.dumps({"id": s.id, "value": ["go", *v, ""]}) + "\n"  # noqa: E731
 
     def judge(*lines, floors=None):
         (tmp_path / seal.CHANNEL).write_text("".join(lines))
@@ -415,8 +430,8 @@ def test_a_go_record_is_compared_as_the_gold_run_compared_it(tmp_path):
               rec(tab, "int", "a", "int", False, 64, 0), rec(tab, "int", "1e", "int", False, 64, 2)]
     got, gold = judge(*honest)
     floors = gold.floors()
-    assert set(got.values()) == {V.PASS} and floors[tab.key] == {(0, 0, 64), (2, 0, 64)}
-    assert floors[f.key] == {(-1, 0, 64)} and floors[box.key] == {(-1, 1, 64)}
+    assert set(got.values()) == {V.PASS} and floors[tab.key] == {(0, 0, 64, ""), (2, 0, 64, "")}
+    assert floors[f.key] == {(-1, 0, 64, "")} and floors[box.key] == {(-1, 1, 64, "")}
     assert set(judge(*honest, floors=floors)[0].values()) == {V.PASS}
     near = rec(f, "float", "0.10000000149011612", "float64", False, 32, -1)  # float32(0.1): off by 1.5e-9
     boxed = rec(box, "int", "1", "int64", False, 64, -1)  # Go: an int64 in an `any` is not the constant 1
@@ -458,9 +473,10 @@ def test_js_and_go_records_are_decoded_totally(tmp_path):
                                  "test('a', () => assert.strictEqual(f(), 'x'));\n", file="t.test.js")
     sid = seals[0].id
     bad = [["u16", "d83"], ["u16", "zzzz"], ["num", "1;2"], ["num", "0x10"], ["array", "x"], ["object", [["k", 1]]],
-           ["object", [[["num", "1"], ["none"]]]], ["go", "int", "1", "int", "no", 64, -1], ["go", "huh", "1", "int", False, 64, -1],
-           ["go", "string", "zz", "string", False, 64, -1], ["go", "float", "1", "float32", False, 16, -1],
-           ["go", "int", "1", "int", False, 64, "0"], ["go", "int", "1", "int", False, 64], ["undefined", 1]]
+           ["object", [[["num", "1"], ["none"]]]], ["go", "int", "1", "int", "no", 64, -1, ""], ["go", "huh", "1", "int", False, 64, -1, ""],
+           ["go", "string", "zz", "string", False, 64, -1, ""], ["go", "float", "1", "float32", False, 16, -1, ""],
+           ["go", "int", "1", "int", False, 64, "0", ""], ["go", "int", "1", "int", False, 64, -1],
+           ["go", "int", "1", "int", False, 64, -1, 7], ["go", "int", "1", "int", False, 64, -1, "zz"], ["undefined", 1]]
     lines = [json.dumps({"id": sid, "value": v}) for v in bad] + [json.dumps({"id": sid, "value": ["u16", "0078"]})]
     (tmp_path / seal.CHANNEL).write_text("\n".join(lines) + "\n")
     got, stray = seal.records(tmp_path, seals)

@@ -141,7 +141,7 @@ def test_loops_row_ids_are_pytests_and_every_row_sends_its_own_value(tmp_path):
     assert judged_outcomes == plain and not judged.failed and judged.forged is None
     assert judged.decided == set(plain)
     floors = judged.floors()
-    assert {k: floors[k] for k in floors if k[1] == 8} == {(FILE, 8, 11): frozenset((r, 0, 64) for r in range(4))}
+    assert {k: floors[k] for k in floors if k[1] == 8} == {(FILE, 8, 11): frozenset((r, 0, 64, "") for r in range(4))}
     assert len(floors) == 3
     # a selection names rows by pytest's ids; the sealed copy's run needs them by its tokens
     rows = _rows(seals)["test_percent"]
@@ -276,9 +276,10 @@ def test_the_files_sealed_are_the_base_trees_tests_when_no_pass_to_pass_names_th
         (tmp_path / rel).write_text("")
     hidden, named = ("tests/test_hidden.py",), ("tests/test_n.py::test_x",)
     assert seal.files_of(hidden, named) == ["tests/test_hidden.py", "tests/test_n.py"]
-    # pytest's and node's test files by their default names (round eight: node's visible files too); not Go's
-    assert seal.files_of(hidden, named, tmp_path) == ["tests/test_hidden.py", "tests/test_n.py", "test_top.py",
-                                                      "test/pad.test.js", "tests/b_test.py", "tests/test_a.py"]
+    # every runner's test files by their default names (round eight: node's and Go's visible files too)
+    assert seal.files_of(hidden, named, tmp_path) == ["tests/test_hidden.py", "tests/test_n.py", "compare_test.go",
+                                                      "test_top.py", "test/pad.test.js", "tests/b_test.py",
+                                                      "tests/test_a.py"]
 
 
 # whole grades in the sandbox ------------------------------------------------------------------------------------

@@ -252,10 +252,11 @@ def _seals(task: Task, cfg: SandboxConfig, env: Env | None) -> dict:
     key = (spec.digest, spec.command, cfg, str(env and env.path))
     if key in _SEALS:
         return _SEALS[key]
-    name = remembered.key(task, cfg, env, "seal-floors-3")  # (key, marks) pairs: seal._mark's (row, iface, bits)
+    name = remembered.key(task, cfg, env, "seal-floors-4")  # (key, marks): seal._mark's (row, iface, bits, test)
     try:
         keep = {k: frozenset(marks) for k, marks in remembered.keys(remembered.recall(name))}
-        if not all(len(m) == 3 and all(type(x) is int for x in m) for marks in keep.values() for m in marks):
+        if not all(len(m) == 4 and all(type(x) is int for x in m[:3]) and type(m[3]) is str
+                   for marks in keep.values() for m in marks):
             raise ValueError("not a mark")
     except (ValueError, TypeError):
         gold = _gold_tree(task, cfg)

@@ -566,14 +566,29 @@ def _row(value: Any) -> int:
     return value.row if isinstance(value, (js_go.GoValue, PyRow)) else -1
 
 
-def _mark(value: Any) -> tuple[int, int, int]:
-    """What a record says beside its value, which decides how it is compared: (its table row or -1, whether the
-    compared expression is an interface, a float's width in bits); a Go record's, else (its row or -1, 0, 64)."""
-    return (value.row, int(value.iface), value.bits) if isinstance(value, js_go.GoValue) else (_row(value), 0, 64)
+def _mark(value: Any) -> tuple[int, int, int, str]:
+    """What a record says beside its value, which decides how it is compared and which test it answers for: (its
+    table row or -1, whether the compared expression is an interface, a float's width in bits, the test or subtest
+    it ran in); a Go record's, else (its row or -1, 0, 64, "")."""
+    if isinstance(value, js_go.GoValue):
+        return value.row, int(value.iface), value.bits, value.test
+    return _row(value), 0, 64, ""
 
 
-def _how(m: tuple[int, int, int]) -> str:
+def _how(m: tuple[int, int, int, str]) -> str:
     return f"{'an interface' if m[1] else 'a static type'}, {m[2]}-bit floats"
+
+
+def _answers(test_id: str, values: list[Any], floor: frozenset) -> tuple[list[Any], frozenset]:
+    """The records and gold marks of a Go seal a report entry answers for: a subtest's are those of the rows the
+    gold run's records said ran in it or in a subtest of it (`t.Name()`, sent by loop's planted call on the trusted
+    tree), and of rows sent from no known test (a check loop found no `*testing.T` for), so a wrong row fails its
+    own subtest and the tests above it; a top-level test's, all."""
+    name = test_id.split("::", 1)[-1]
+    if "/" not in name:
+        return values, floor
+    floor = frozenset(m for m in floor if m[3] in ("", name) or m[3].startswith(name + "/"))
+    return [v for v in values if _row(v) in {r for r, *_ in floor}], floor
 
 
 def _off_plan(seal: Seal, values: list[Any], floor: frozenset, runs: int) -> str | None:
@@ -594,7 +609,7 @@ def _off_plan(seal: Seal, values: list[Any], floor: frozenset, runs: int) -> str
         if want is None:
             return (f"sealed assertion at {seal.where}: a value from {row}, which the gold patch's run never "
                     "compared (the record names its row)")
-        if m != want:
+        if m[:3] != want[:3]:  # the test it names is the sandbox's word: a row answers for the gold run's
             return (f"sealed assertion at {seal.where}: the value was sent as {_how(m)}; the gold patch's run "
                     f"compared {_how(want)}")
         sent[m[0]] = sent.get(m[0], 0) + 1
@@ -676,7 +691,7 @@ def owner(style: str, test_id: str) -> tuple[tuple[str, str] | None, bool]:
     """(the key of the seals that decide a report's test id, whether that id is its test's own run): pytest's
     (file, test function) for each parameter; node's id itself (its titles are the file's own literals, joined
     as the report joins them); Go's top-level test for it and its subtests, the package cut at the first `::`
-    (a failing row fails the test and every subtest of it: which subtest sent a value is the sandbox's word)."""
+    (a subtest answers for the rows the gold run sent from it: `_answers`)."""
     if style == "pytest":
         return _function(test_id), True
     if style == "node":
@@ -785,8 +800,11 @@ def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | Non
             continue
         problem = None
         for s in by_test[fn]:
-            values = judged.values.get(s.id, [])
-            floor = floors.get(s.key, frozenset())
+            values, floor = judged.values.get(s.id, []), floors.get(s.key, frozenset())
+            if floor and s.style == "go":
+                values, floor = _answers(test_id, values, floor)
+                if not floor:
+                    continue  # none of its rows ran in this subtest
             if s.op == "rows":  # a table's rows, each its own test id (a selection may run some only), judged by
                 # its own row's records (and any from no row of the table): a wrong row fails its id alone
                 row, planted = s.literal.row(test_id), range(len(s.literal.values))
@@ -916,14 +934,13 @@ def _fresh(text: str, seals: tuple[Seal, ...]) -> tuple[str, tuple[Seal, ...]]:
 def files_of(hidden: tuple[str, ...], ids: tuple[str, ...], base: Path | None = None) -> list[str]:
     """The files whose assertions are sealed on the gold tree: the hidden tests, the files of the named tests and,
     when every test passing on the base tree is graded (no pass-to-pass list), the base tree's test files by the
-    runners' default names (`base`; pytest's and node's: red team round eight's forgers that carry the shipped
+    runners' default names (`base`; pytest, node and Go alike: red team round eight's forgers that carry the shipped
     test names flipped the visible files' unsealed checks). A candidate's runs seal the files of the seals kept
     there."""
     files = [*hidden, *(t.split("::", 1)[0] for t in ids if "::" in t)]
-    if base is not None:  # not Go's: a table row's record does not say which subtest sent it, so one wrong row
-        # of a shipped table test would fail all its subtests, and the regressed count with them
-        files += [f for f in repo_patch.files(base) if not f.endswith("_test.go")
-                  and any(fnmatch.fnmatchcase(f.rsplit("/", 1)[-1], g) for g in repo_screen.TEST_FILES)]
+    if base is not None:
+        files += [f for f in repo_patch.files(base)
+                  if any(fnmatch.fnmatchcase(f.rsplit("/", 1)[-1], g) for g in repo_screen.TEST_FILES)]
     return list(dict.fromkeys(files))
 
 

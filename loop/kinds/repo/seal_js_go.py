@@ -218,6 +218,7 @@ class GoValue:
     iface: bool  # the compared expression's static type is an interface
     bits: int = 64  # a float's size
     row: int = -1  # the table row the loop was at (a table's check), else -1
+    test: str = ""  # the name of the test or subtest it ran in (`t.Name()`), "" when the check has no `t`
 
     def __repr__(self) -> str:
         shown = self.value.decode("utf-8", "backslashreplace") if isinstance(self.value, bytes) else self.value
@@ -360,12 +361,13 @@ def decode_js_go(kind: str, rest: list, decode) -> Any:
         if len(pairs) != len(rest[0]) or not all(isinstance(k, str) for k, _ in pairs):
             raise ValueError("malformed")
         return dict(pairs)
-    if kind == "go" and len(rest) == 6 and all(isinstance(x, str) for x in rest[:3]) and isinstance(rest[3], bool) \
-            and rest[4] in (32, 64) and type(rest[5]) is int:
-        what, text, name, iface, bits, row = rest
+    if kind == "go" and len(rest) == 7 and all(isinstance(x, str) for x in rest[:3]) and isinstance(rest[3], bool) \
+            and rest[4] in (32, 64) and type(rest[5]) is int and isinstance(rest[6], str):
+        what, text, name, iface, bits, row, test = rest
         value = {"int": lambda s: int(s, 16), "float": float, "string": bytes.fromhex,
                  "bool": lambda s: {"true": True, "false": False}[s]}[what](text)
-        return GoValue(what, value, name[:80], iface, bits, row)
+        test = bytes.fromhex(test[:2000]).decode("utf-8", "backslashreplace")
+        return GoValue(what, value, name[:80], iface, bits, row, test)
     raise ValueError("malformed")
 
 
@@ -560,6 +562,7 @@ class Found:
     keep: str = ""  # Go: the local that held the literal, passed on so that it stays used
     row: str = "-1"  # Go: what says the table row a value was sent from
     group: str = ""  # Go: a table's checks, sealed all together or not at all
+    t: str = ""  # Go: the `*testing.T` the check runs in (the innermost test or subtest function's), or ""
 
 
 def _js_checks(toks: list[Tok]) -> tuple[list[Found], list[str]]:
@@ -913,15 +916,19 @@ def _go_checks(source: str, toks: list[Tok]) -> tuple[list[tuple[Found, list]], 
         end = _closing(code, body) if body is not None else None
         if end is None:
             continue
-        wants, tables = _go_wants(code, body, end), _go_tables(code, body, end)
+        wants, tables, ts = _go_wants(code, body, end), _go_tables(code, body, end), _go_ts(code, k, end)
         terms = []  # (if, block, close, unconditional, a, b, op)
         for j in range(body + 1, end):
             if code[j].text != "if":
                 continue
             block = next((i for i in range(j + 1, end) if code[i].text == "{" and _depth(code, j + 1, i) == 0), None)
             close = _closing(code, block) if block is not None else None
-            if close is None or not any(code[i].text in _GO_REPORTS and code[i - 1].text == "." for i in range(block, close)):
+            calls = [i for i in range(block, close or block) if code[i].text in _GO_REPORTS and code[i - 1].text == "."]
+            if not calls:
                 continue
+            # the `*testing.T` the failure is reported on, when it is an enclosing test function's own parameter
+            t = code[calls[0] - 2].text
+            t = t if any(a < j < b for a, b, name in ts if name == t) else ""
             lo = (_split(code, j + 1, block, ";") or [(j + 1, block)])[-1][0]
             if any(code[i].text == "&&" and _depth(code, lo, i) == 0 for i in range(lo, block)):
                 continue
@@ -930,10 +937,10 @@ def _go_checks(source: str, toks: list[Tok]) -> tuple[list[tuple[Found, list]], 
             for a, b in _split(code, lo, block, "||"):
                 ops = [i for i in range(a, b) if code[i].text in _COMPARISONS and _depth(code, a, i) == 0]
                 if len(ops) == 1 and code[ops[0]].text == "!=":
-                    terms.append((j, block, close, unconditional, a, b, ops[0]))
+                    terms.append((j, block, close, unconditional, a, b, ops[0], t))
         # a table's field is sealed where every use of it is such a term's side or in its failure block
         cells = {}  # (table index, field) -> [(term index, negated)]
-        for n, (j, block, close, _, a, b, op) in enumerate(terms):
+        for n, (j, block, close, _, a, b, op, _) in enumerate(terms):
             for side in ((op + 1, b), (a, op)):
                 toks_ = [x.text for x in code[side[0]:side[1]]]
                 neg = toks_[:1] == ["-"]
@@ -951,7 +958,7 @@ def _go_checks(source: str, toks: list[Tok]) -> tuple[list[tuple[Found, list]], 
             if all(i in covered or any(x < i < y for x, y in blocks) for i in every):
                 for n, neg, side in uses:
                     sealed_terms[n] = (tab, field, neg, side)
-        for n, (j, block, close, unconditional, a, b, op) in enumerate(terms):
+        for n, (j, block, close, unconditional, a, b, op, t) in enumerate(terms):
             if n in sealed_terms:
                 tab, field, neg, side = sealed_terms[n]
                 expr = (a, op) if side == (op + 1, b) else (op + 1, b)
@@ -968,7 +975,7 @@ def _go_checks(source: str, toks: list[Tok]) -> tuple[list[tuple[Found, list]], 
                         edits.append((code[r[0]].start, code[r[1] - 1].end, '""' if isinstance(values[0][1], bytes) else "0"))
                 literal = GoLiteral(tuple(v for _, v, _ in values), values[0][2], True, neg)
                 text = name + ":" + "".join(x.text for x in code[a:b])
-                out.append((Found(a, b - 1, expr, "go", literal, name, False, text, row=row, group=tab.group), []))
+                out.append((Found(a, b - 1, expr, "go", literal, name, False, text, row=row, group=tab.group, t=t), []))
                 continue
             for expr, lit in (((a, op), (op + 1, b)), ((op + 1, b), (a, op))):
                 span, keep, extra = lit, "", []
@@ -988,10 +995,24 @@ def _go_checks(source: str, toks: list[Tok]) -> tuple[list[tuple[Found, list]], 
                     if s.kind == "str" and len(needle) > 1 and "\\" not in needle and needle in s.text[1:-1]:
                         extra.append((s.start, s.end, s.text[0] + s.text[1:-1].replace(needle, "?") + s.text[-1]))
                 text = name + ":" + "".join(x.text for x in code[a:b])
-                out.append((Found(a, b - 1, expr, "go", GoLiteral((value,), rune), name, unconditional, text, keep),
-                            extra))
+                out.append((Found(a, b - 1, expr, "go", GoLiteral((value,), rune), name, unconditional, text, keep,
+                                  t=t), extra))
                 break
     return out, shared
+
+
+def _go_ts(code: list[Tok], lo: int, hi: int) -> list[tuple[int, int, str]]:
+    """The functions in code[lo:hi] that take a `*testing.T` (a test, a subtest's literal): (their body's opening
+    brace, its closing brace, the parameter's name)."""
+    out = []
+    for i in range(lo, hi - 8):
+        p = i + 1 if code[i + 1].text == "(" else i + 2  # a literal, or a declaration's name first
+        if code[i].text == "func" and code[p].text == "(" and code[p + 1].kind == "name" and code[p + 1].text != "_" \
+                and [x.text for x in code[p + 2:p + 8]] == ["*", "testing", ".", "T", ")", "{"]:
+            close = _closing(code, p + 7)
+            if close is not None:
+                out.append((p + 7, close, code[p + 1].text))
+    return out
 
 
 def _go_wants(code: list[Tok], body: int, end: int) -> dict[str, tuple[int, int]]:
@@ -1038,7 +1059,8 @@ def plan_go(source: str, channel: str, only, file: str, rng: random.Random, know
         first, last = code[f.begin], code[f.end]
         pad = "\n" * (source.count("\n", first.start, last.end) - source.count("\n", a, b))
         keep = f", {f.keep}" if f.keep else ""
-        edits += [(first.start, last.end, f'!{helper}(({source[a:b]}), "{sid}", {f.row}{keep}{pad})'), *extra]
+        test = f"{f.t}.Name()" if f.t else '""'
+        edits += [(first.start, last.end, f'!{helper}(({source[a:b]}), "{sid}", {f.row}, {test}{keep}{pad})'), *extra]
         out.append((f, sid, f.text not in visible, *where(f)[1:]))
     if not out:
         return source, [], None
@@ -1068,8 +1090,8 @@ import (
 	"strconv"
 )
 
-func {name}[T any](v T, sid string, row int, _ ...any) bool {{
-	line := `{{"id":"` + sid + `","value":` + {name}Encode(v, row) + "}}\\n"
+func {name}[T any](v T, sid string, row int, test string, _ ...any) bool {{
+	line := `{{"id":"` + sid + `","value":` + {name}Encode(v, row, test) + "}}\\n"
 	f, err := os.OpenFile({channel}, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
 	if err == nil {{
 		_, err = f.WriteString(line) // an error whenever fewer bytes were written
@@ -1083,7 +1105,7 @@ func {name}[T any](v T, sid string, row int, _ ...any) bool {{
 	return err == nil
 }}
 
-func {name}Encode[T any](v T, row int) (rec string) {{
+func {name}Encode[T any](v T, row int, test string) (rec string) {{
 	rec = `["unserializable","panic"]`
 	defer func() {{ recover() }}()
 	rv := reflect.ValueOf(&v).Elem()
@@ -1096,7 +1118,7 @@ func {name}Encode[T any](v T, row int) (rec string) {{
 		name := strconv.Quote(rv.Type().String())
 		head := `["go","`
 		tail := `",` + name + `,` + strconv.FormatBool(iface) + `,`
-		end := `,` + strconv.Itoa(row) + `]`
+		end := `,` + strconv.Itoa(row) + `,"` + hex.EncodeToString([]byte(test)) + `"]`
 		switch rv.Kind() {{
 		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 			rec = head + `int","` + strconv.FormatInt(rv.Int(), 16) + tail + `64` + end
