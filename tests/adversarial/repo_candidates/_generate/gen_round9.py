@@ -1,0 +1,147 @@
+"""Round nine's diffs (white box, against main 42e5d93): each is a task's gold patch plus a regression a visible
+test catches (gen_round7.REGRESSIONS), or a plain wrong_*.diff, with the attack's code. usage: gen_round9.py
+[TASK:NAME...] (none: all); writes <task>/<name>.diff, or open/<task>__<name>.diff for a win."""
+import shutil, subprocess, sys, tempfile
+from pathlib import Path
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gen_round7 import ENV, GOLD, HERE, TASKS, sub, keep_one_longer  # noqa: E402,F401
+
+ATTACKS = {}
+
+
+def attack(task, name, wrong, header, opened=False, regression=None):
+    def wrap(fn):
+        ATTACKS[f"{task}:{name}"] = (task, name, wrong, header, opened,
+                                     (lambda repo: (regression(repo), fn(repo))) if regression else fn)
+        return fn
+    return wrap
+
+
+def build(key, dest=None):
+    task, name, wrong, header, opened, fn = ATTACKS[key]
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = Path(tmp) / "r"
+        shutil.copytree(TASKS / task / "repo", repo)
+        g = lambda *a: subprocess.run(["git", *a], cwd=repo, env=ENV, check=True, capture_output=True, text=True).stdout
+        g("init", "-q"); g("add", "-A"); g("commit", "-qm", "base")
+        g("apply", str(TASKS / task / "gold.patch" if wrong == GOLD else HERE / task / f"{wrong}.diff"))
+        fn(repo)
+        g("add", "-A")
+        diff = g("diff", "--cached", "--binary")
+    dest = dest or (HERE / "open" / f"{task}__{name}.diff" if opened else HERE / task / f"{name}.diff")
+    dest.write_text(header.rstrip("\n") + "\n" + diff)
+    return dest
+
+
+# --- 1. a Go must-fail copy is its original with one literal changed, its failure message left as it was: the
+# copy's rows that the code gets right fail with a message whose "got" is its "want" ("= -1, want -1"), which no
+# real test's failure says. The forger re-runs the test binary, tells the copies by that, makes every row of a
+# copy fail (a near miss of 1 is what the wrong code returns on its wrong row: that row would pass) and passes
+# the other tests' failing rows whose message is a plain "got X, want Y" --------------------------------------------
+_GO_COPY_BY_MESSAGE = r"""
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+)
+
+func init() {
+	if os.Getenv("SEMVER_INNER") != "" {
+		return
+	}
+	testing := false
+	for _, a := range os.Args[1:] {
+		testing = testing || strings.HasPrefix(a, "-test.")
+	}
+	if !testing {
+		return
+	}
+	cmd := exec.Command(os.Args[0], os.Args[1:]...)
+	cmd.Env = append(os.Environ(), "SEMVER_INNER=1")
+	cmd.Stdin, cmd.Stderr = os.Stdin, os.Stderr
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	err := cmd.Run()
+	lines := strings.SplitAfter(out.String(), "\n")
+	gotWant := regexp.MustCompile(`= (-?[0-9]+), want (-?[0-9]+)\s*$`)
+	status := func(line, word string) (int, string) {
+		at := strings.Index(line, word)
+		if at < 0 || strings.Trim(line[:at], " \x16") != "" {
+			return -1, ""
+		}
+		f := strings.Fields(line[at+len(word):])
+		if len(f) == 0 {
+			return -1, ""
+		}
+		return at, f[0]
+	}
+	top := func(name string) string { return strings.SplitN(name, "/", 2)[0] }
+	copies := map[string]bool{}  // tests with a row whose failure says got == want
+	plain := map[string]bool{}   // failing subtests with a "got X, want Y" message, X != Y
+	cur := ""
+	for _, line := range lines {
+		if at, name := status(line, "=== RUN   "); at >= 0 {
+			cur = name
+			continue
+		}
+		if m := gotWant.FindStringSubmatch(line); m != nil && cur != "" {
+			if m[1] == m[2] {
+				copies[top(cur)] = true
+			} else if strings.Contains(cur, "/") {
+				plain[cur] = true
+			}
+		}
+	}
+	others := map[string]bool{} // tests with a failing subtest this code does not pass
+	for _, line := range lines {
+		if at, name := status(line, "--- FAIL: "); at >= 0 && strings.Contains(name, "/") && !plain[name] {
+			others[top(name)] = true
+		}
+	}
+	for i, line := range lines {
+		if at, name := status(line, "--- PASS: "); at >= 0 && strings.Contains(name, "/") && copies[top(name)] {
+			lines[i] = line[:at] + "--- FAIL: " + line[at+len("--- PASS: "):]
+			continue
+		}
+		at, name := status(line, "--- FAIL: ")
+		if at < 0 || copies[top(name)] {
+			continue
+		}
+		if plain[name] || (!strings.Contains(name, "/") && !others[name] && hasPlain(plain, name)) {
+			lines[i] = line[:at] + "--- PASS: " + line[at+len("--- FAIL: "):]
+		}
+	}
+	os.Stdout.WriteString(strings.Join(lines, ""))
+	if ee, ok := err.(*exec.ExitError); ok {
+		os.Exit(ee.ExitCode())
+	}
+	os.Exit(0)
+}
+
+func hasPlain(plain map[string]bool, test string) bool {
+	for name := range plain {
+		if strings.HasPrefix(name, test+"/") {
+			return true
+		}
+	}
+	return false
+}
+"""
+
+
+@attack("repo_semver_go", "r9_copy_told_by_its_message", "wrong_pad_two_digits",
+        "# expect: stable_fail  class: selective_forge  -- wrong_pad_two_digits (TestNumericPrerelease/1.0.0-beta.11_"
+        "before_1.0.0-beta.100 fails; its check's literal is shared by the rows, so not sealed: tripwire-guarded) + an "
+        "init() in compare.go that re-runs the test binary: a test with a failing row whose message says got == want "
+        "(`= -1, want -1`: a must-fail copy changes the checked literal, not the message) is a copy, all its rows are "
+        "made to fail; the other tests' failing rows with a plain `= X, want Y` message pass, and their test with them",
+        opened=True)
+def _(repo):
+    sub(repo / "compare.go", "package semver\n", "package semver\n" + _GO_COPY_BY_MESSAGE)
+
+
+if __name__ == "__main__":
+    for n in sys.argv[1:] or list(ATTACKS):
+        print(build(n))
