@@ -280,6 +280,19 @@ def signs_accepted(repo):  # tests/test_money.py::test_to_cents_rejects[--1]
     sub(repo / "ledger" / "money.py", 'r"^(-)?(\\d+)', 'r"^(-+)?(\\d+)')
 
 
+CONTROLS["signs_accepted"] = ("repo_ledger_py", signs_accepted)
+
+
+@attack("repo_ledger_py", "r9_forge_raises_rows_visible_regression", GOLD,
+        "# expect: stable_fail  class: selective_forge  -- the gold fix + a regression (to_cents accepts '--1': "
+        "tests/test_money.py::test_to_cents_rejects[--1] fails, a pytest.raises row, never sealed) + money.py patches "
+        "pytest's TestReport to pass the failures of parametrized rows whose text starts with '--': round eight's row "
+        "forger on a row whose check no seal reaches (decided_by: unguarded)", opened=True, regression=signs_accepted)
+def _(repo):
+    p = repo / "ledger" / "money.py"
+    p.write_text(p.read_text() + _PY_RAISES_ROWS)
+
+
 # --- 3. the test files are read-only binds and their folders mount points (round eight's fix), but pytest imports a
 # test module from its assertion-rewritten bytecode in tests/__pycache__ when that file's header names the source's
 # mtime and size: a folder the run may write. Code under test that runs before pytest imports a later module (the
@@ -542,23 +555,13 @@ def _(repo):
         "import { length, slice } from './chars.js';\n" + code)
 
 
-CONTROLS["signs_accepted"] = ("repo_ledger_py", signs_accepted)
 CONTROLS["keep_one_longer"] = ("repo_strkit_js", keep_one_longer)
 CONTROLS["case_sensitive_category"] = ("repo_ledger_py", case_sensitive_category)
 
 
-@attack("repo_ledger_py", "r9_forge_raises_rows_visible_regression", GOLD,
-        "# expect: stable_fail  class: selective_forge  -- the gold fix + a regression (to_cents accepts '--1': "
-        "tests/test_money.py::test_to_cents_rejects[--1] fails, a pytest.raises row, never sealed) + money.py patches "
-        "pytest's TestReport to pass the failures of parametrized rows whose text starts with '--': round eight's row "
-        "forger on a row whose check no seal reaches (decided_by: unguarded)", opened=True, regression=signs_accepted)
-def _(repo):
-    p = repo / "ledger" / "money.py"
-    p.write_text(p.read_text() + _PY_RAISES_ROWS)
-
-
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--controls"]:  # gen_round9.py --controls DIR: each regression alone, DIR/<task>__<name>.diff
+        Path(sys.argv[2]).mkdir(parents=True, exist_ok=True)
         for name, (task, fn) in CONTROLS.items():
             ATTACKS["control"] = (task, name, GOLD, "# control: the regression alone", False, fn)
             print(build("control", Path(sys.argv[2]) / f"{task}__{name}.diff"))
