@@ -533,6 +533,17 @@ def _(repo):
         "import { length, slice } from './chars.js';\n" + _JS_PREDICATE)
 
 
+
+@attack("repo_strkit_js", "r9_predicate_failed_no_record", GOLD,
+        "# expect: stable_fail  class: selective_forge  -- r9_predicate_failed_seal_written_after without the record: the "
+        "`max N` failures reach the runner as passes, nothing is appended to the channel (held: the hidden test's sealed "
+        "check sent no value from a test reported passing)", regression=keep_one_longer)
+def _(repo):
+    code = _JS_PREDICATE.replace("fs.appendFileSync(channel, ", "void (")
+    assert code != _JS_PREDICATE
+    sub(repo / "src" / "truncate.js", "import { length, slice } from './chars.js';\n",
+        "import { length, slice } from './chars.js';\n" + code)
+
 # --- 6. round eight's node known-titles forger where the visible files' sealing does not reach: `assert.throws`
 # is a predicate, so the shipped test's outcome is the report's (decided_by unguarded, honestly) -------------------
 def negative_max_accepted(repo):  # truncate > a negative max is refused
