@@ -385,7 +385,7 @@ def test_more_records_than_runs_of_an_unconditional_check_are_forged(tmp_path):
     assert judged.forged == ("sealed assertion at t.py:2: 2 values reached loop from a check its test ran 1 time: "
                              "values were written from outside the check")
     assert a.key not in judged.verified()  # on the gold tree: not sealed (a test another test calls)
-    _, judged = seal.judge(seals, tmp_path, ids, copies=["t.py::test_a"])  # a tripwire copy runs the check too
+    _, judged = seal.judge(seals, tmp_path, ids, copies={"test_a_copy": "t.py::test_a"})  # a tripwire copy runs the check too
     assert judged.forged is None and a.key in judged.verified()
     channel.write_text(rec(a))
     assert seal.judge(seals, tmp_path, {**ids, "t.py::test_a": Outcome(V.FAIL)})[1].forged is None

@@ -444,7 +444,7 @@ def test_a_go_record_is_compared_as_the_gold_run_compared_it(tmp_path):
                                                          "run compared an interface, 64-bit floats"),
             ([*honest, twice], "TestTab", "2 values from row 0 in 1 run of its test (the gold patch's run sent one)"),
             ([*honest, unseen], "TestTab", "a value from row 1, which the gold patch's run never compared (the "
-                                           "record names its row)")]:
+                                           "record names its row and test)")]:
         assert judge(*lines, floors=floors)[0][test].endswith(why), (test, why)
         assert judge(*lines, floors={})[0][test] == V.PASS  # before: each record's own fields decided
 
@@ -486,22 +486,17 @@ def test_js_and_go_records_are_decoded_totally(tmp_path):
 
 
 # whole grades in the sandbox: the seals alone (no tripwires) catch what forges the report -------------------
-# repo_semver_go: the flip-all forger with wrong_one_sided_length's fix instead of its own (wrong_pad_two_digits gets
-# only a TestNumericPrerelease row wrong, a check whose one literal every row shares, which is left unsealed)
-_GO_SEALED = {"example.com/semver::TestSortNightlies", "example.com/semver::TestLatestPicksRc10"}
-
-
+# repo_semver_go: the flip-all forger with its own fix (wrong_pad_two_digits): one TestNumericPrerelease row wrong, a
+# check whose one literal every row shares, sealed per subtest (each record names the subtest it ran in)
 @pytest.mark.sandbox
 @pytest.mark.parametrize("name, forger, failing", [
     ("repo_strkit_js", "runtime_noop_node_assert", {"truncate unicode > an astral ellipsis counts once"}),
-    ("repo_semver_go", "runtime_init_reexec_flip_all", {"example.com/semver::TestLatestPicksRc10"})])
+    ("repo_semver_go", "runtime_init_reexec_flip_all",
+     {"example.com/semver::TestNumericPrerelease/1.0.0-beta.11_before_1.0.0-beta.100"})])
 def test_forged_reports_fail_on_sealed_checks_without_tripwires(monkeypatch, name, forger, failing):
     monkeypatch.setattr(testrun.repo_tripwire, "plan_all", lambda *a, **k: None)
     task = tasks.load(ROOT, name)
     diff = (CORPUS / name / f"{forger}.diff").read_text()
-    if name == "repo_semver_go":
-        diff = diff.replace("+\tcase an && bn:\n+\t\ta, b = pad2(a), pad2(b)\n",
-                            "+\tcase an && bn && len(a) < len(b):\n+\t\treturn -1\n")
     grade = RepoKind().grade(task, diff, CFG, Options(k=1, trials=0))
     assert grade.verdict == V.STABLE_FAIL
     failed = {f["check"].removeprefix("test:"): f["detail"] for f in grade.failures()}
@@ -510,4 +505,4 @@ def test_forged_reports_fail_on_sealed_checks_without_tripwires(monkeypatch, nam
     gold = RepoKind().grade(task, task.reference, CFG, Options(k=1, trials=0))
     assert gold.verdict == V.STABLE_PASS
     sealed = {c.check.removeprefix("test:") for c in gold.checks if c.decided_by == seal.SEALED}
-    assert sealed == (_GO_SEALED if name == "repo_semver_go" else set(task.spec.fail_to_pass))
+    assert sealed == set(task.spec.fail_to_pass)  # Go's rows too: one `-1` compared by a subtest each

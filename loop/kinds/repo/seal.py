@@ -579,42 +579,51 @@ def _how(m: tuple[int, int, int, str]) -> str:
     return f"{'an interface' if m[1] else 'a static type'}, {m[2]}-bit floats"
 
 
-def _answers(test_id: str, values: list[Any], floor: frozenset) -> tuple[list[Any], frozenset]:
-    """The records and gold marks of a Go seal a report entry answers for: a subtest's are those of the rows the
-    gold run's records said ran in it or in a subtest of it (`t.Name()`, sent by loop's planted call on the trusted
-    tree), and of rows sent from no known test (a check loop found no `*testing.T` for), so a wrong row fails its
-    own subtest and the tests above it; a top-level test's, all."""
+def _slot(value: js_go.GoValue, aliases: dict[str, str]) -> tuple[int, str]:
+    """A Go record's (row, test), a tripwire copy's test named as its original (`aliases`: copy -> original)."""
+    top, sep, rest = value.test.partition("/")
+    return value.row, aliases.get(top, top) + sep + rest
+
+
+def _answers(test_id: str, values: list[Any], floor: frozenset, aliases: dict[str, str]
+             ) -> tuple[list[Any], frozenset]:
+    """The records and gold marks of a Go seal a report entry answers for: a subtest's are those of the rows and
+    tests the gold run's records said ran in it or in a subtest of it (`t.Name()`, sent by loop's planted call on
+    the trusted tree), and those of a check loop found no `*testing.T` for, so a wrong row or subtest fails its own
+    subtest and the tests above it; a top-level test's, all."""
     name = test_id.split("::", 1)[-1]
     if "/" not in name:
         return values, floor
     floor = frozenset(m for m in floor if m[3] in ("", name) or m[3].startswith(name + "/"))
-    return [v for v in values if _row(v) in {r for r, *_ in floor}], floor
+    slots = {(m[0], m[3]) for m in floor}
+    return [v for v in values if not isinstance(v, js_go.GoValue) or _slot(v, aliases) in slots], floor
 
 
-def _off_plan(seal: Seal, values: list[Any], floor: frozenset, runs: int) -> str | None:
+def _off_plan(seal: Seal, values: list[Any], floor: frozenset, runs: int, aliases: dict[str, str]) -> str | None:
     """Why a Go seal's records say other than the gold run's did about how they are compared, or None. The
-    sandbox writes a record's row, interface-ness and float width, so they are taken from the gold run (`floor`:
-    its marks, one per row): a record from a row the gold run never compared, with another width (32 rounds the
-    comparison to float32) or interface-ness (false skips the dynamic type's test), or a row sent more often than
-    its test ran, fails the test. A failed check, not `forged_report`: a patch that changes the compared
-    expression's type sends other fields honestly, and its value was then not compared as the test compares."""
-    plan = {m[0]: m for m in floor}
-    sent: dict[int, int] = {}
+    sandbox writes a record's row, test, interface-ness and float width, so they are taken from the gold run
+    (`floor`: its marks, one per row and test): a record from a row or test the gold run never compared, with
+    another width (32 rounds the comparison to float32) or interface-ness (false skips the dynamic type's test),
+    or sent more often than its test ran, fails the test. A failed check, not `forged_report`: a patch that changes
+    the compared expression's type sends other fields honestly, and its value was then not compared as the test
+    compares. A record's test cannot stand in for another's: the helper's own record of that test is sent too."""
+    plan = {(m[0], m[3]): m for m in floor}
+    sent: dict[tuple[int, str], int] = {}
     for v in values:
         if not isinstance(v, js_go.GoValue):
             continue  # an unserializable value: _problem says so
-        m = _mark(v)
-        want = plan.get(m[0])
-        row = f"row {m[0]}" if m[0] >= 0 else "its check"
+        m, slot = _mark(v), _slot(v, aliases)
+        want = plan.get(slot)
+        row = (f"row {m[0]}" if m[0] >= 0 else "its check") + (f" in {slot[1]}" if slot[1] else "")
         if want is None:
             return (f"sealed assertion at {seal.where}: a value from {row}, which the gold patch's run never "
-                    "compared (the record names its row)")
-        if m[:3] != want[:3]:  # the test it names is the sandbox's word: a row answers for the gold run's
+                    "compared (the record names its row and test)")
+        if m[:3] != want[:3]:
             return (f"sealed assertion at {seal.where}: the value was sent as {_how(m)}; the gold patch's run "
                     f"compared {_how(want)}")
-        sent[m[0]] = sent.get(m[0], 0) + 1
-        if sent[m[0]] > max(1, runs):
-            return (f"sealed assertion at {seal.where}: {sent[m[0]]} values from {row} in {runs} run"
+        sent[slot] = sent.get(slot, 0) + 1
+        if sent[slot] > max(1, runs):
+            return (f"sealed assertion at {seal.where}: {sent[slot]} values from {row} in {runs} run"
                     f"{'s' * (runs != 1)} of its test (the gold patch's run sent one)")
     return None
 
@@ -736,28 +745,29 @@ class Judged:
     def floors(self, outcomes: dict[str, Outcome] | None = None
                ) -> dict[tuple[str, int, int], frozenset[tuple[int, int, int]]]:
         """On the gold tree: the verified seals whose literal no two records share (one record, or one per row
-        of a Go or pytest table), each with its records' marks (`_mark`: the rows they came from, and how a Go
-        record is compared): what a candidate's passing run must send too, and how.
-        A literal compared in several iterations (a loop, a subtest or parameter per case) is left unsealed: a
+        of a Go or pytest table, or per Go subtest), each with its records' marks (`_mark`: the rows and Go tests
+        they came from, and how a Go record is compared): what a candidate's passing run must send too, and how.
+        A literal compared in several iterations of one test (a loop, a parameter per case) is left unsealed: a
         record cannot be bound to its iteration in the sandbox, so one right iteration's value, copied, would
-        pass the wrong ones. So is a seal of a test no report entry maps to: the report alone would decide it. So is
+        pass the wrong ones; Go subtests each send their own (`t.Name()`). So is a seal of a test no report entry maps to: the report alone would decide it. So is
         a table's whose every row did not pass in `outcomes` (the run's): its rows' ids changed (a plugin keyed by
         them, such as snapshots, could fail an honest tree)."""
         keep = self.verified() - {s.key for s in self.seals if s.op == "rows" and outcomes is not None and not all(
             outcomes.get(f"{s.file}::{s.test}[{i}]", Outcome(V.FAIL)).status == V.PASS for i in s.literal.ids)}
         marks = {s.key: [_mark(v) for v in self.values[s.id]] for s in self.seals
                  if s.key in keep and _key(s) in self.mapped}
-        return {key: frozenset(m) for key, m in marks.items() if len({r for r, *_ in m}) == len(m)}
+        return {key: frozenset(m) for key, m in marks.items() if len({(r, t) for r, _, _, t in m}) == len(m)}
 
 
-def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | None, copies=(), floors=None
-          ) -> tuple[dict[str, Outcome] | None, Judged]:
+def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | None,
+          copies: dict[str, str] | None = None, floors=None) -> tuple[dict[str, Outcome] | None, Judged]:
     """The report's outcomes with the sealed assertions' verdicts: a test passes only if the report says so, every
     record of its seals equals the kept literal, each unconditional seal sent a value per passing run and no
     more than one per run (more: `Judged.forged`), and each seal sent, from every row, what it sent on the gold
     tree (`floors`, from `Judged.floors`: conditional or not, a passing test whose check sent nothing passed on
-    the report's word alone), a Go record compared as the gold run's was (`_off_plan`). `copies`: the original
-    test of each tripwire that copies one (its sealed checks run in the copy too), outcomes holding no tripwire."""
+    the report's word alone), a Go record compared as the gold run's was (`_off_plan`). `copies`: each tripwire
+    that copies a test, by name, and its original test (its sealed checks run in the copy too), outcomes holding
+    no tripwire."""
     values, stray = records(out, seals)
     judged = Judged(seals, values, stray=stray)
     floors = floors or {}
@@ -776,9 +786,11 @@ def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | Non
         if fn in by_test and own and not truncated(test_id):  # a cut id repeats a full one
             runs[fn] = runs.get(fn, 0) + 1
             passing[fn] = passing.get(fn, 0) + (o.status == V.PASS)
-    for source in copies:
+    copies = copies or {}
+    for source in copies.values():
         fn = owner(style, source)[0]
         runs[fn] = runs.get(fn, 0) + 1
+    aliases = {name: source.split("::", 1)[-1] for name, source in copies.items()}
     # An unconditional check runs once per run of its test, so it writes at most one record per run: any more
     # came from outside the check's call (code under test writing guessed values), whatever they say.
     for s in seals:
@@ -802,7 +814,7 @@ def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | Non
         for s in by_test[fn]:
             values, floor = judged.values.get(s.id, []), floors.get(s.key, frozenset())
             if floor and s.style == "go":
-                values, floor = _answers(test_id, values, floor)
+                values, floor = _answers(test_id, values, floor, aliases)
                 if not floor:
                     continue  # none of its rows ran in this subtest
             if s.op == "rows":  # a table's rows, each its own test id (a selection may run some only), judged by
@@ -817,7 +829,7 @@ def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | Non
                 problem = problem or (f"sealed assertion at {s.where}: no value reached loop from a test reported "
                                       "passing (it runs on every pass of the test)")
             if s.style == "go" and floor:
-                problem = problem or _off_plan(s, values, floor, runs.get(fn, 0))
+                problem = problem or _off_plan(s, values, floor, runs.get(fn, 0), aliases)
             missing = [] if s.op == "rows" else sorted({r for r, *_ in floor} - {_row(v) for v in values})
             if o.status == V.PASS and missing:
                 row = f" from row {missing[0]}" if missing[0] >= 0 else ""

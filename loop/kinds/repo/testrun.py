@@ -146,7 +146,7 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
         if wires is not None:
             forged = repo_tripwire.contradiction(wires, outcomes, spec.fail_to_pass)
             outcomes = repo_tripwire.without(wires, repo_tripwire.twinned(wires, outcomes))
-        copies = [w.source for w in wires.wires if w.source] if wires is not None else []
+        copies = {w.name: w.source for w in wires.wires if w.source} if wires is not None else {}
         outcomes, judged = repo_seal.judge(sealed, out, outcomes, copies,  # sealed assertions (issue 41)
                                            seals if isinstance(seals, dict) else None)
         forged = forged or judged.forged
