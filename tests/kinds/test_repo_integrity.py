@@ -57,6 +57,7 @@ def _screen(task: str, diff: str, tmp_path: Path, allowed: tuple[str, ...] = ())
     (_new("conftest.py"), "conftest.py"),
     (_new("ledger/conftest.py"), "ledger/conftest.py"),
     (_new("pytest.ini", "[pytest]"), "pytest.ini"),
+    (_new("tests/.pytest.toml", "[pytest]"), "tests/.pytest.toml"),  # pytest 9's (red team round nine, read)
     (_new("setup.cfg", "[tool:pytest]"), "setup.cfg"),
     (_new("sitecustomize.py"), "sitecustomize.py"),
     (_new("ledger/evil.pth", "import os"), "ledger/evil.pth"),
@@ -66,6 +67,7 @@ def _screen(task: str, diff: str, tmp_path: Path, allowed: tuple[str, ...] = ())
     (_new("ledger/test_extra.py"), "ledger/test_extra.py"),
     (_new("ledger/__pycache__/tax.cpython-311.pyc"), "__pycache__"),
     (_new("src/x.test.js", "import 'node:test';"), "src/x.test.js"),
+    (_new("src/test/helpers.mjs", "import 'node:test';"), "src/test/helpers.mjs"),  # node 20 runs test/**/*.js
     (_new("package.json", "{}"), "package.json"),
     (_new("node_modules/assert/index.js"), "node_modules/assert/index.js"),
     (_new("go.mod", "module x"), "go.mod"),

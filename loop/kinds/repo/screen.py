@@ -25,6 +25,7 @@ TOUCHES_TEST_INFRASTRUCTURE = "touches_test_infrastructure"
 _CONFIG = {
     # pytest: configuration, plugins and start-up hooks; Python: site hooks
     "conftest.py": "a pytest plugin file", "pytest.ini": "pytest settings", ".pytest.ini": "pytest settings",
+    "pytest.toml": "pytest settings", ".pytest.toml": "pytest settings",  # pytest 9
     "tox.ini": "pytest settings", "setup.cfg": "pytest settings", "pyproject.toml": "pytest settings",
     "sitecustomize.py": "a Python start-up hook", "usercustomize.py": "a Python start-up hook",
     # node: module type, import maps, scripts, registries, other runners' settings
@@ -48,6 +49,7 @@ _FOLDER_SUFFIXES = {".dist-info": "installed-package metadata (entry points: pyt
 TEST_FILES = ("test_*.py", "*_test.py", "*_test.go", "*.test.js", "*.test.mjs", "*.test.cjs", "*-test.js",
                "*-test.mjs", "*-test.cjs", "*_test.js", "*_test.mjs", "*_test.cjs", "test-*.js", "test-*.mjs",
                "test-*.cjs", "test.js", "test.mjs", "test.cjs")
+_JS = (".js", ".mjs", ".cjs")  # node --test also runs every such file in a `test` folder, at any depth
 # Modules a new top-level file could shadow (the repository root is first on sys.path under `python -m`).
 _FRAMEWORK_MODULES = {"pytest", "_pytest", "pluggy", "py", "iniconfig", "packaging", "junitparser", "xdist",
                       "hypothesis", "unittest", "site", "conftest"}
@@ -104,7 +106,8 @@ def _why(raw: str, tree: Path) -> str | None:
         what = next((w for part in path.parts for suffix, w in _FOLDER_SUFFIXES.items()
                      if part.lower().endswith(suffix)), None)  # importlib.metadata lowercases before matching
     is_new = not (tree / str(path)).exists()
-    if what is None and is_new and any(fnmatch.fnmatchcase(path.name, g) for g in TEST_FILES):
+    if what is None and is_new and (any(fnmatch.fnmatchcase(path.name, g) for g in TEST_FILES)
+                                    or (path.suffix in _JS and "test" in path.parts[:-1])):
         what = "a new test file the runner would collect"
     if what is None and is_new:
         what = _shadows(path)
