@@ -74,3 +74,118 @@ def test_a_cached_syntax_tree_plans_what_a_fresh_one_does(tmp_path):
     fresh = T.plan_all(COMMAND, tree, allowed, (), random.Random(7))
     assert first == fresh
     assert [w.name for w in first.wires] and first.plans[0].text != SOURCE
+
+
+# pytest's tracebacks as exception lines: the same report, read the same ----------------------------------
+FAILING = '''import pytest
+
+
+def helper(x):
+    return x + 1
+
+
+def test_equal():
+    assert helper(1) == 3
+
+
+def test_deep():
+    def inner():
+        raise ValueError("bad value 7")
+    inner()
+
+
+@pytest.fixture
+def broken():
+    raise RuntimeError("fixture broke")
+
+
+def test_setup(broken):
+    pass
+
+
+@pytest.mark.parametrize("x", [1, 2])
+def test_table(x):
+    assert helper(x) == 2
+
+
+def test_ok():
+    assert helper(1) == 2
+'''
+
+
+@pytest.mark.sandbox
+def test_short_tracebacks_leave_the_parsed_report_as_it_was(tmp_path, monkeypatch):
+    """A pytest run with a JUnit report gets --tb=line (testrun.PYTEST_ADDOPTS): every outcome and message the
+    parser reads is what the default traceback gives, a collection error's reason included."""
+    from loop import tasks
+    from loop.kinds.repo import kind as repo_kind
+    from loop.kinds.repo import testrun
+    from loop.sandbox import SandboxConfig
+    from conftest import ROOT
+
+    task = tasks.load_folder(ROOT / "harness" / "tasks" / "repo_ledger_py")
+    env = repo_kind._environment(task.spec, SandboxConfig())
+    seen = []
+    real = testrun.run
+    monkeypatch.setattr(testrun, "run", lambda *a, **kw: seen.append(kw["env"].get("PYTEST_ADDOPTS")) or real(*a, **kw))
+
+    def outcomes(name: str, text: str, addopts: str) -> dict:
+        tree = tmp_path / name
+        if not tree.exists():
+            shutil.copytree(task.spec.tree, tree)
+            (tree / "tests" / "test_extra.py").write_text(text)
+        monkeypatch.setattr(testrun, "PYTEST_ADDOPTS", addopts)
+        return testrun.run_tests(task, SandboxConfig(), env, tree, 0, None).outcomes
+
+    short, full = (outcomes("failing", FAILING, addopts) for addopts in ("--tb=line", ""))
+    assert short == full
+    failed = {t: o.message for t, o in short.items() if o.status != "pass"}
+    assert set(failed) == {f"tests/test_extra.py::{t}" for t in ("test_equal", "test_deep", "test_setup", "test_table[2]")}
+    assert "assert 2 == 3" in failed["tests/test_extra.py::test_equal"]
+    assert "bad value 7" in failed["tests/test_extra.py::test_deep"]
+    assert "fixture broke" in failed["tests/test_extra.py::test_setup"]
+    # a collection error (which ends the session): its reason is read from the traceback's last `E` line
+    short, full = (outcomes("missing", "import nope_module_x\n", addopts) for addopts in ("--tb=line", ""))
+    assert short == full
+    assert "No module named 'nope_module_x'" in short["tests.test_extra"].message
+    assert seen == ["--tb=line", "", "--tb=line", ""]
+
+
+# Go: the sealed-check helper's imports in the warm build cache ---------------------------------------------
+@pytest.fixture
+def empty_cache(monkeypatch) -> Path:
+    """An empty environment cache the sandbox's uid can reach (see test_repo_js_go's `cache`)."""
+    import tempfile
+
+    root = Path(tempfile.mkdtemp(prefix="loop-test-cache-"))
+    root.chmod(0o755)
+    monkeypatch.setenv("LOOP_ENV_CACHE", str(root / "envs"))
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.mark.sandbox
+def test_a_sealed_go_run_vets_no_dependency(empty_cache):
+    """`go test` vets a test package's imports (their facts) before the package: a cache warmed on the base tree
+    alone lacked encoding/hex, which only the sealed-check helper imports, so every sealed run started one more
+    vet process. The warm cache now holds them: the graded run vets its own package and nothing else."""
+    from dataclasses import replace
+
+    from conftest import ROOT
+    from loop import tasks
+    from loop.kinds.repo import env as repo_env
+    from loop.kinds.repo import kind as repo_kind
+    from loop.kinds.repo import reference
+    from loop.kinds.repo import seal as repo_seal
+    from loop.kinds.repo import testrun
+    from loop.sandbox import SandboxConfig
+
+    assert "encoding/hex" in repo_env.seal_imports()
+    task = tasks.load_folder(ROOT / "harness" / "tasks" / "repo_semver_go")
+    env = repo_kind._environment(task.spec, SandboxConfig())
+    verbose = replace(task, spec=replace(task.spec, command=("go", "test", "-x", "-json", "./...")))
+    res = testrun.run_tests(verbose, SandboxConfig(), env, reference._gold_tree(task, SandboxConfig()), 0, None,
+                            seals=repo_seal.EVERY)
+    assert res.seals and res.seals.seals, "the run had no sealed check"
+    vets = [line for line in res.stderr.splitlines() if "/vet " in line]
+    assert len(vets) == 1 and "-unsafeptr=false" not in vets[0], vets
