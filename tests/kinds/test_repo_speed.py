@@ -189,3 +189,35 @@ def test_a_sealed_go_run_vets_no_dependency(empty_cache):
     assert res.seals and res.seals.seals, "the run had no sealed check"
     vets = [line for line in res.stderr.splitlines() if "/vet " in line]
     assert len(vets) == 1 and "-unsafeptr=false" not in vets[0], vets
+
+
+# git apply: one process for a patch that applies -----------------------------------------------------------
+@pytest.mark.sandbox
+def test_a_patch_that_applies_runs_git_once(tmp_path, monkeypatch):
+    """`git apply` is all or nothing, so the --check pass before it was a second git process in every grade;
+    a patch that does not apply still gets its --reject run and its rejected hunks quoted."""
+    from loop.kinds.repo import patch as repo_patch
+    from loop.sandbox import clean_env
+
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    calls = tmp_path / "calls"
+    (shim / "git").write_text(f'#!/bin/sh\necho "$*" >> {calls}\nexec /usr/bin/git "$@"\n')
+    (shim / "git").chmod(0o755)
+    monkeypatch.setattr(repo_patch, "clean_env", lambda *a: {**clean_env(*a), "PATH": f"{shim}:/usr/bin:/bin"})
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.txt").write_text("one\ntwo\n")
+    (tree / "b.txt").write_text("three\n")
+    good = "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n"
+    bad = "diff --git a/b.txt b/b.txt\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-not here\n+x\n"
+    assert repo_patch.apply(good, tree, repo_patch.TRUSTED) is None
+    assert (tree / "a.txt").read_text() == "one\nTWO\n"
+    assert len(calls.read_text().splitlines()) == 1
+
+    calls.unlink()
+    (tree / "a.txt").write_text("one\ntwo\n")
+    rejected = repo_patch.apply(good + bad, tree, repo_patch.TRUSTED)
+    assert rejected is not None and "b.txt.rej" in rejected and "not here" in rejected
+    assert [line.split()[-2] for line in calls.read_text().splitlines()] == ["-p1", "--reject"]
