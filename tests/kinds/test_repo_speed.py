@@ -76,6 +76,49 @@ def test_a_cached_syntax_tree_plans_what_a_fresh_one_does(tmp_path):
     assert [w.name for w in first.wires] and first.plans[0].text != SOURCE
 
 
+
+NESTED = """
+import sys
+f = lambda: 1
+if sys:
+    def test_if(): pass
+else:
+    def test_else():
+        x = 1
+        return x
+try:
+    def test_try(): pass
+except ValueError:
+    def test_except(): pass
+else:
+    def test_try_else(): pass
+finally:
+    async def test_finally(): pass
+for i in []:
+    pass
+else:
+    def test_for_else(): pass
+with open(__file__):
+    class TestIn:
+        def test_method(self):
+            def test_inner(): pass
+match 1:
+    case 1:
+        def test_case(): pass
+"""
+
+
+def test_the_one_line_share_finds_the_tests_a_full_walk_does():
+    """_one_line_share visits statements only (a def is one), not every expression node: the same tests as
+    ast.walk, wherever they nest."""
+    import ast
+
+    module = ast.parse(NESTED)
+    walked = sorted(n.name for n in ast.walk(module) if T._is_test(n, True))
+    assert walked == sorted(n.name for n in T._statements(module) if T._is_test(n, True))
+    assert len(walked) == 10
+    assert T._one_line_share(NESTED) == 9 / 10
+
 # pytest's tracebacks as exception lines: the same report, read the same ----------------------------------
 FAILING = '''import pytest
 

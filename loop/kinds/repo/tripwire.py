@@ -288,10 +288,23 @@ def _module(source: str) -> ast.Module:
 def _one_line_share(source: str) -> float:
     """The share of the file's test functions whose body is one line."""
     try:
-        tests = [n for n in ast.walk(_module(source)) if _is_test(n, True)]
+        tests = [n for n in _statements(_module(source)) if _is_test(n, True)]
     except (SyntaxError, ValueError):
         return 0.0
     return sum(n.body[0].lineno == n.body[-1].end_lineno for n in tests) / len(tests) if tests else 0.0
+
+
+def _statements(node: ast.AST):
+    """Every statement under `node` at any depth (and the except clauses and match cases that hold some), never an
+    expression: a def is a statement, so this finds every test ast.walk does while visiting a fraction of the nodes."""
+    todo = [node]
+    while todo:
+        here = todo.pop()
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            children = getattr(here, field, ())
+            if isinstance(children, list):  # (a lambda's or an if-expression's body is one expression)
+                yield from children
+                todo += children
 
 
 def _indent_unit(source: str) -> str:
