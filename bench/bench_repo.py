@@ -38,7 +38,7 @@ from loop.grading.model import Options  # noqa: E402
 from loop.kinds.repo import env as repo_env
 from loop.kinds.repo import kind as repo  # noqa: E402
 from loop.kinds.repo import patch as repo_patch
-from loop.sandbox import SandboxConfig, clean_env  # noqa: E402
+from loop.sandbox import SandboxConfig, clean_env, make_scratch  # noqa: E402
 
 ROUNDS = 3
 TASKS = ("repo_ledger_py", "repo_strkit_js", "repo_semver_go")
@@ -150,11 +150,70 @@ def against(other: Path, names: list[str], rounds: int, cache: Path) -> None:
             proc.wait()
 
 
+def steps(task, env, rounds: int) -> None:
+    """--steps: where a k=1 grade's time goes, each part timed alone in this process, interleaved per round:
+    the bare run; the same command on a tree without bytecode (a sandboxed run compiles the tree and pytest
+    rewrites its test files every run: they change every run); the gold tree's run in the sandbox with nothing
+    of loop's, then with its tripwires and sealed checks (the run alone, and the whole run_tests call with their
+    planning); the patch step (copy and sandboxed git apply); the grade."""
+    from loop.kinds.repo import reference, testrun
+
+    cfg = SandboxConfig()
+    gold = reference._gold_tree(task, cfg)
+    allowed, seals = reference.tripwire_points(task, cfg, env), reference._seals(task, cfg, env)
+    wires = testrun.fresh_tripwires(allowed) if isinstance(allowed, dict) else None
+    ids = reference._run_ids(task.spec)
+    times: dict[str, list[float]] = {}
+    with tempfile.TemporaryDirectory(prefix="loop-bench-steps-") as tmp:
+        where = Path(tmp)
+        (where / "bare").mkdir()
+        tree, argv, variables = prepared_tree(task, env, where / "bare")
+        bare(tree, argv, variables)  # warm, as in main()
+        for folder in ("tree", "gocache"):
+            if (where / "bare" / folder).exists():
+                shutil.copytree(where / "bare" / folder, where / "bare" / f"{folder}0", symlinks=True)
+
+        def timed(name: str, fn) -> None:
+            start = time.perf_counter()
+            value = fn()
+            times.setdefault(name, []).append(time.perf_counter() - start)
+            if name.startswith("sandboxed"):
+                times.setdefault(name + ": its process", []).append(value.duration)
+
+        def cold() -> float:
+            copy = repo_patch.fresh_copy(tree, where / "cold")  # (no __pycache__)
+            try:
+                return bare(copy, argv, {**variables, "PYTHONDONTWRITEBYTECODE": "1"})
+            finally:
+                shutil.rmtree(copy)
+
+        def patch_step() -> None:
+            folder = make_scratch("loop-bench-patch-")  # where the sandbox's uid can reach, as a grade's
+            assert repo_patch.apply(task.reference, repo_patch.fresh_copy(task.spec.tree, folder / "repo"), cfg) is None
+            shutil.rmtree(folder)
+
+        for _ in range(rounds):
+            restore(where / "bare", task)
+            timed("bare", lambda: bare(tree, argv, variables))  # (Go: compiles the patch, as a grade does)
+            if task.spec.environment is None or task.spec.environment.kind != "go":
+                times.setdefault("bare, no bytecode", []).append(cold())
+            timed("sandboxed run, nothing of loop's", lambda: testrun.run_tests(task, cfg, env, gold, 0, ids))
+            timed("sandboxed run, tripwires and seals",
+                  lambda: testrun.run_tests(task, cfg, env, gold, 0, ids, wires, seals or None))
+            timed("patch step (copy, git apply)", patch_step)
+            timed("grade k=1", lambda: graded(task, 1))
+    base = statistics.median(times["bare"])
+    for name, values in times.items():
+        print(f"  {name:52} median {statistics.median(values) * 1000:6.0f} ms ({statistics.median(values) / base:.2f}x "
+              f"bare), min {min(values) * 1000:6.0f} ms")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--task", action="append", choices=TASKS, help="only this task (repeatable)")
     parser.add_argument("--rounds", type=int, default=ROUNDS)
     parser.add_argument("--against", type=Path, metavar="CHECKOUT", help="alternate with another checkout's loop")
+    parser.add_argument("--steps", action="store_true", help="where a k=1 grade's time goes, step by step")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--code", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -176,6 +235,10 @@ def main() -> None:
             env = repo._environment(task.spec, SandboxConfig())
             build = time.perf_counter() - start
             first = graded(task, 5)  # pays the base tree's five runs, once per task in a batch
+            if args.steps:
+                print(f"{name}:")
+                steps(task, env, args.rounds)
+                continue
             with tempfile.TemporaryDirectory(prefix="loop-bench-bare-") as tmp:
                 where = Path(tmp)
                 tree, argv, variables = prepared_tree(task, env, where)
