@@ -183,7 +183,8 @@ def test_short_tracebacks_leave_the_parsed_report_as_it_was(tmp_path, monkeypatc
     short, full = (outcomes("failing", FAILING, addopts) for addopts in ("--tb=line", ""))
     assert short == full
     failed = {t: o.message for t, o in short.items() if o.status != "pass"}
-    assert set(failed) == {f"tests/test_extra.py::{t}" for t in ("test_equal", "test_deep", "test_setup", "test_table[2]")}
+    names = ("test_equal", "test_deep", "test_setup", "test_table[2]")
+    assert set(failed) == {f"tests/test_extra.py::{t}" for t in names}
     assert "assert 2 == 3" in failed["tests/test_extra.py::test_equal"]
     assert "bad value 7" in failed["tests/test_extra.py::test_deep"]
     assert "fixture broke" in failed["tests/test_extra.py::test_setup"]

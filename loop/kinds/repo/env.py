@@ -87,7 +87,7 @@ def env_key(spec: EnvSpec, interpreter: str) -> str:
                        f"{spec.tree_digest if spec.kind == 'go' else ''}".encode())
     for name, text in spec.files:
         h.update(b"\0" + name.encode() + b"\0" + text.encode())
-    if spec.kind == "go":  # a cache warmed before the sealed-check helper's imports were is built again
+    if spec.kind == "go":  # the warm cache holds what the sealed-check helper imports: other imports, another cache
         h.update(b"\0warm\0" + " ".join(seal_imports()).encode())
     if spec.exclude_newer:
         h.update(b"\0uv --compile-bytecode --exclude-newer\0" + spec.exclude_newer.encode()

@@ -277,7 +277,7 @@ def _pytest(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, po
     return Plan(host, text, tuple(wires), lines)
 
 
-@functools.lru_cache(maxsize=32)
+@functools.lru_cache(maxsize=16)  # a few runs' host files: a large test file's tree takes megabytes
 def _module(source: str) -> ast.Module:
     """A host file's syntax tree, parsed once per text: a run's plan reads it in several places, and a host file
     the run does not seal has the same text in every run of the task. Shared, so never changed."""
