@@ -12,6 +12,11 @@ a grade's repeats do (its later repeats reuse what its first compiled). Grades a
 tree's runs (one per repeat) are shared by every candidate of a task, so they are warmed first; the first grade
 of a task, which pays them, is printed apart.
 Goal: k=1 <= 1.3x bare. Run: .venv/bin/python bench/bench_repo.py [--task NAME ...] [--rounds N]
+
+`--against CHECKOUT` compares two versions of loop on a noisy machine: this checkout's loop and CHECKOUT's each
+in a warm process of its own (environment built, first grade paid), and per round and task each side's bare run
+then its k=1 grade, the sides in turn (order swapped every round). Printed per side: medians, minimums, the
+median of each round's own k=1 / bare and min(k=1) / min(bare), the figure least moved by other load.
 """
 
 import argparse
@@ -25,14 +30,15 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+CODE = Path(sys.argv[sys.argv.index("--code") + 1]).resolve() if "--code" in sys.argv else ROOT  # (a worker's)
+sys.path.insert(0, str(CODE))
 
 from loop import tasks  # noqa: E402
 from loop.grading.model import Options  # noqa: E402
 from loop.kinds.repo import env as repo_env
 from loop.kinds.repo import kind as repo  # noqa: E402
 from loop.kinds.repo import patch as repo_patch
-from loop.sandbox import SandboxConfig, clean_env  # noqa: E402
+from loop.sandbox import SandboxConfig, clean_env, make_scratch  # noqa: E402
 
 ROUNDS = 3
 TASKS = ("repo_ledger_py", "repo_strkit_js", "repo_semver_go")
@@ -85,15 +91,141 @@ def graded(task, k: int) -> float:
     return time.perf_counter() - start
 
 
+def worker() -> None:
+    """--worker: one checkout's side of --against. Reads `bare NAME` / `grade NAME` lines, answers seconds."""
+    ready = {}
+    for line in sys.stdin:
+        what, name = line.split()
+        if name not in ready:
+            task = tasks.load(CODE, name)
+            env = repo._environment(task.spec, SandboxConfig())
+            graded(task, 5)  # the base tree's runs, the probes and the seals, once per task
+            where = Path(tempfile.mkdtemp(prefix="loop-bench-bare-"))
+            tree, argv, variables = prepared_tree(task, env, where)
+            bare(tree, argv, variables)
+            for folder in ("tree", "gocache"):
+                if (where / folder).exists():
+                    shutil.copytree(where / folder, where / f"{folder}0", symlinks=True)
+            graded(task, 1)
+            ready[name] = (task, where, tree, argv, variables)
+        task, where, tree, argv, variables = ready[name]
+        if what == "bare":
+            restore(where, task)
+        print(bare(tree, argv, variables) if what == "bare" else graded(task, 1), flush=True)
+    for _task, where, *_ in ready.values():
+        shutil.rmtree(where, ignore_errors=True)
+
+
+def against(other: Path, names: list[str], rounds: int, cache: Path) -> None:
+    """Both checkouts side by side, alternating per round (see the module's docstring)."""
+    sides = {str(ROOT): None, str(other.resolve()): None}
+    for i, code in enumerate(sides):
+        env = {**os.environ, "PYTHONPATH": code, "LOOP_ENV_CACHE": str(cache / f"envs{i}")}
+        sides[code] = subprocess.Popen([sys.executable, __file__, "--worker", "--code", code], env=env, text=True,
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def ask(code: str, what: str, name: str) -> float:
+        sides[code].stdin.write(f"{what} {name}\n")
+        sides[code].stdin.flush()
+        return float(sides[code].stdout.readline())
+
+    try:
+        for name in names:
+            times = {code: {"bare": [], 1: []} for code in sides}
+            for code in sides:
+                ask(code, "bare", name)  # set up, untimed
+            for r in range(rounds):
+                for code in list(sides)[:: 1 if r % 2 == 0 else -1]:
+                    times[code]["bare"].append(ask(code, "bare", name))
+                    times[code][1].append(ask(code, "grade", name))
+            for code, t in times.items():
+                b, k1 = t["bare"], t[1]
+                print(f"{name} {code}: bare {statistics.median(b):.3f}s (min {min(b):.3f}), k=1 "
+                      f"{statistics.median(k1):.3f}s (min {min(k1):.3f}); k=1 / bare: median of rounds "
+                      f"{statistics.median(k / x for k, x in zip(k1, b)):.2f}x, min / min {min(k1) / min(b):.2f}x "
+                      f"({rounds} rounds)", flush=True)
+    finally:
+        for proc in sides.values():
+            proc.stdin.close()
+            proc.wait()
+
+
+def steps(task, env, rounds: int) -> None:
+    """--steps: where a k=1 grade's time goes, each part timed alone in this process, interleaved per round:
+    the bare run; the same command on a tree without bytecode (a sandboxed run compiles the tree and pytest
+    rewrites its test files every run: they change every run); the gold tree's run in the sandbox with nothing
+    of loop's, then with its tripwires and sealed checks (the run alone, and the whole run_tests call with their
+    planning); the patch step (copy and sandboxed git apply); the grade."""
+    from loop.kinds.repo import reference, testrun
+
+    cfg = SandboxConfig()
+    gold = reference._gold_tree(task, cfg)
+    allowed, seals = reference.tripwire_points(task, cfg, env), reference._seals(task, cfg, env)
+    wires = testrun.fresh_tripwires(allowed) if isinstance(allowed, dict) else None
+    ids = reference._run_ids(task.spec)
+    times: dict[str, list[float]] = {}
+    with tempfile.TemporaryDirectory(prefix="loop-bench-steps-") as tmp:
+        where = Path(tmp)
+        (where / "bare").mkdir()
+        tree, argv, variables = prepared_tree(task, env, where / "bare")
+        bare(tree, argv, variables)  # warm, as in main()
+        for folder in ("tree", "gocache"):
+            if (where / "bare" / folder).exists():
+                shutil.copytree(where / "bare" / folder, where / "bare" / f"{folder}0", symlinks=True)
+
+        def timed(name: str, fn) -> None:
+            start = time.perf_counter()
+            value = fn()
+            times.setdefault(name, []).append(time.perf_counter() - start)
+            if name.startswith("sandboxed"):
+                times.setdefault(name + ": its process", []).append(value.duration)
+
+        def cold() -> float:
+            copy = repo_patch.fresh_copy(tree, where / "cold")  # (no __pycache__)
+            try:
+                return bare(copy, argv, {**variables, "PYTHONDONTWRITEBYTECODE": "1"})
+            finally:
+                shutil.rmtree(copy)
+
+        def patch_step() -> None:
+            folder = make_scratch("loop-bench-patch-")  # where the sandbox's uid can reach, as a grade's
+            assert repo_patch.apply(task.reference, repo_patch.fresh_copy(task.spec.tree, folder / "repo"), cfg) is None
+            shutil.rmtree(folder)
+
+        for _ in range(rounds):
+            restore(where / "bare", task)
+            timed("bare", lambda: bare(tree, argv, variables))  # (Go: compiles the patch, as a grade does)
+            if task.spec.environment is None or task.spec.environment.kind != "go":
+                times.setdefault("bare, no bytecode", []).append(cold())
+            timed("sandboxed run, nothing of loop's", lambda: testrun.run_tests(task, cfg, env, gold, 0, ids))
+            timed("sandboxed run, tripwires and seals",
+                  lambda: testrun.run_tests(task, cfg, env, gold, 0, ids, wires, seals or None))
+            timed("patch step (copy, git apply)", patch_step)
+            timed("grade k=1", lambda: graded(task, 1))
+    base = statistics.median(times["bare"])
+    for name, values in times.items():
+        print(f"  {name:52} median {statistics.median(values) * 1000:6.0f} ms ({statistics.median(values) / base:.2f}x "
+              f"bare), min {min(values) * 1000:6.0f} ms")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--task", action="append", choices=TASKS, help="only this task (repeatable)")
     parser.add_argument("--rounds", type=int, default=ROUNDS)
+    parser.add_argument("--against", type=Path, metavar="CHECKOUT", help="alternate with another checkout's loop")
+    parser.add_argument("--steps", action="store_true", help="where a k=1 grade's time goes, step by step")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--code", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.worker:
+        return worker()
     cache = Path(tempfile.mkdtemp(prefix="loop-bench-envs-"))
     os.chmod(cache, 0o755)
     os.environ["LOOP_ENV_CACHE"] = str(cache / "envs")  # an empty cache: the build below is the one-time cost
     try:
+        if args.against:
+            return against(args.against, [n for n in args.task or TASKS if not repo.missing_tool(
+                tasks.load(ROOT, n).spec)], args.rounds, cache)
         for name in args.task or TASKS:
             task = tasks.load(ROOT, name)
             if repo.missing_tool(task.spec):
@@ -103,6 +235,10 @@ def main() -> None:
             env = repo._environment(task.spec, SandboxConfig())
             build = time.perf_counter() - start
             first = graded(task, 5)  # pays the base tree's five runs, once per task in a batch
+            if args.steps:
+                print(f"{name}:")
+                steps(task, env, args.rounds)
+                continue
             with tempfile.TemporaryDirectory(prefix="loop-bench-bare-") as tmp:
                 where = Path(tmp)
                 tree, argv, variables = prepared_tree(task, env, where)

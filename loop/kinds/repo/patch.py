@@ -275,18 +275,18 @@ def _refuse_paths(paths: list[str], tree: Path, protected: list[str], hidden: li
     return None
 
 
-# One sandboxed run: check, then apply; when the check fails, apply what can be with --reject (the tree is
-# thrown away then) and print the .rej files (regular files only, capped). Nothing of the candidate's tree is
-# read on the host: a .rej may be a link to anywhere, a folder or /dev/zero.
+# One sandboxed run: apply (all or nothing: git touches no file unless every hunk applies, so no --check run
+# first); when that fails, apply what can be with --reject (the tree is thrown away then) and print the .rej
+# files (regular files only, capped). Nothing of the candidate's tree is read on the host: a .rej may be a link
+# to anywhere, a folder or /dev/zero.
 _APPLY = r"""cd "$1" || exit 125
-git apply $GIT_OPTS --check "$2" || {
+git apply $GIT_OPTS "$2" || {
   git apply $GIT_OPTS --reject "$2" >/dev/null 2>&1
   find . -name '*.rej' -type f | LC_ALL=C sort | head -n 20 | while IFS= read -r f; do
     printf '%s:\n' "${f#./}"; head -c 4000 "$f"; echo
   done
   exit 1
 }
-git apply $GIT_OPTS "$2"
 """
 _APPLY_LIMITS = Limits(wall=60.0, memory_mb=2048, fsize_mb=256, output_bytes=1 << 16, tmpfs_mb=16)
 

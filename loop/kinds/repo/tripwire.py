@@ -277,13 +277,34 @@ def _pytest(host: str, source: str, f2p: tuple[str, ...], rng: random.Random, po
     return Plan(host, text, tuple(wires), lines)
 
 
+@functools.lru_cache(maxsize=16)  # a few runs' host files: a large test file's tree takes megabytes
+def _module(source: str) -> ast.Module:
+    """A host file's syntax tree, parsed once per text: a run's plan reads it in several places, and a host file
+    the run does not seal has the same text in every run of the task. Shared, so never changed."""
+    return pysyntax.parse(source)
+
+
+@functools.lru_cache(maxsize=32)
 def _one_line_share(source: str) -> float:
     """The share of the file's test functions whose body is one line."""
     try:
-        tests = [n for n in ast.walk(pysyntax.parse(source)) if _is_test(n, True)]
+        tests = [n for n in _statements(_module(source)) if _is_test(n, True)]
     except (SyntaxError, ValueError):
         return 0.0
     return sum(n.body[0].lineno == n.body[-1].end_lineno for n in tests) / len(tests) if tests else 0.0
+
+
+def _statements(node: ast.AST):
+    """Every statement under `node` at any depth (and the except clauses and match cases that hold some), never an
+    expression: a def is a statement, so this finds every test ast.walk does while visiting a fraction of the nodes."""
+    todo = [node]
+    while todo:
+        here = todo.pop()
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            children = getattr(here, field, ())
+            if isinstance(children, list):  # (a lambda's or an if-expression's body is one expression)
+                yield from children
+                todo += children
 
 
 def _indent_unit(source: str) -> str:
@@ -297,7 +318,7 @@ def _plain_tests(source: str, scopes: set[tuple[str, ...]]) -> list[tuple[ast.Fu
     """Plain, undecorated tests that take no argument (a method: only self), in a scope a tripwire can go to
     (the module, or the Test class they belong to), with their scope."""
     try:
-        module = pysyntax.parse(source)
+        module = _module(source)
     except (SyntaxError, ValueError):
         return []
     functions = [(fn, ()) for fn in module.body]
@@ -785,7 +806,7 @@ def pytest_points(source: str) -> list[Point]:
     last statement, and at the end of the file, from the module's syntax tree: none of these lines can be
     inside a statement."""
     try:
-        module = pysyntax.parse(source)
+        module = _module(source)
     except (SyntaxError, ValueError):
         return []
     lines = source.splitlines()

@@ -1,0 +1,267 @@
+"""What a repository grade no longer repeats per run (issue 41: k=1 within 1.3x a bare test run), each cut
+beside the behaviour it must keep: the same tripwire plans, the same parsed report, the same Go cache entries."""
+
+from __future__ import annotations
+
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+from loop.kinds.repo import pysyntax
+from loop.kinds.repo import tripwire as T
+
+COMMAND = ("python", "-m", "pytest", "--junitxml={report}", "{tests}")
+HOST = "tests/test_x.py"
+SOURCE = '''from x import f
+
+
+def test_one():
+    assert f(1) == 2
+
+
+class TestMore:
+    def test_two(self):
+        values = [1, 2]
+        assert f(values[0]) == 2
+
+    def test_three(self):
+        assert f(3) == 4
+
+
+def test_four():
+    assert f(4) == 5
+'''
+
+
+def _tree(tmp_path: Path, text: str = SOURCE) -> Path:
+    (tmp_path / "tests").mkdir(parents=True, exist_ok=True)
+    (tmp_path / HOST).write_text(text)
+    return tmp_path
+
+
+def _allowed(tree: Path) -> dict[str, T.Safe]:
+    points = T.points_of("pytest", (tree / HOST).read_text())
+    return {HOST: T.Safe(frozenset(p.key for p in points))}
+
+
+def test_a_host_file_is_parsed_once_per_text(tmp_path, monkeypatch):
+    """Tripwire planning read a host file's syntax tree in four places per run (points, copies, twins, the
+    one-line share): ~27 ms of a Python grade's 37 ms planning. Now once per text, and never for a host file
+    whose text an earlier run already planned (every host the run does not seal)."""
+    tree = _tree(tmp_path, SOURCE.replace("f(4) == 5", f"f(4) == {random.randrange(10**9)}"))  # a text never seen
+    parsed = []
+    real = pysyntax.parse
+    monkeypatch.setattr(pysyntax, "parse", lambda source: parsed.append(source) or real(source))
+    allowed = _allowed(tree)
+    assert T.plan_all(COMMAND, tree, allowed, ()) is not None
+    assert len(parsed) == 1
+    assert T.plan_all(COMMAND, tree, allowed, ()) is not None
+    assert len(parsed) == 1
+
+
+def test_a_cached_syntax_tree_plans_what_a_fresh_one_does(tmp_path):
+    """The cached tree is shared between runs and threads: planning never changes it, so a plan from it is a
+    plan from a fresh parse (same rng, same tripwires, same text)."""
+    tree = _tree(tmp_path)
+    allowed = _allowed(tree)
+    first = T.plan_all(COMMAND, tree, allowed, (), random.Random(7))
+    for _ in range(3):  # planned again and again from the cache
+        T.plan_all(COMMAND, tree, allowed, ())
+    T._module.cache_clear()
+    T._one_line_share.cache_clear()
+    fresh = T.plan_all(COMMAND, tree, allowed, (), random.Random(7))
+    assert first == fresh
+    assert [w.name for w in first.wires] and first.plans[0].text != SOURCE
+
+
+
+NESTED = """
+import sys
+f = lambda: 1
+if sys:
+    def test_if(): pass
+else:
+    def test_else():
+        x = 1
+        return x
+try:
+    def test_try(): pass
+except ValueError:
+    def test_except(): pass
+else:
+    def test_try_else(): pass
+finally:
+    async def test_finally(): pass
+for i in []:
+    pass
+else:
+    def test_for_else(): pass
+with open(__file__):
+    class TestIn:
+        def test_method(self):
+            def test_inner(): pass
+match 1:
+    case 1:
+        def test_case(): pass
+"""
+
+
+def test_the_one_line_share_finds_the_tests_a_full_walk_does():
+    """_one_line_share visits statements only (a def is one), not every expression node: the same tests as
+    ast.walk, wherever they nest."""
+    import ast
+
+    module = ast.parse(NESTED)
+    walked = sorted(n.name for n in ast.walk(module) if T._is_test(n, True))
+    assert walked == sorted(n.name for n in T._statements(module) if T._is_test(n, True))
+    assert len(walked) == 10
+    assert T._one_line_share(NESTED) == 9 / 10
+
+# pytest's tracebacks as exception lines: the same report, read the same ----------------------------------
+FAILING = '''import pytest
+
+
+def helper(x):
+    return x + 1
+
+
+def test_equal():
+    assert helper(1) == 3
+
+
+def test_deep():
+    def inner():
+        raise ValueError("bad value 7")
+    inner()
+
+
+@pytest.fixture
+def broken():
+    raise RuntimeError("fixture broke")
+
+
+def test_setup(broken):
+    pass
+
+
+@pytest.mark.parametrize("x", [1, 2])
+def test_table(x):
+    assert helper(x) == 2
+
+
+def test_ok():
+    assert helper(1) == 2
+'''
+
+
+@pytest.mark.sandbox
+def test_short_tracebacks_leave_the_parsed_report_as_it_was(tmp_path, monkeypatch):
+    """A pytest run with a JUnit report gets --tb=line (testrun.PYTEST_ADDOPTS): every outcome and message the
+    parser reads is what the default traceback gives, a collection error's reason included."""
+    from loop import tasks
+    from loop.kinds.repo import kind as repo_kind
+    from loop.kinds.repo import testrun
+    from loop.sandbox import SandboxConfig
+    from conftest import ROOT
+
+    task = tasks.load_folder(ROOT / "harness" / "tasks" / "repo_ledger_py")
+    env = repo_kind._environment(task.spec, SandboxConfig())
+    seen = []
+    real = testrun.run
+    monkeypatch.setattr(testrun, "run", lambda *a, **kw: seen.append(kw["env"].get("PYTEST_ADDOPTS")) or real(*a, **kw))
+
+    def outcomes(name: str, text: str, addopts: str) -> dict:
+        tree = tmp_path / name
+        if not tree.exists():
+            shutil.copytree(task.spec.tree, tree)
+            (tree / "tests" / "test_extra.py").write_text(text)
+        monkeypatch.setattr(testrun, "PYTEST_ADDOPTS", addopts)
+        return testrun.run_tests(task, SandboxConfig(), env, tree, 0, None).outcomes
+
+    short, full = (outcomes("failing", FAILING, addopts) for addopts in ("--tb=line", ""))
+    assert short == full
+    failed = {t: o.message for t, o in short.items() if o.status != "pass"}
+    names = ("test_equal", "test_deep", "test_setup", "test_table[2]")
+    assert set(failed) == {f"tests/test_extra.py::{t}" for t in names}
+    assert "assert 2 == 3" in failed["tests/test_extra.py::test_equal"]
+    assert "bad value 7" in failed["tests/test_extra.py::test_deep"]
+    assert "fixture broke" in failed["tests/test_extra.py::test_setup"]
+    # a collection error (which ends the session): its reason is read from the traceback's last `E` line
+    short, full = (outcomes("missing", "import nope_module_x\n", addopts) for addopts in ("--tb=line", ""))
+    assert short == full
+    assert "No module named 'nope_module_x'" in short["tests.test_extra"].message
+    assert seen == ["--tb=line", "", "--tb=line", ""]
+
+
+# Go: the sealed-check helper's imports in the warm build cache ---------------------------------------------
+@pytest.fixture
+def empty_cache(monkeypatch) -> Path:
+    """An empty environment cache the sandbox's uid can reach (see test_repo_js_go's `cache`)."""
+    import tempfile
+
+    root = Path(tempfile.mkdtemp(prefix="loop-test-cache-"))
+    root.chmod(0o755)
+    monkeypatch.setenv("LOOP_ENV_CACHE", str(root / "envs"))
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.mark.sandbox
+def test_a_sealed_go_run_vets_no_dependency(empty_cache):
+    """`go test` vets a test package's imports (their facts) before the package: a cache warmed on the base tree
+    alone lacked encoding/hex, which only the sealed-check helper imports, so every sealed run started one more
+    vet process. The warm cache now holds them: the graded run vets its own package and nothing else."""
+    from dataclasses import replace
+
+    from conftest import ROOT
+    from loop import tasks
+    from loop.kinds.repo import env as repo_env
+    from loop.kinds.repo import kind as repo_kind
+    from loop.kinds.repo import reference
+    from loop.kinds.repo import seal as repo_seal
+    from loop.kinds.repo import testrun
+    from loop.sandbox import SandboxConfig
+
+    assert "encoding/hex" in repo_env.seal_imports()
+    task = tasks.load_folder(ROOT / "harness" / "tasks" / "repo_semver_go")
+    env = repo_kind._environment(task.spec, SandboxConfig())
+    verbose = replace(task, spec=replace(task.spec, command=("go", "test", "-x", "-json", "./...")))
+    res = testrun.run_tests(verbose, SandboxConfig(), env, reference._gold_tree(task, SandboxConfig()), 0, None,
+                            seals=repo_seal.EVERY)
+    assert res.seals and res.seals.seals, "the run had no sealed check"
+    vets = [line for line in res.stderr.splitlines() if "/vet " in line]
+    assert len(vets) == 1 and "-unsafeptr=false" not in vets[0], vets
+
+
+# git apply: one process for a patch that applies -----------------------------------------------------------
+@pytest.mark.sandbox
+def test_a_patch_that_applies_runs_git_once(tmp_path, monkeypatch):
+    """`git apply` is all or nothing, so the --check pass before it was a second git process in every grade;
+    a patch that does not apply still gets its --reject run and its rejected hunks quoted."""
+    from loop.kinds.repo import patch as repo_patch
+    from loop.sandbox import clean_env
+
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    calls = tmp_path / "calls"
+    (shim / "git").write_text(f'#!/bin/sh\necho "$*" >> {calls}\nexec /usr/bin/git "$@"\n')
+    (shim / "git").chmod(0o755)
+    monkeypatch.setattr(repo_patch, "clean_env", lambda *a: {**clean_env(*a), "PATH": f"{shim}:/usr/bin:/bin"})
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.txt").write_text("one\ntwo\n")
+    (tree / "b.txt").write_text("three\n")
+    good = "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n"
+    bad = "diff --git a/b.txt b/b.txt\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-not here\n+x\n"
+    assert repo_patch.apply(good, tree, repo_patch.TRUSTED) is None
+    assert (tree / "a.txt").read_text() == "one\nTWO\n"
+    assert len(calls.read_text().splitlines()) == 1
+
+    calls.unlink()
+    (tree / "a.txt").write_text("one\ntwo\n")
+    rejected = repo_patch.apply(good + bad, tree, repo_patch.TRUSTED)
+    assert rejected is not None and "b.txt.rej" in rejected and "not here" in rejected
+    assert [line.split()[-2] for line in calls.read_text().splitlines()] == ["-p1", "--reject"]
