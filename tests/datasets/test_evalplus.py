@@ -411,10 +411,54 @@ def test_evalplus_numbers_run_ahead_once_per_distinct_solution(monkeypatch, tmp_
     calls = []
     monkeypatch.setattr(numbers, "_truths", lambda root, names: {n: {"task": n} for n in names if n != "plain"})
     monkeypatch.setattr(numbers, "solution_status",
-                        lambda truth, source, cfg: calls.append((truth["task"], source)) or {"base": True, "plus": source == "b"})
+                        lambda truth, source, cfg, outputs: calls.append((truth["task"], source)) or {"base": True, "plus": source == "b"})
     ahead = numbers.Ahead(tmp_path, [("t", "a"), ("t", "b"), ("t", "a"), ("plain", "a"), ("t", None)], None, workers=2)
     assert ahead.results() == {("t", "a"): {"base": True, "plus": False}, ("t", "b"): {"base": True, "plus": True}}
     assert sorted(calls) == [("t", "a"), ("t", "b")]
+
+
+@pytest.mark.sandbox
+def test_evalplus_numbers_run_each_part_as_a_fork_of_one_sandbox(monkeypatch):
+    """EvalPlus's numbers run each part of each solution in a forked child of one sandboxed fork server (a
+    sandbox start per part was most of their cost): the same statuses as a sandbox per part, for right,
+    wrong, raising, slower than an input's limit, and slow to load past the part's limit (evalplus's
+    min(60 s, the limits' sum) + 1, loading included); the part stops at its first input that does not return."""
+    import time
+
+    from loop import kinds
+    from loop.datasets.evalplus import numbers
+    from loop.sandbox import SandboxConfig
+    from loop.sandbox.inside.codec import enc
+
+    cfg = SandboxConfig()
+    inputs = [[enc(n)] for n in range(4)]
+    truth = {"dataset": "mbpp", "entry_point": "f", "atol": 0,
+             "base": {"inputs": inputs[:2], "expected": [enc(0), enc(2)], "seconds": [0.0, 0.0]},
+             "plus": {"inputs": inputs[2:], "expected": [enc(4), enc(6)], "seconds": [0.0, 0.0]}}
+    sources = {
+        "def f(n):\n    return 2 * n\n": {"base": True, "plus": True},
+        "def f(n):\n    return 2 * n if n < 3 else 0\n": {"base": True, "plus": False},
+        "def f(n):\n    if n == 1:\n        raise ValueError(n)\n    return 2 * n\n": {"base": False, "plus": True},
+        "import time\ndef f(n):\n    if n == 2:\n        time.sleep(1.5)\n    return 2 * n\n": {"base": True, "plus": False},
+        "import time\ntime.sleep(3.5)\ndef f(n):\n    return 2 * n\n": {"base": False, "plus": False},
+    }
+    outputs = kinds.get("function").outputs(cfg)
+    try:
+        for source, want in sources.items():
+            assert numbers.solution_status(truth, source, cfg) == want, source  # a sandbox per part
+            with monkeypatch.context() as m:
+                m.setattr(numbers, "_run", lambda *a: pytest.fail("a sandbox of its own"))
+                assert numbers.solution_status(truth, source, cfg, outputs) == want, source
+        assert len(outputs._servers) == 1
+        started = time.monotonic()
+        replies = outputs.run("import time\ndef f(n):\n    if n == 1:\n        raise ValueError\n    return n\n",
+                              "f", inputs, [30.0] * 4, 30.0)
+        what = lambda replies: [next(k for k in ("ok", "raised", "timeout") if k in r) for r in replies]  # noqa: E731
+        assert what(replies) == ["ok", "raised"]  # the first that does not return ends the part
+        replies = outputs.run("def f(n):\n    while n:\n        pass\n    return n\n", "f", inputs, [30.0] * 4, 2.0)
+        assert what(replies) == ["ok", "timeout"] and time.monotonic() - started < 10  # the part's limit, not 30 s
+    finally:
+        outputs.close()
 
 
 # evalplus.evaluate runs in a venv of its own (Makefile: it pulls in pandas, which sqlite-utils would then import
