@@ -403,6 +403,17 @@ def test_evalplus_comparison_is_its_own():
     assert got["base"] == {"pass@1": 0.75} and got["plus"] == {"pass@1": 0.5} and (got["tasks"], got["samples"]) == (2, 4)
 
 
+def test_an_input_the_reference_is_slow_on_seeds_no_fuzzing():
+    """MBPP+'s fuzzing mutates only inputs the reference answers within SEED_SECONDS (a trial costs about what
+    its seed costs, 200 times over, on the reference and every candidate: Mbpp/84's inputs near 10**6); where
+    every input is slower, the cheapest seeds it alone."""
+    from loop.datasets.evalplus import SEED_SECONDS, _fuzz_seeds
+
+    assert _fuzz_seeds([[1], [10**6], [2]], [0.0001, 0.1, SEED_SECONDS]) == [[1], [2]]
+    assert _fuzz_seeds([[10**6], [10**5]], [0.1, 0.02]) == [[10**5]]
+    assert _fuzz_seeds([], []) == []
+
+
 def test_evalplus_numbers_run_ahead_once_per_distinct_solution(monkeypatch, tmp_path):
     """`Ahead` runs each distinct (task, source) of a samples file once, beside loop's grading, only for tasks
     with evalplus.json; grade_batch then stores what it found without running those again."""
@@ -543,9 +554,10 @@ def test_evalplus_numbers_equal_evalplus_evaluate(tmp_path, loop_cli):
 
 
 @pytest.mark.sandbox
-def test_inputs_the_reference_is_slow_on_are_left_to_fuzzing_within_the_tests_budget(tmp_path, loop_cli):
+def test_inputs_the_reference_is_slow_on_are_left_out_within_the_tests_budget(tmp_path, loop_cli):
     """An attempt runs every named test within the task's wall-clock limit: the import keeps the reference's
-    total time on them within TESTS_BUDGET, leaving the slowest out first (with a note)."""
+    total time on them within TESTS_BUDGET, leaving the slowest out first (with a note); the fuzzing mutates
+    only the inputs the reference answers within SEED_SECONDS."""
     cfg = _project(tmp_path)
     slow = {"task_id": "Mbpp/8", "prompt": '"""\nWrite a function that waits n seconds and returns n.\n"""\n',
             "entry_point": "wait", "canonical_solution": "\nimport time\ndef wait(n):\n    time.sleep(n)\n    return n\n",
@@ -556,3 +568,7 @@ def test_inputs_the_reference_is_slow_on_are_left_to_fuzzing_within_the_tests_bu
                      r"all named tests together get 2\.5 s\)", out), out
     tests = json.loads((tmp_path / "proj" / "harness" / "tasks" / "mbpp_008" / "tests.json").read_text())
     assert [t["name"] for t in tests] == ["base_000", "base_001", "plus_000"]
+    from loop.oracles.fuzz import load_seeds
+
+    relations = (tmp_path / "proj" / "harness" / "tasks" / "mbpp_008" / "relations.py").read_text()
+    assert load_seeds(eval(re.search(r"SEEDS = _fuzz.load_seeds\((.*)\)", relations).group(1))) == [[0.0]]
