@@ -77,7 +77,7 @@ def _why_not(output: Output, whose: str = "the reference") -> str:
 def _test(name: str, args: list, expected: Any, smoke: bool) -> dict | None:
     try:
         return {"name": name, "suites": ["smoke", "full"] if smoke else ["full"], "args": [enc(a) for a in args],
-                "expected": enc(expected)}
+                "expected": enc(expected), **({"shared": True} if name.startswith("plus_") else {})}
     except (TypeError, ValueError, RecursionError):
         return None
 

@@ -3,8 +3,9 @@
 oracles, its time limits), and pass@k over them as it reports them.
 
 The ground truth's outputs and times are written at import (evalplus.json in the task folder). A solution runs
-in the sandbox (batch_inside.py, one process per part as evalplus runs one); only its outputs come out, and
-they are compared here, in loop's process: the right values never enter the sandbox.
+in the sandbox, a process per part as evalplus runs one (a forked child of the function kind's fork server:
+kinds/function/fork/outputs.py; batch_inside.py in a sandbox of its own for `output_not_none` problems); only
+its outputs come out, and they are compared here, in loop's process: the right values never enter the sandbox.
 """
 
 from __future__ import annotations

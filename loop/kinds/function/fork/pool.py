@@ -44,7 +44,8 @@ from loop.grading.conclude import conclude, grade_without_attempts, precheck
 from loop.grading.model import Attempt, Check, Grade, Options
 from loop.kinds import grade
 from loop.kinds.function.fork.replies import Item, attempt_of, baseline_results, first_failure, timed_out
-from loop.kinds.function.decide import fault_check, relation_check, short_run_decides, timeouts_everywhere
+from loop.kinds.function.decide import (common_cases, confirm_shared, fault_check, named_checks, relation_check, shares,
+                                        short_run_decides, timeouts_everywhere)
 from loop.kinds.function.confirm import confirm
 from loop.kinds.function.programs import wire_args
 from loop.kinds.task import Task
@@ -249,22 +250,29 @@ class ForkPool:
         one more fresh fork, costs two jobs, not k). Split trials: each repeat runs its share of the inputs
         within a time limit that follows the reference's own time on them (Table.share)."""
         task, t, opts = item.task, item.table, item.opts
-        tests = [g.args for g in task.goldens] + [x.args for x in task.selected(opts.suite)]
+        selected = task.selected(opts.suite)
+        tests = [g.args for g in task.goldens] + [x.args for x in selected]
         for r in range(opts.k):
-            shared = r and (t is None or opts.part(r) is None)  # the same job as repeat 0's
-            item.jobs[r] = item.jobs[0] if shared else self._job(item, r, tests)
+            cases = shares(task, selected, opts.part(r))  # its share of the shared tests, after the others
+            if cases is not None:
+                item.ran[r] = cases
+                item.jobs[r] = self._job(item, r, [tests[i] for i in cases], common_cases(task, selected))
+            else:
+                same = r and (t is None or opts.part(r) is None)  # the same job as repeat 0's
+                item.jobs[r] = item.jobs[0] if same else self._job(item, r, tests)
         self._send(item, 0)
 
     @staticmethod
-    def _job(item: Item, repeat: int, tests: list) -> dict:
-        """Repeat r's job: these named tests' arguments, then its fuzzed inputs (all, or its share)."""
+    def _job(item: Item, repeat: int, tests: list, common: int | None = None) -> dict:
+        """Repeat r's job: these named tests' arguments, then its fuzzed inputs (all, or its share); `common`:
+        how many of the named tests every repeat runs (their output alone is the digest's)."""
         task, t, part = item.task, item.table, item.opts.part(repeat)
         if t is None:
             return job_for(task, item.source, tests)
         if part is None:
             return job_for(task, item.source, tests, t.wires, t.need)
         _, wires, need = t.share(part)
-        return job_for(task, item.source, tests, wires, limit=need, common=True)
+        return job_for(task, item.source, tests, wires, limit=need, common=len(tests) if common is None else common)
 
     def _send(self, item: Item, repeat: int) -> None:
         self._lane(repeat).queue.put((item.jobs[repeat], functools.partial(self._got_reply, item, repeat)))
@@ -272,7 +280,10 @@ class ForkPool:
     def _got_reply(self, item: Item, repeat: int, reply: dict) -> None:
         k = item.opts.k
         if repeat in item.full and not short_run_decides(attempt_of(item, repeat, reply, 0.0)[0].checks):
-            item.jobs[repeat], _ = item.full.pop(repeat), item.ran.pop(repeat)  # the whole job decides
+            item.jobs[repeat], cases = item.full.pop(repeat)  # the whole job decides
+            item.ran.pop(repeat)
+            if cases is not None:
+                item.ran[repeat] = cases
             return self._send(item, repeat)
         item.full.pop(repeat, None)
         if timed_out(reply) and reply.get("limit") != "cpu" and not item.retimed:
@@ -296,12 +307,18 @@ class ForkPool:
         self._arrived(item)
 
     def _short_jobs(self, item: Item, case: int | None) -> None:
-        """Repeat 0 failed `case`: repeats 1..k-1 first run that case and their share of the trials; the whole
-        job only where that does not decide the repeat (decide.first_failure, short_run_decides)."""
+        """Repeat 0 failed `case`: repeats 1..k-1 first run that case (and their share of the shared tests) and
+        their share of the trials; the whole job only where that does not decide the repeat
+        (decide.first_failure, short_run_decides)."""
         if case is not None:
-            args = ([g.args for g in item.task.goldens] + [x.args for x in item.task.selected(item.opts.suite)])[case]
+            task, selected = item.task, item.task.selected(item.opts.suite)
+            tests = [g.args for g in task.goldens] + [x.args for x in selected]
             for r in range(1, item.opts.k):
-                item.full[r], item.ran[r], item.jobs[r] = item.jobs[r], [case], self._job(item, r, [args])
+                # with shared tests, its share of them too: each runs somewhere, so the grade names every failing one
+                own = item.ran.get(r)
+                cases = [case] + ([i for i in own[common_cases(task, selected):] if i != case] if own else [])
+                item.full[r] = item.jobs[r], own
+                item.ran[r], item.jobs[r] = cases, self._job(item, r, [tests[i] for i in cases], 1)
 
     def _ask(self, item: Item, repeat: int, wires: list) -> dict:
         """Run the candidate on these inputs in a fresh fork of repeat's lane and wait (relation threads)."""
@@ -325,7 +342,7 @@ class ForkPool:
             item.waiting -= 1
             last = item.waiting == 0
         if last:
-            if item.relations:  # relations may ask the servers for more values: never on a lane's thread
+            if item.relations or item.ran:  # these may ask the servers for more: never on a lane's thread
                 self._relations_pool.submit(self._finish_or_raise, item)
             else:
                 self._finish_or_raise(item)
@@ -354,6 +371,8 @@ class ForkPool:
             item.notes += timeouts_everywhere(attempts, opts.part(0) is not None,
                                               functools.partial(self._again, item))
             self._relations(item, attempts, trials)
+        if any(shares(task, task.selected(opts.suite), opts.part(r)) is not None for r in range(opts.k)):
+            confirm_shared(task, task.selected(opts.suite), attempts, item.ran, functools.partial(self._rerun, item))
         grade = conclude(task, item.source, opts, self.cfg, list(attempts))
         grade.notes += item.notes
         if item.relations:
@@ -366,6 +385,23 @@ class ForkPool:
         if not timed_out(again):
             return None
         return fault_check(CandidateFault(V.TIMEOUT, str(again.get("detail", ""))), item.quarantined)
+
+    def _rerun(self, item: Item, cases: list[int], repeat: int) -> list[Check]:
+        """These named cases once more, in order, in a fresh fork of repeat's lane: the checks that fail."""
+        task, tests = item.task, item.task.selected(item.opts.suite)
+        named = [g.args for g in task.goldens] + [x.args for x in tests]
+        reply = self._wait(self._lane(repeat), job_for(task, item.source, [named[i] for i in cases]))
+        try:
+            if "unavailable" in reply:
+                raise SandboxUnavailable(str(reply["unavailable"]))
+            if not isinstance(reply.get("results"), list):
+                raise CandidateFault(str(reply.get("fault", V.CRASH)), str(reply.get("detail", reply.get("build_error", ""))))
+            checks, _ = named_checks(task, tests, reply["results"], None, item.quarantined, cases)
+        except CandidateFault as fault:
+            checks = [fault_check(fault, item.quarantined)]
+        except SandboxUnavailable:
+            return []  # not confirmed either way: the repeat keeps what it had
+        return [c for c in checks if not c.passed and c.decides]
 
     def _relations(self, item: Item, attempts: list[Attempt], trials: list) -> None:
         """The relations over the repeats' values, decided here by the rule every path uses; any other
@@ -411,7 +447,11 @@ class ForkPool:
             return
         search(asker(lambda wires: self._ask(item, now[0] % k, wires), got), lambda t: t % k,
                skip=lambda t: t % k in lost)
-        named = [wire_args(g.args) for g in task.goldens] + [wire_args(t.args) for t in task.selected(opts.suite)]
+        # the calls every repeat's process made before its trials (with shared tests, only the common ones)
+        cases = shares(task, task.selected(opts.suite), opts.part(0))
+        common = range(10**9) if cases is None else set(cases[:common_cases(task, task.selected(opts.suite))])
+        named = [wire_args(a) for i, a in enumerate([g.args for g in task.goldens]
+                                                     + [t.args for t in task.selected(opts.suite)]) if i in common]
         item.notes += confirm(attempts, k, lambda check, r, keys=None: asker(r, {}).fails_again(check, keys, named),
                               lambda r: table.share(opts.part(r))[0])
 

@@ -12,7 +12,7 @@ from loop import verdicts as V
 from loop.errors import CandidateFault
 from loop.kinds.function.fork.trials import Table
 from loop.grading.model import Attempt, Options
-from loop.kinds.function.decide import attempt_digest, fault_check, named_checks, value_of
+from loop.kinds.function.decide import attempt_digest, common_values, fault_check, named_checks, value_of
 from loop.kinds.function.decide import first_failure as decide_first_failure
 from loop.kinds.task import Task
 from loop.sandbox import clean_env
@@ -34,8 +34,9 @@ class Item:
     base: dict = field(default_factory=dict)     # repeat -> the baseline's replies to the named tests
     replies: dict = field(default_factory=dict)  # repeat -> the candidate job's reply
     jobs: dict = field(default_factory=dict)     # repeat -> the candidate's job (whose reply stands)
-    ran: dict = field(default_factory=dict)      # repeat -> the one case its short job ran (see first_failure)
-    full: dict = field(default_factory=dict)     # repeat -> its whole job, while its short job is out
+    ran: dict = field(default_factory=dict)      # repeat -> the cases its job ran: its share (decide.shares) or
+    #                                              the one case of its short job (see first_failure)
+    full: dict = field(default_factory=dict)     # repeat -> (its whole job, its cases), while its short job is out
     retimed: bool = False  # a timeout was run once more (at most one per grade)
     notes: list = field(default_factory=list)
 
@@ -75,6 +76,7 @@ def attempt_of(item: Item, repeat: int, reply: dict, duration: float) -> tuple[A
     if split and not reply.get("common_output"):
         out = err = b""  # the output of the named checks alone is not known
     values = [] if split or trial is None else _trial_values(trial)
+    named = common_values(task, tests, item.ran.get(repeat), named)
     return (Attempt(repeat, V.PASS, None, None, attempt_digest(named, values, (out, err), split), round(duration, 4),
                     opts.seed, clean_env(repeat), checks), trial)
 
@@ -83,13 +85,16 @@ def first_failure(item: Item, reply: dict) -> int | None:
     """decide.first_failure from repeat 0's reply."""
     tests = item.task.selected(item.opts.suite)
     results = reply.get("results")
+    only = item.ran.get(0)  # its cases, where shared tests are split across the repeats
     if not isinstance(results, list):
         return None
     try:
-        named, _ = named_checks(item.task, tests, results[:len(item.task.goldens) + len(tests)], None, item.quarantined)
+        n = len(item.task.goldens) + len(tests) if only is None else len(only)
+        named, _ = named_checks(item.task, tests, results[:n], None, item.quarantined, only)
     except CandidateFault:
         return None
-    return decide_first_failure(item.task, named)
+    i = decide_first_failure(item.task, named)
+    return i if i is None or only is None else only[i]
 
 
 def _trial_values(trial: list) -> list:
