@@ -409,9 +409,11 @@ def test_an_input_the_reference_is_slow_on_seeds_no_fuzzing():
     every input is slower, the cheapest seeds it alone."""
     from loop.datasets.evalplus import SEED_SECONDS, _fuzz_seeds
 
-    assert _fuzz_seeds([[1], [10**6], [2]], [0.0001, 0.1, SEED_SECONDS]) == [[1], [2]]
+    assert _fuzz_seeds([[1], [10**6], [2], [10**5]], [0.0001, 0.1, SEED_SECONDS, 0.05]) == [[1], [2]]
     assert _fuzz_seeds([[10**6], [10**5]], [0.1, 0.02]) == [[10**5]]
     assert _fuzz_seeds([], []) == []
+    # a small input timed slow once (a loaded machine) stays: only the largest inputs are cut, from the top
+    assert _fuzz_seeds([["ab" * 14], ["ab" * 100]], [0.03, 0.0001]) == [["ab" * 14], ["ab" * 100]]
 
 
 def test_evalplus_numbers_run_ahead_once_per_distinct_solution(monkeypatch, tmp_path):

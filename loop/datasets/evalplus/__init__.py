@@ -98,10 +98,23 @@ def _within_budget(tests: list[dict], seconds: dict[str, float], dropped: list[s
 
 
 def _fuzz_seeds(inputs: list[list], seconds: list[float]) -> list[list]:
-    """The inputs the fuzzing mutates: those the reference answers within SEED_SECONDS (else the cheapest one,
-    so that a task has a seed): the expensive ones stay named tests, run once per repeat, not 200 times."""
-    cheap = [x for x, t in zip(inputs, seconds) if t <= SEED_SECONDS]
-    return cheap or [x for x, t in sorted(zip(inputs, seconds), key=lambda pair: pair[1])[:1]]
+    """The inputs the fuzzing mutates: all but the largest (by encoded length, the slowest first among equal
+    ones) as long as each is slower than SEED_SECONDS for the reference; else the cheapest one, so that a task
+    has a seed. A cost that grows with the input's size is cut from the top; a small input timed slow once (a
+    loaded machine) stays, so the seeds, and every trial drawn from them, do not move with the load."""
+    def size(x) -> int:
+        try:
+            return len(json.dumps([enc(a) for a in x]))
+        except (TypeError, ValueError, RecursionError):
+            return 0
+
+    drop = set()
+    for i in sorted(range(len(inputs)), key=lambda i: (size(inputs[i]), seconds[i]), reverse=True):
+        if seconds[i] <= SEED_SECONDS:
+            break
+        drop.add(i)
+    kept = [x for i, x in enumerate(inputs) if i not in drop]
+    return kept or [x for x, t in sorted(zip(inputs, seconds), key=lambda pair: pair[1])[:1]]
 
 
 def _short(value: Any, limit: int = 80) -> str:
