@@ -38,10 +38,10 @@ LIMIT = 10.0  # seconds a reference may spend on one input at import; a slower i
 # Seconds the reference may spend on all named tests together: an attempt runs them all within the task's
 # wall-clock limit (20 s), so a solution a few times slower than the reference must fit too.
 TESTS_BUDGET = 2.5
-# Seconds the reference may spend on an input that seeds MBPP+'s fuzzing: a trial mutates a seed into an input
-# about as costly (the pools of values and the int bounds come from the seeds too), and 200 trials of them run
-# on the reference and on every candidate. A slower input stays a named test (TESTS_BUDGET): Mbpp/84's inputs
-# near 10**6 cost 0.1 s each, its trials 13.6 s of the reference's time and as much again per right answer.
+# Seconds the reference may spend on the largest inputs that seed MBPP+'s fuzzing (_fuzz_seeds): a trial mutates
+# a seed into an input about as costly (the pools of values and the int bounds come from the seeds too), and 200
+# trials run on the reference and on every candidate. A slower one stays a named test (TESTS_BUDGET): Mbpp/84's
+# inputs near 10**6 cost 0.1 s each, its trials 13.6 s of the reference's time and as much again per right answer.
 SEED_SECONDS = 0.01
 
 
