@@ -1,6 +1,7 @@
-"""A fork server's replies -> Attempts: one grade in the making (`Item`) and what one repeat's reply says
-about its goldens and named tests (decided by decide.py, as on the fresh-sandbox path). The relations are
-pool.py's."""
+"""A fork server's jobs and replies -> Attempts: one grade in the making (`Item`), each repeat's job (its
+share of the trials and of the shared tests; the short jobs after a failed repeat 0) and what one repeat's
+reply says about its goldens and named tests (decided by decide.py, as on the fresh-sandbox path). The
+relations are pool.py's."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 from loop import verdicts as V
-from loop.errors import CandidateFault
+from loop.errors import CandidateFault, SandboxUnavailable
+from loop.kinds.function.fork.server import job_for
 from loop.kinds.function.fork.trials import Table
-from loop.grading.model import Attempt, Options
-from loop.kinds.function.decide import attempt_digest, common_values, fault_check, named_checks, value_of
+from loop.grading.model import Attempt, Check, Options
+from loop.kinds.function.decide import (attempt_digest, common_cases, common_values, fault_check, named_checks, shares,
+                                        value_of)
 from loop.kinds.function.decide import first_failure as decide_first_failure
 from loop.kinds.task import Task
 from loop.sandbox import clean_env
@@ -39,6 +42,17 @@ class Item:
     full: dict = field(default_factory=dict)     # repeat -> (its whole job, its cases), while its short job is out
     retimed: bool = False  # a timeout was run once more (at most one per grade)
     notes: list = field(default_factory=list)
+
+    def cases(self) -> list:
+        """The arguments of the goldens, then the named tests (decide.shares's positions index this)."""
+        return [g.args for g in self.task.goldens] + [x.args for x in self.task.selected(self.opts.suite)]
+
+    def common(self) -> list:
+        """The arguments of the cases every repeat's job runs first (with shared tests, the unshared ones)."""
+        tests = self.task.selected(self.opts.suite)
+        own = shares(self.task, tests, self.opts.part(0))
+        every = self.cases()
+        return every if own is None else [every[i] for i in own[:common_cases(self.task, tests)]]
 
 
 def baseline_results(item: Item, reply: dict) -> list:
@@ -105,3 +119,44 @@ def _trial_values(trial: list) -> list:
 
 
 _OK = operator.itemgetter("ok")
+
+
+def failing_named(item: Item, reply: dict, cases: list[int]) -> list[Check]:
+    """The failing checks of a job that ran these named cases (decide.confirm_shared's rerun); [] when no server
+    answered (not confirmed either way: the repeat keeps what it had)."""
+    tests = item.task.selected(item.opts.suite)
+    try:
+        if "unavailable" in reply:
+            raise SandboxUnavailable(str(reply["unavailable"]))
+        if not isinstance(reply.get("results"), list):
+            raise CandidateFault(str(reply.get("fault", V.CRASH)), str(reply.get("detail", reply.get("build_error", ""))))
+        checks, _ = named_checks(item.task, tests, reply["results"], None, item.quarantined, cases)
+    except CandidateFault as fault:
+        checks = [fault_check(fault, item.quarantined)]
+    except SandboxUnavailable:
+        return []
+    return [c for c in checks if not c.passed and c.decides]
+
+
+def repeat_job(item: Item, repeat: int, tests: list, common: int | None = None) -> dict:
+    """Repeat r's job: these named tests' arguments, then its fuzzed inputs (all, or its share); `common`: how
+    many of the named tests every repeat runs (their output alone is the digest's)."""
+    task, t, part = item.task, item.table, item.opts.part(repeat)
+    if t is None:
+        return job_for(task, item.source, tests)
+    if part is None:
+        return job_for(task, item.source, tests, t.wires, t.need)
+    _, wires, need = t.share(part)
+    return job_for(task, item.source, tests, wires, limit=need, common=len(tests) if common is None else common)
+
+
+def short_jobs(item: Item, case: int | None) -> None:
+    """Repeat 0 failed `case`: repeats 1..k-1 first run that case and their share of the trials; the whole
+    job only where that does not decide the repeat (decide.first_failure, short_run_decides)."""
+    if case is not None:
+        tests, n = item.cases(), common_cases(item.task, item.task.selected(item.opts.suite))
+        for r in range(1, item.opts.k):
+            own = item.ran.get(r)  # its shared tests too: each runs somewhere, the grade names every failure
+            cases = [case] + ([i for i in own[n:] if i != case] if own else [])
+            item.full[r] = item.jobs[r], own
+            item.ran[r], item.jobs[r] = cases, repeat_job(item, r, [tests[i] for i in cases], 1)
