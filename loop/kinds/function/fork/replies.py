@@ -10,7 +10,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 from loop import verdicts as V
-from loop.errors import CandidateFault, SandboxUnavailable
+from loop.errors import CandidateFault
 from loop.kinds.function.fork.server import job_for
 from loop.kinds.function.fork.trials import Table
 from loop.grading.model import Attempt, Check, Options
@@ -124,17 +124,15 @@ _OK = operator.itemgetter("ok")
 def failing_named(item: Item, reply: dict, cases: list[int]) -> list[Check]:
     """The failing checks of a job that ran these named cases (decide.confirm_shared's rerun); [] when no server
     answered (not confirmed either way: the repeat keeps what it had)."""
-    tests = item.task.selected(item.opts.suite)
+    if "unavailable" in reply:
+        return []
     try:
-        if "unavailable" in reply:
-            raise SandboxUnavailable(str(reply["unavailable"]))
         if not isinstance(reply.get("results"), list):
             raise CandidateFault(str(reply.get("fault", V.CRASH)), str(reply.get("detail", reply.get("build_error", ""))))
-        checks, _ = named_checks(item.task, tests, reply["results"], None, item.quarantined, cases)
+        checks, _ = named_checks(item.task, item.task.selected(item.opts.suite), reply["results"], None,
+                                 item.quarantined, cases)
     except CandidateFault as fault:
         checks = [fault_check(fault, item.quarantined)]
-    except SandboxUnavailable:
-        return []
     return [c for c in checks if not c.passed and c.decides]
 
 
