@@ -35,6 +35,8 @@ class Test:
     suites: tuple[str, ...]
     args: tuple
     expected: Any
+    # run in one repeat's share, as a trial is (tests.json "shared": an EvalPlus plus input; decide.shares)
+    shared: bool = False
 
 
 @dataclass(frozen=True)

@@ -403,6 +403,19 @@ def test_evalplus_comparison_is_its_own():
     assert got["base"] == {"pass@1": 0.75} and got["plus"] == {"pass@1": 0.5} and (got["tasks"], got["samples"]) == (2, 4)
 
 
+def test_an_input_the_reference_is_slow_on_seeds_no_fuzzing():
+    """MBPP+'s fuzzing mutates only inputs the reference answers within SEED_SECONDS (a trial costs about what
+    its seed costs, 200 times over, on the reference and every candidate: Mbpp/84's inputs near 10**6); where
+    every input is slower, the cheapest seeds it alone."""
+    from loop.datasets.evalplus import SEED_SECONDS, _fuzz_seeds
+
+    assert _fuzz_seeds([[1], [10**6], [2], [10**5]], [0.0001, 0.1, SEED_SECONDS, 0.05]) == [[1], [2]]
+    assert _fuzz_seeds([[10**6], [10**5]], [0.1, 0.02]) == [[10**5]]
+    assert _fuzz_seeds([], []) == []
+    # a small input timed slow once (a loaded machine) stays: only the largest inputs are cut, from the top
+    assert _fuzz_seeds([["ab" * 14], ["ab" * 100]], [0.03, 0.0001]) == [["ab" * 14], ["ab" * 100]]
+
+
 def test_evalplus_numbers_run_ahead_once_per_distinct_solution(monkeypatch, tmp_path):
     """`Ahead` runs each distinct (task, source) of a samples file once, beside loop's grading, only for tasks
     with evalplus.json; grade_batch then stores what it found without running those again."""
@@ -411,10 +424,54 @@ def test_evalplus_numbers_run_ahead_once_per_distinct_solution(monkeypatch, tmp_
     calls = []
     monkeypatch.setattr(numbers, "_truths", lambda root, names: {n: {"task": n} for n in names if n != "plain"})
     monkeypatch.setattr(numbers, "solution_status",
-                        lambda truth, source, cfg: calls.append((truth["task"], source)) or {"base": True, "plus": source == "b"})
+                        lambda truth, source, cfg, outputs: calls.append((truth["task"], source)) or {"base": True, "plus": source == "b"})
     ahead = numbers.Ahead(tmp_path, [("t", "a"), ("t", "b"), ("t", "a"), ("plain", "a"), ("t", None)], None, workers=2)
     assert ahead.results() == {("t", "a"): {"base": True, "plus": False}, ("t", "b"): {"base": True, "plus": True}}
     assert sorted(calls) == [("t", "a"), ("t", "b")]
+
+
+@pytest.mark.sandbox
+def test_evalplus_numbers_run_each_part_as_a_fork_of_one_sandbox(monkeypatch):
+    """EvalPlus's numbers run each part of each solution in a forked child of one sandboxed fork server (a
+    sandbox start per part was most of their cost): the same statuses as a sandbox per part, for right,
+    wrong, raising, slower than an input's limit, and slow to load past the part's limit (evalplus's
+    min(60 s, the limits' sum) + 1, loading included); the part stops at its first input that does not return."""
+    import time
+
+    from loop import kinds
+    from loop.datasets.evalplus import numbers
+    from loop.sandbox import SandboxConfig
+    from loop.sandbox.inside.codec import enc
+
+    cfg = SandboxConfig()
+    inputs = [[enc(n)] for n in range(4)]
+    truth = {"dataset": "mbpp", "entry_point": "f", "atol": 0,
+             "base": {"inputs": inputs[:2], "expected": [enc(0), enc(2)], "seconds": [0.0, 0.0]},
+             "plus": {"inputs": inputs[2:], "expected": [enc(4), enc(6)], "seconds": [0.0, 0.0]}}
+    sources = {
+        "def f(n):\n    return 2 * n\n": {"base": True, "plus": True},
+        "def f(n):\n    return 2 * n if n < 3 else 0\n": {"base": True, "plus": False},
+        "def f(n):\n    if n == 1:\n        raise ValueError(n)\n    return 2 * n\n": {"base": False, "plus": True},
+        "import time\ndef f(n):\n    if n == 2:\n        time.sleep(1.5)\n    return 2 * n\n": {"base": True, "plus": False},
+        "import time\ntime.sleep(3.5)\ndef f(n):\n    return 2 * n\n": {"base": False, "plus": False},
+    }
+    outputs = kinds.get("function").outputs(cfg)
+    try:
+        for source, want in sources.items():
+            assert numbers.solution_status(truth, source, cfg) == want, source  # a sandbox per part
+            with monkeypatch.context() as m:
+                m.setattr(numbers, "_run", lambda *a: pytest.fail("a sandbox of its own"))
+                assert numbers.solution_status(truth, source, cfg, outputs) == want, source
+        assert len(outputs._servers) == 1
+        started = time.monotonic()
+        replies = outputs.run("import time\ndef f(n):\n    if n == 1:\n        raise ValueError\n    return n\n",
+                              "f", inputs, [30.0] * 4, 30.0)
+        what = lambda replies: [next(k for k in ("ok", "raised", "timeout") if k in r) for r in replies]  # noqa: E731
+        assert what(replies) == ["ok", "raised"]  # the first that does not return ends the part
+        replies = outputs.run("def f(n):\n    while n:\n        pass\n    return n\n", "f", inputs, [30.0] * 4, 2.0)
+        assert what(replies) == ["ok", "timeout"] and time.monotonic() - started < 10  # the part's limit, not 30 s
+    finally:
+        outputs.close()
 
 
 # evalplus.evaluate runs in a venv of its own (Makefile: it pulls in pandas, which sqlite-utils would then import
@@ -499,9 +556,10 @@ def test_evalplus_numbers_equal_evalplus_evaluate(tmp_path, loop_cli):
 
 
 @pytest.mark.sandbox
-def test_inputs_the_reference_is_slow_on_are_left_to_fuzzing_within_the_tests_budget(tmp_path, loop_cli):
+def test_inputs_the_reference_is_slow_on_are_left_out_within_the_tests_budget(tmp_path, loop_cli):
     """An attempt runs every named test within the task's wall-clock limit: the import keeps the reference's
-    total time on them within TESTS_BUDGET, leaving the slowest out first (with a note)."""
+    total time on them within TESTS_BUDGET, leaving the slowest out first (with a note); the fuzzing mutates
+    only the inputs the reference answers within SEED_SECONDS."""
     cfg = _project(tmp_path)
     slow = {"task_id": "Mbpp/8", "prompt": '"""\nWrite a function that waits n seconds and returns n.\n"""\n',
             "entry_point": "wait", "canonical_solution": "\nimport time\ndef wait(n):\n    time.sleep(n)\n    return n\n",
@@ -512,3 +570,7 @@ def test_inputs_the_reference_is_slow_on_are_left_to_fuzzing_within_the_tests_bu
                      r"all named tests together get 2\.5 s\)", out), out
     tests = json.loads((tmp_path / "proj" / "harness" / "tasks" / "mbpp_008" / "tests.json").read_text())
     assert [t["name"] for t in tests] == ["base_000", "base_001", "plus_000"]
+    from loop.oracles.fuzz import load_seeds
+
+    relations = (tmp_path / "proj" / "harness" / "tasks" / "mbpp_008" / "relations.py").read_text()
+    assert load_seeds(eval(re.search(r"SEEDS = _fuzz.load_seeds\((.*)\)", relations).group(1))) == [[0.0]]

@@ -38,6 +38,11 @@ LIMIT = 10.0  # seconds a reference may spend on one input at import; a slower i
 # Seconds the reference may spend on all named tests together: an attempt runs them all within the task's
 # wall-clock limit (20 s), so a solution a few times slower than the reference must fit too.
 TESTS_BUDGET = 2.5
+# Seconds the reference may spend on the largest inputs that seed MBPP+'s fuzzing (_fuzz_seeds): a trial mutates
+# a seed into an input about as costly (the pools of values and the int bounds come from the seeds too), and 200
+# trials run on the reference and on every candidate. A slower one stays a named test (TESTS_BUDGET): Mbpp/84's
+# inputs near 10**6 cost 0.1 s each, its trials 13.6 s of the reference's time and as much again per right answer.
+SEED_SECONDS = 0.01
 
 
 @dataclass
@@ -72,14 +77,14 @@ def _why_not(output: Output, whose: str = "the reference") -> str:
 def _test(name: str, args: list, expected: Any, smoke: bool) -> dict | None:
     try:
         return {"name": name, "suites": ["smoke", "full"] if smoke else ["full"], "args": [enc(a) for a in args],
-                "expected": enc(expected)}
+                "expected": enc(expected), **({"shared": True} if name.startswith("plus_") else {})}
     except (TypeError, ValueError, RecursionError):
         return None
 
 
 def _within_budget(tests: list[dict], seconds: dict[str, float], dropped: list[str]) -> list[dict]:
     """The tests whose reference times sum to TESTS_BUDGET at most, the slowest left out first (named in
-    dropped); a slow input still seeds the fuzzing, whose trials have time limits of their own."""
+    dropped); it seeds the fuzzing only if the reference answers it within SEED_SECONDS (_fuzz_seeds)."""
     total = sum(seconds[t["name"]] for t in tests)
     slow = set()
     for t in sorted(tests, key=lambda t: -seconds[t["name"]]):
@@ -90,6 +95,26 @@ def _within_budget(tests: list[dict], seconds: dict[str, float], dropped: list[s
         dropped.append(f"{t['name']} (the reference takes {seconds[t['name']]:.2f} s on it; all named tests "
                        f"together get {TESTS_BUDGET:g} s)")
     return [t for t in tests if t["name"] not in slow]
+
+
+def _fuzz_seeds(inputs: list[list], seconds: list[float]) -> list[list]:
+    """The inputs the fuzzing mutates: all but the largest (by encoded length, the slowest first among equal
+    ones) as long as each is slower than SEED_SECONDS for the reference; else the cheapest one, so that a task
+    has a seed. A cost that grows with the input's size is cut from the top; a small input timed slow once (a
+    loaded machine) stays, so the seeds, and every trial drawn from them, do not move with the load."""
+    def size(x) -> int:
+        try:
+            return len(json.dumps([enc(a) for a in x]))
+        except (TypeError, ValueError, RecursionError):
+            return 0
+
+    drop = set()
+    for i in sorted(range(len(inputs)), key=lambda i: (size(inputs[i]), seconds[i]), reverse=True):
+        if seconds[i] <= SEED_SECONDS:
+            break
+        drop.add(i)
+    kept = [x for i, x in enumerate(inputs) if i not in drop]
+    return kept or [x for x, t in sorted(zip(inputs, seconds), key=lambda pair: pair[1])[:1]]
 
 
 def _short(value: Any, limit: int = 80) -> str:
@@ -201,7 +226,8 @@ def _finish_mbpp(problem: Problem, prep: dict, outputs: list[list[Output]], resu
         result.notes.append(f"{problem.task_id}: the reference's output order follows the hash seed (first on "
                             f"{seeded[0]}): outputs compare order-free; {len(seeded)} such input(s) left to the "
                             "relations, not named tests")
-    seeds = [args for test, args in named if admits(args) is None]
+    seeds = _fuzz_seeds([args for (_, args), out in zip(named, outs) if admits(args) is None],
+                        [out.seconds for (_, args), out in zip(named, outs) if admits(args) is None])
     mutates = next((test for (test, _), out in zip(named, outs) if out.changed), None)
     files = mbpp.files(problem, prep["name"], seeds, mutates, unordered=unordered)
     files["tests.json"] = humaneval._tests_json(tests)

@@ -3,8 +3,9 @@
 oracles, its time limits), and pass@k over them as it reports them.
 
 The ground truth's outputs and times are written at import (evalplus.json in the task folder). A solution runs
-in the sandbox (batch_inside.py, one process per part as evalplus runs one); only its outputs come out, and
-they are compared here, in loop's process: the right values never enter the sandbox.
+in the sandbox, a process per part as evalplus runs one (a forked child of the function kind's fork server:
+kinds/function/fork/outputs.py; batch_inside.py in a sandbox of its own for `output_not_none` problems); only
+its outputs come out, and they are compared here, in loop's process: the right values never enter the sandbox.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from loop import tasks
+from loop import kinds, tasks
 from loop.sandbox import Limits, SandboxConfig, clean_env, remove_scratch, run, scratch, stage
 from loop.sandbox.inside.codec import dec, enc
 from loop.store.db import RunStore
@@ -149,18 +150,38 @@ def load(folder: Path) -> dict | None:
         return None
 
 
-def solution_status(truth: dict, source: str, cfg: SandboxConfig) -> dict[str, bool]:
-    """{"base": passed?, "plus": passed?} of one solution, each part in a sandboxed process of its own with
-    evalplus's time limits: per input max(1 s, 4 x the ground truth's time), per part min(60 s, their sum) + 1."""
+def solution_status(truth: dict, source: str, cfg: SandboxConfig, outputs=None) -> dict[str, bool]:
+    """{"base": passed?, "plus": passed?} of one solution, each part in a process of its own with evalplus's
+    time limits: per input max(1 s, 4 x the ground truth's time), per part min(60 s, their sum) + 1. `outputs`
+    (the function kind's `outputs(cfg)`): each part a forked child of one sandboxed fork server; without it,
+    or where evalplus reads the output as whether it is None (a value that need not cross the sandbox's
+    wire), a sandbox of its own."""
     out = {}
     entry = truth["entry_point"]
+    not_none = 2 if entry in NOT_NONE and truth["dataset"] == "mbpp" else 0
     for part in ("base", "plus"):
         inputs = truth[part]["inputs"]
         limits = [max(MIN_TIME_LIMIT, TIME_LIMIT_FACTOR * t) for t in truth[part]["seconds"]]
-        got = _run(source, entry, inputs, limits, 2 if entry in NOT_NONE and truth["dataset"] == "mbpp" else 0, cfg)
+        if outputs is None or not_none:
+            got = _run(source, entry, inputs, limits, not_none, cfg)
+        else:
+            got = _returned(outputs.run(source, entry, inputs, limits, min(TASK_TIMEOUT, sum(limits)) + 1))
         out[part] = part_passes(truth["dataset"], entry, truth["atol"], [dec(x) for x in inputs],
                                 [dec(x) for x in truth[part]["expected"]], got)
     return out
+
+
+def _returned(replies: list) -> list:
+    """(returned?, value) per fork-server reply, up to the first that did not return or does not decode."""
+    got = []
+    for msg in replies:
+        try:
+            got.append((True, dec(msg["ok"])) if isinstance(msg, dict) and "ok" in msg else (False, None))
+        except Exception:  # noqa: BLE001 - whatever a solution made of its reply: the part ends there
+            break
+        if not got[-1][0]:
+            break
+    return got
 
 
 def _run(source: str, entry: str, inputs: list, limits: list[float], not_none: int, cfg: SandboxConfig) -> list:
@@ -234,14 +255,23 @@ class Ahead:
         pairs = [(t, s) for t, s in dict.fromkeys(pairs) if s]
         truths = _truths(root, (t for t, _ in pairs))
         self._pool = ThreadPoolExecutor(max(1, workers), thread_name_prefix="loop-evalplus")
-        self._futures = {(t, s): self._pool.submit(solution_status, truths[t], s, cfg) for t, s in pairs if t in truths}
+        self._outputs = _outputs(cfg)
+        self._futures = {(t, s): self._pool.submit(solution_status, truths[t], s, cfg, self._outputs)
+                         for t, s in pairs if t in truths}
 
     def results(self) -> dict[tuple[str, str], dict[str, bool]]:
         self._pool.shutdown(wait=True)
+        self._outputs.close()
         return {pair: fut.result() for pair, fut in self._futures.items()}
 
     def cancel(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self._outputs.close()
+
+
+def _outputs(cfg: SandboxConfig):
+    """The function kind's fork servers for solutions' outputs (kinds.function.fork.outputs)."""
+    return kinds.get("function").outputs(cfg)
 
 
 def grade_batch(root: Path, db: Path, batch_id: int, cfg: SandboxConfig, workers: int = 1,
@@ -260,8 +290,13 @@ def grade_batch(root: Path, db: Path, batch_id: int, cfg: SandboxConfig, workers
     if not todo:
         return 0
     missing = [pair for pair in dict.fromkeys((task, source) for _, task, source in todo) if pair not in known]
-    with ThreadPoolExecutor(max(1, workers), thread_name_prefix="loop-evalplus") as pool:
-        known.update(zip(missing, pool.map(lambda pair: solution_status(truths[pair[0]], pair[1], cfg), missing)))
+    outputs = _outputs(cfg)
+    try:
+        with ThreadPoolExecutor(max(1, workers), thread_name_prefix="loop-evalplus") as pool:
+            known.update(zip(missing, pool.map(lambda pair: solution_status(truths[pair[0]], pair[1], cfg, outputs),
+                                               missing)))
+    finally:
+        outputs.close()
     statuses = [known[(task, source)] for _, task, source in todo]
     with RunStore(db) as store, immediate(store.db):
         store.db["evalplus_numbers"].insert_all(

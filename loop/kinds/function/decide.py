@@ -295,3 +295,64 @@ def timeouts_everywhere(attempts: list[Attempt], split: bool, again) -> list[str
         if not timed_out(a):
             a.checks.append(replace(timeout))
     return [f"repeat {r}'s inputs timed out in repeat {j}'s environment too: every repeat fails"]
+
+
+# -- EvalPlus's plus inputs shared out across repeats ----------------------------------------------------------
+# Named tests marked shared (tests.json "shared": EvalPlus's plus inputs, up to 2.5 s of the reference's time)
+# run as trials do where the trials are split: each in one repeat, r, r+k, ..., after every golden and other
+# test, which every repeat runs (and the digest covers). One that fails, or a share that faults, is run again
+# in every other repeat's environment after the calls that preceded it in its own (confirm_shared), so a
+# deterministic failure fails every repeat (stable_fail) and one that comes and goes is flaky.
+
+def shares(task: Task, tests: list[Test], part: tuple[int, int] | None) -> list[int] | None:
+    """Repeat r's cases (positions among the goldens, then the tests), part = (r, k): every golden and unshared
+    test, then the shared tests r, r+k, ...; None where the repeat runs every case (every repeat runs every
+    trial, no test is shared, or a baseline: a test whose baseline outcome varies is judged over every repeat)."""
+    if part is None or task.baseline is not None:
+        return None
+    g = len(task.goldens)
+    shared = [g + i for i, t in enumerate(tests) if t.shared]
+    if not shared:
+        return None
+    r, k = part
+    marked = set(shared)
+    return [i for i in range(g + len(tests)) if i not in marked] + shared[r::k]
+
+
+def common_cases(task: Task, tests: list[Test]) -> int:
+    """How many of a repeat's cases every repeat runs (the first ones of `shares`)."""
+    return len(task.goldens) + sum(not t.shared for t in tests)
+
+
+def common_values(task: Task, tests: list[Test], only: list[int] | None, values: list) -> list:
+    """Of a repeat's named values (one per case it ran, `only`: their positions), those of the cases every
+    repeat runs: what its digest covers."""
+    g = len(task.goldens)
+    shared = {g + i for i, t in enumerate(tests) if t.shared}
+    if not shared:
+        return values
+    return [v for i, v in zip(range(g + len(tests)) if only is None else only, values) if i not in shared]
+
+
+def confirm_shared(task: Task, tests: list[Test], attempts: list[Attempt], ran: dict, again) -> None:
+    """A repeat that failed one of its shared tests, or whose run faulted, has its calls up to that test (all of
+    them for a fault) run again in a fresh process of every other repeat that passed (`again(cases, repeat) ->
+    the failing checks of that run`, `ran`: repeat -> its cases); those checks join that repeat, as a relation's
+    counterexample does (confirm.py). Nothing runs where every attempt already fails."""
+    def failing(a: Attempt) -> bool:
+        return a.status == V.INFRA_UNKNOWN or any(not c.passed and c.decides for c in a.checks)
+
+    position = {f"test:{t.name}": len(task.goldens) + i for i, t in enumerate(tests) if t.shared}
+    for a in sorted(attempts, key=lambda a: a.repeat):
+        cases = ran.get(a.repeat)
+        if cases is None or not failing(a) or a.status == V.INFRA_UNKNOWN:
+            continue
+        hit = next((c for c in a.checks if not c.passed and c.decides and c.check in position
+                    and position[c.check] in cases), None)
+        fault = next((c for c in a.checks if c.category == "fault" and not c.passed and c.decides), None)
+        if hit is None and fault is None:
+            continue  # a failure every repeat runs too (a golden, an unshared test) or a relation's
+        prefix = cases[: cases.index(position[hit.check]) + 1] if hit is not None else cases
+        for b in attempts:
+            if b is not a and not failing(b):
+                b.checks += again(prefix, b.repeat)

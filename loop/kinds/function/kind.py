@@ -23,6 +23,14 @@ class FunctionKind:
 
         return ForkExecutor
 
+    @property
+    def outputs(self):
+        """A solution's replies on many inputs through fork servers (`outputs(cfg).run(...)`): how EvalPlus's
+        numbers run (loop.datasets.evalplus.numbers) without a sandbox start per solution."""
+        from loop.kinds.function.fork.outputs import Outputs
+
+        return Outputs
+
     def load(self, folder: Path, meta: dict) -> Task:
         return load_function(folder, meta)
 

@@ -149,8 +149,10 @@ def _load_tests(folder: Path, rel: str | None, has_baseline: bool) -> tuple[Test
                 expected = dec(t["expected"])
         except (ValueError, TypeError) as exc:
             raise TaskError(f"{where}: bad value ({exc})") from None
+        if not isinstance(t.get("shared", False), bool):
+            raise TaskError(f"{where}: shared must be true or false")
         suites = tuple(dict.fromkeys([*suites, "full"]))
-        tests.append(Test(t["name"], kind, suites, args, expected))
+        tests.append(Test(t["name"], kind, suites, args, expected, t.get("shared", False)))
     return tuple(tests)
 
 

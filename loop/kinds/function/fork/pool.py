@@ -43,8 +43,10 @@ from loop.kinds.function.fork.server import ForkServer, job_for, patience
 from loop.grading.conclude import conclude, grade_without_attempts, precheck
 from loop.grading.model import Attempt, Check, Grade, Options
 from loop.kinds import grade
-from loop.kinds.function.fork.replies import Item, attempt_of, baseline_results, first_failure, timed_out
-from loop.kinds.function.decide import fault_check, relation_check, short_run_decides, timeouts_everywhere
+from loop.kinds.function.fork.replies import (Item, attempt_of, baseline_results, failing_named, first_failure,
+                                              repeat_job, short_jobs, timed_out)
+from loop.kinds.function.decide import (common_cases, confirm_shared, fault_check, relation_check, shares,
+                                        short_run_decides, timeouts_everywhere)
 from loop.kinds.function.confirm import confirm
 from loop.kinds.function.programs import wire_args
 from loop.kinds.task import Task
@@ -249,22 +251,15 @@ class ForkPool:
         one more fresh fork, costs two jobs, not k). Split trials: each repeat runs its share of the inputs
         within a time limit that follows the reference's own time on them (Table.share)."""
         task, t, opts = item.task, item.table, item.opts
-        tests = [g.args for g in task.goldens] + [x.args for x in task.selected(opts.suite)]
+        selected, tests = task.selected(opts.suite), item.cases()
         for r in range(opts.k):
-            shared = r and (t is None or opts.part(r) is None)  # the same job as repeat 0's
-            item.jobs[r] = item.jobs[0] if shared else self._job(item, r, tests)
+            cases = shares(task, selected, opts.part(r))  # its share of the shared tests, after the others
+            if cases is not None:
+                item.ran[r] = cases
+                item.jobs[r] = repeat_job(item, r, [tests[i] for i in cases], common_cases(task, selected))
+            else:  # the same job as repeat 0's where nothing is split
+                item.jobs[r] = item.jobs[0] if r and (t is None or opts.part(r) is None) else repeat_job(item, r, tests)
         self._send(item, 0)
-
-    @staticmethod
-    def _job(item: Item, repeat: int, tests: list) -> dict:
-        """Repeat r's job: these named tests' arguments, then its fuzzed inputs (all, or its share)."""
-        task, t, part = item.task, item.table, item.opts.part(repeat)
-        if t is None:
-            return job_for(task, item.source, tests)
-        if part is None:
-            return job_for(task, item.source, tests, t.wires, t.need)
-        _, wires, need = t.share(part)
-        return job_for(task, item.source, tests, wires, limit=need, common=True)
 
     def _send(self, item: Item, repeat: int) -> None:
         self._lane(repeat).queue.put((item.jobs[repeat], functools.partial(self._got_reply, item, repeat)))
@@ -272,7 +267,9 @@ class ForkPool:
     def _got_reply(self, item: Item, repeat: int, reply: dict) -> None:
         k = item.opts.k
         if repeat in item.full and not short_run_decides(attempt_of(item, repeat, reply, 0.0)[0].checks):
-            item.jobs[repeat], _ = item.full.pop(repeat), item.ran.pop(repeat)  # the whole job decides
+            item.jobs[repeat], item.ran[repeat] = item.full.pop(repeat)  # the whole job decides
+            if item.ran[repeat] is None:
+                del item.ran[repeat]
             return self._send(item, repeat)
         item.full.pop(repeat, None)
         if timed_out(reply) and reply.get("limit") != "cpu" and not item.retimed:
@@ -288,20 +285,12 @@ class ForkPool:
                 item.notes.append(f"timed out {how} in repeat 0: repeats 1-{k - 1} were not run")
                 item.replies.update({r: reply for r in range(1, k)})
             else:
-                self._short_jobs(item, first_failure(item, reply))
+                short_jobs(item, first_failure(item, reply))
                 with self._lock:
                     item.waiting += k - 1
                 for r in range(1, k):
                     self._send(item, r)
         self._arrived(item)
-
-    def _short_jobs(self, item: Item, case: int | None) -> None:
-        """Repeat 0 failed `case`: repeats 1..k-1 first run that case and their share of the trials; the whole
-        job only where that does not decide the repeat (decide.first_failure, short_run_decides)."""
-        if case is not None:
-            args = ([g.args for g in item.task.goldens] + [x.args for x in item.task.selected(item.opts.suite)])[case]
-            for r in range(1, item.opts.k):
-                item.full[r], item.ran[r], item.jobs[r] = item.jobs[r], [case], self._job(item, r, [args])
 
     def _ask(self, item: Item, repeat: int, wires: list) -> dict:
         """Run the candidate on these inputs in a fresh fork of repeat's lane and wait (relation threads)."""
@@ -325,7 +314,7 @@ class ForkPool:
             item.waiting -= 1
             last = item.waiting == 0
         if last:
-            if item.relations:  # relations may ask the servers for more values: never on a lane's thread
+            if item.relations or item.ran:  # these may ask the servers for more: never on a lane's thread
                 self._relations_pool.submit(self._finish_or_raise, item)
             else:
                 self._finish_or_raise(item)
@@ -354,6 +343,10 @@ class ForkPool:
             item.notes += timeouts_everywhere(attempts, opts.part(0) is not None,
                                               functools.partial(self._again, item))
             self._relations(item, attempts, trials)
+        if shares(task, task.selected(opts.suite), opts.part(0)) is not None:  # these cases again, a fresh fork
+            every = item.cases()
+            confirm_shared(task, task.selected(opts.suite), attempts, item.ran, lambda cases, r: failing_named(
+                item, self._wait(self._lane(r), job_for(task, item.source, [every[i] for i in cases])), cases))
         grade = conclude(task, item.source, opts, self.cfg, list(attempts))
         grade.notes += item.notes
         if item.relations:
@@ -411,7 +404,7 @@ class ForkPool:
             return
         search(asker(lambda wires: self._ask(item, now[0] % k, wires), got), lambda t: t % k,
                skip=lambda t: t % k in lost)
-        named = [wire_args(g.args) for g in task.goldens] + [wire_args(t.args) for t in task.selected(opts.suite)]
+        named = [wire_args(a) for a in item.common()]  # what every repeat's process ran before its trials
         item.notes += confirm(attempts, k, lambda check, r, keys=None: asker(r, {}).fails_again(check, keys, named),
                               lambda r: table.share(opts.part(r))[0])
 

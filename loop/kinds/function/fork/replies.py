@@ -1,6 +1,7 @@
-"""A fork server's replies -> Attempts: one grade in the making (`Item`) and what one repeat's reply says
-about its goldens and named tests (decided by decide.py, as on the fresh-sandbox path). The relations are
-pool.py's."""
+"""A fork server's jobs and replies -> Attempts: one grade in the making (`Item`), each repeat's job (its
+share of the trials and of the shared tests; the short jobs after a failed repeat 0) and what one repeat's
+reply says about its goldens and named tests (decided by decide.py, as on the fresh-sandbox path). The
+relations are pool.py's."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from dataclasses import dataclass, field
 
 from loop import verdicts as V
 from loop.errors import CandidateFault
+from loop.kinds.function.fork.server import job_for
 from loop.kinds.function.fork.trials import Table
-from loop.grading.model import Attempt, Options
-from loop.kinds.function.decide import attempt_digest, fault_check, named_checks, value_of
+from loop.grading.model import Attempt, Check, Options
+from loop.kinds.function.decide import (attempt_digest, common_cases, common_values, fault_check, named_checks, shares,
+                                        value_of)
 from loop.kinds.function.decide import first_failure as decide_first_failure
 from loop.kinds.task import Task
 from loop.sandbox import clean_env
@@ -34,10 +37,22 @@ class Item:
     base: dict = field(default_factory=dict)     # repeat -> the baseline's replies to the named tests
     replies: dict = field(default_factory=dict)  # repeat -> the candidate job's reply
     jobs: dict = field(default_factory=dict)     # repeat -> the candidate's job (whose reply stands)
-    ran: dict = field(default_factory=dict)      # repeat -> the one case its short job ran (see first_failure)
-    full: dict = field(default_factory=dict)     # repeat -> its whole job, while its short job is out
+    ran: dict = field(default_factory=dict)      # repeat -> the cases its job ran: its share (decide.shares) or
+    #                                              the one case of its short job (see first_failure)
+    full: dict = field(default_factory=dict)     # repeat -> (its whole job, its cases), while its short job is out
     retimed: bool = False  # a timeout was run once more (at most one per grade)
     notes: list = field(default_factory=list)
+
+    def cases(self) -> list:
+        """The arguments of the goldens, then the named tests (decide.shares's positions index this)."""
+        return [g.args for g in self.task.goldens] + [x.args for x in self.task.selected(self.opts.suite)]
+
+    def common(self) -> list:
+        """The arguments of the cases every repeat's job runs first (with shared tests, the unshared ones)."""
+        tests = self.task.selected(self.opts.suite)
+        own = shares(self.task, tests, self.opts.part(0))
+        every = self.cases()
+        return every if own is None else [every[i] for i in own[:common_cases(self.task, tests)]]
 
 
 def baseline_results(item: Item, reply: dict) -> list:
@@ -75,6 +90,7 @@ def attempt_of(item: Item, repeat: int, reply: dict, duration: float) -> tuple[A
     if split and not reply.get("common_output"):
         out = err = b""  # the output of the named checks alone is not known
     values = [] if split or trial is None else _trial_values(trial)
+    named = common_values(task, tests, item.ran.get(repeat), named)
     return (Attempt(repeat, V.PASS, None, None, attempt_digest(named, values, (out, err), split), round(duration, 4),
                     opts.seed, clean_env(repeat), checks), trial)
 
@@ -83,13 +99,16 @@ def first_failure(item: Item, reply: dict) -> int | None:
     """decide.first_failure from repeat 0's reply."""
     tests = item.task.selected(item.opts.suite)
     results = reply.get("results")
+    only = item.ran.get(0)  # its cases, where shared tests are split across the repeats
     if not isinstance(results, list):
         return None
     try:
-        named, _ = named_checks(item.task, tests, results[:len(item.task.goldens) + len(tests)], None, item.quarantined)
+        n = len(item.task.goldens) + len(tests) if only is None else len(only)
+        named, _ = named_checks(item.task, tests, results[:n], None, item.quarantined, only)
     except CandidateFault:
         return None
-    return decide_first_failure(item.task, named)
+    i = decide_first_failure(item.task, named)
+    return i if i is None or only is None else only[i]
 
 
 def _trial_values(trial: list) -> list:
@@ -100,3 +119,42 @@ def _trial_values(trial: list) -> list:
 
 
 _OK = operator.itemgetter("ok")
+
+
+def failing_named(item: Item, reply: dict, cases: list[int]) -> list[Check]:
+    """The failing checks of a job that ran these named cases (decide.confirm_shared's rerun); [] when no server
+    answered (not confirmed either way: the repeat keeps what it had)."""
+    if "unavailable" in reply:
+        return []
+    try:
+        if not isinstance(reply.get("results"), list):
+            raise CandidateFault(str(reply.get("fault", V.CRASH)), str(reply.get("detail", reply.get("build_error", ""))))
+        checks, _ = named_checks(item.task, item.task.selected(item.opts.suite), reply["results"], None,
+                                 item.quarantined, cases)
+    except CandidateFault as fault:
+        checks = [fault_check(fault, item.quarantined)]
+    return [c for c in checks if not c.passed and c.decides]
+
+
+def repeat_job(item: Item, repeat: int, tests: list, common: int | None = None) -> dict:
+    """Repeat r's job: these named tests' arguments, then its fuzzed inputs (all, or its share); `common`: how
+    many of the named tests every repeat runs (their output alone is the digest's)."""
+    task, t, part = item.task, item.table, item.opts.part(repeat)
+    if t is None:
+        return job_for(task, item.source, tests)
+    if part is None:
+        return job_for(task, item.source, tests, t.wires, t.need)
+    _, wires, need = t.share(part)
+    return job_for(task, item.source, tests, wires, limit=need, common=len(tests) if common is None else common)
+
+
+def short_jobs(item: Item, case: int | None) -> None:
+    """Repeat 0 failed `case`: repeats 1..k-1 first run that case and their share of the trials; the whole
+    job only where that does not decide the repeat (decide.first_failure, short_run_decides)."""
+    if case is not None:
+        tests, n = item.cases(), common_cases(item.task, item.task.selected(item.opts.suite))
+        for r in range(1, item.opts.k):
+            own = item.ran.get(r)  # its shared tests too: each runs somewhere, the grade names every failure
+            cases = [case] + ([i for i in own[n:] if i != case] if own else [])
+            item.full[r] = item.jobs[r], own
+            item.ran[r], item.jobs[r] = cases, repeat_job(item, r, [tests[i] for i in cases], 1)

@@ -136,16 +136,17 @@ def _line(rid: int, job: dict) -> bytes:
 
 
 def job_for(task: Task, source: str, tests: list[tuple], wires: list = (), need: float = 0.0,
-            limit: float | None = None, common: bool = False) -> Job:
+            limit: float | None = None, common: int | None = None) -> Job:
     """A candidate job: the named tests' arguments, then (differential fuzzing) the kept inputs' wires. Its
     time: the task's wall clock, or the fuzzed batch's budget if larger (as run_attempt extends it); or, where
     the work's own time is known (split trials), `limit` seconds of CPU time (a load on the machine does not
     eat into it) within WALL_PER_CPU times as much wall-clock time (for a candidate that sleeps), STARVED times that
-    for one still at work when it runs out (starved by a loaded machine: its CPU time decides)."""
+    for one still at work when it runs out (starved by a loaded machine: its CPU time decides). `common`: the
+    output of the first `common` tests is marked apart (what every repeat runs: the digest's)."""
     timing = ({"timeout": WALL_PER_CPU * limit, "cpu": math.ceil(limit), "patience": STARVED * WALL_PER_CPU * limit}
               if limit is not None
               else {"timeout": max(float(task.limits.wall), need)})
     return Job(source=source, file=task.candidate_file, entry=task.entry_point,
                tests=[wire_args(args) for args in tests] + list(wires), **timing,
                memory_mb=task.limits.memory_mb, fsize_mb=task.limits.fsize_mb, output_bytes=task.limits.output_bytes,
-               **({"common": len(tests)} if common else {}))  # common: the output of the named tests alone
+               **({"common": common} if common is not None else {}))
