@@ -119,47 +119,13 @@ def test_the_one_line_share_finds_the_tests_a_full_walk_does():
     assert len(walked) == 10
     assert T._one_line_share(NESTED) == 9 / 10
 
-# pytest's tracebacks as exception lines: the same report, read the same ----------------------------------
-FAILING = '''import pytest
-
-
-def helper(x):
-    return x + 1
-
-
-def test_equal():
-    assert helper(1) == 3
-
-
-def test_deep():
-    def inner():
-        raise ValueError("bad value 7")
-    inner()
-
-
-@pytest.fixture
-def broken():
-    raise RuntimeError("fixture broke")
-
-
-def test_setup(broken):
-    pass
-
-
-@pytest.mark.parametrize("x", [1, 2])
-def test_table(x):
-    assert helper(x) == 2
-
-
-def test_ok():
-    assert helper(1) == 2
-'''
-
-
+# pytest's options: none of loop's in the test command's environment -------------------------------------------
 @pytest.mark.sandbox
-def test_short_tracebacks_leave_the_parsed_report_as_it_was(tmp_path, monkeypatch):
-    """A pytest run with a JUnit report gets --tb=line (testrun.PYTEST_ADDOPTS): every outcome and message the
-    parser reads is what the default traceback gives, a collection error's reason included."""
+def test_no_pytest_options_of_loops_reach_the_test_command(tmp_path, monkeypatch):
+    """PYTEST_ADDOPTS=--tb=line once cut ~40 ms of a ledger run, but the variable reaches the project's own tests
+    too: under it, the tripwire probes of pallets__flask-4045 (a SWE-bench Lite row, bench_swebench_history.py)
+    saw base-tree outcomes change and the gold patch was `inconclusive` in 5 of 5 grades. The test command gets
+    the task's environment only."""
     from loop import tasks
     from loop.kinds.repo import kind as repo_kind
     from loop.kinds.repo import testrun
@@ -170,29 +136,11 @@ def test_short_tracebacks_leave_the_parsed_report_as_it_was(tmp_path, monkeypatc
     env = repo_kind._environment(task.spec, SandboxConfig())
     seen = []
     real = testrun.run
-    monkeypatch.setattr(testrun, "run", lambda *a, **kw: seen.append(kw["env"].get("PYTEST_ADDOPTS")) or real(*a, **kw))
-
-    def outcomes(name: str, text: str, addopts: str) -> dict:
-        tree = tmp_path / name
-        if not tree.exists():
-            shutil.copytree(task.spec.tree, tree)
-            (tree / "tests" / "test_extra.py").write_text(text)
-        monkeypatch.setattr(testrun, "PYTEST_ADDOPTS", addopts)
-        return testrun.run_tests(task, SandboxConfig(), env, tree, 0, None).outcomes
-
-    short, full = (outcomes("failing", FAILING, addopts) for addopts in ("--tb=line", ""))
-    assert short == full
-    failed = {t: o.message for t, o in short.items() if o.status != "pass"}
-    names = ("test_equal", "test_deep", "test_setup", "test_table[2]")
-    assert set(failed) == {f"tests/test_extra.py::{t}" for t in names}
-    assert "assert 2 == 3" in failed["tests/test_extra.py::test_equal"]
-    assert "bad value 7" in failed["tests/test_extra.py::test_deep"]
-    assert "fixture broke" in failed["tests/test_extra.py::test_setup"]
-    # a collection error (which ends the session): its reason is read from the traceback's last `E` line
-    short, full = (outcomes("missing", "import nope_module_x\n", addopts) for addopts in ("--tb=line", ""))
-    assert short == full
-    assert "No module named 'nope_module_x'" in short["tests.test_extra"].message
-    assert seen == ["--tb=line", "", "--tb=line", ""]
+    monkeypatch.setattr(testrun, "run", lambda *a, **kw: seen.append(kw["env"]) or real(*a, **kw))
+    tree = tmp_path / "tree"
+    shutil.copytree(task.spec.tree, tree)
+    outcomes = testrun.run_tests(task, SandboxConfig(), env, tree, 0, None).outcomes
+    assert outcomes and len(seen) == 1 and "PYTEST_ADDOPTS" not in seen[0]
 
 
 # Go: the sealed-check helper's imports in the warm build cache ---------------------------------------------

@@ -26,11 +26,6 @@ REPORT = "/out/report.xml"
 REPORT_CAP = 32 << 20  # bytes of a report file read: more is no report
 NODE_PRELOAD = Path(__file__).resolve().parents[2] / "sandbox" / "inside" / "node_assert_locked.cjs"
 PRELOADS = "/loop"  # loop's own files for the test processes, read-only, outside /repo
-# pytest with a JUnit report: each failure's traceback as its exception lines only. The report keeps what is read
-# from it (every outcome, each failure's message, a collection error's `E` lines) while pytest no longer reads,
-# parses and prints the source of every frame of every failure: the tripwires' must-fails fail in every run
-# (~50 ms of a ledger task run's ~330 ms). First, so a --tb of the task's own (command line or a variable) wins.
-PYTEST_ADDOPTS = "--tb=line"
 
 
 
@@ -131,8 +126,6 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
             ro[PRELOADS] = str(_node_preload(scratch))
             envvars["NODE_OPTIONS"] = " ".join(filter(None, [envvars.get("NODE_OPTIONS"),
                                                             f"--require={PRELOADS}/{NODE_PRELOAD.name}"]))
-        if style == "pytest" and spec.parser == "junit":
-            envvars["PYTEST_ADDOPTS"] = " ".join(filter(None, [PYTEST_ADDOPTS, envvars.get("PYTEST_ADDOPTS")]))
         if spec.paths:
             envvars["PYTHONPATH"] = ":".join([*filter(None, [envvars.get("PYTHONPATH")]), *spec.paths])
         if not cfg.enabled:  # --no-sandbox: the mount points become the host folders they name
