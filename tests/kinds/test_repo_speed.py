@@ -165,14 +165,13 @@ def test_a_sealed_go_run_vets_no_dependency(empty_cache):
 
     from conftest import ROOT
     from loop import tasks
-    from loop.kinds.repo import env as repo_env
     from loop.kinds.repo import kind as repo_kind
     from loop.kinds.repo import reference
     from loop.kinds.repo import seal as repo_seal
     from loop.kinds.repo import testrun
     from loop.sandbox import SandboxConfig
 
-    assert "encoding/hex" in repo_env.seal_imports()
+    assert "encoding/hex" in repo_seal.js_go.GO_IMPORTS
     task = tasks.load_folder(ROOT / "harness" / "tasks" / "repo_semver_go")
     env = repo_kind._environment(task.spec, SandboxConfig())
     verbose = replace(task, spec=replace(task.spec, command=("go", "test", "-x", "-json", "./...")))

@@ -88,7 +88,7 @@ def env_key(spec: EnvSpec, interpreter: str) -> str:
     for name, text in spec.files:
         h.update(b"\0" + name.encode() + b"\0" + text.encode())
     if spec.kind == "go":  # the warm cache holds what the sealed-check helper imports: other imports, another cache
-        h.update(b"\0warm\0" + " ".join(seal_imports()).encode())
+        h.update(b"\0warm\0" + " ".join(seal_js_go.GO_IMPORTS).encode())
     if spec.exclude_newer:
         h.update(b"\0uv --compile-bytecode --exclude-newer\0" + spec.exclude_newer.encode()
                  + " ".join(_cutoff_exempt(spec)).encode())
@@ -190,11 +190,6 @@ WARM = ["go", "test", "-count=1", "-exec", "/bin/true", "./..."]
 WARM_PACKAGE = "zz_loop_warm_seal_imports"  # a folder beside the base tree's packages, only in the warming copy
 
 
-def seal_imports() -> tuple[str, ...]:
-    """The packages the Go sealed-check helper (seal_js_go) imports, which the tests of a tree may not."""
-    return tuple(re.findall(r'^\t"([\w/]+)"$', seal_js_go._GO_HELPER, re.M))
-
-
 def _seal_imports_package(work: Path) -> None:
     """A package in the warming copy that imports what the sealed-check helper does: `go test` vets a test
     package's imports first (their facts), and a cache warmed without them vets encoding/hex in every run."""
@@ -202,7 +197,7 @@ def _seal_imports_package(work: Path) -> None:
     if folder.exists():
         return
     folder.mkdir()
-    imports = "".join(f'\t_ "{name}"\n' for name in seal_imports() if name != "testing")
+    imports = "".join(f'\t_ "{name}"\n' for name in seal_js_go.GO_IMPORTS)
     (folder / "warm_test.go").write_text(f'package {WARM_PACKAGE}\n\nimport (\n{imports}\t"testing"\n)\n\n'
                                          "func TestWarm(t *testing.T) {}\n")
 

@@ -743,14 +743,14 @@ class Judged:
                          and _problem(s, self.values[s.id]) is None)
 
     def floors(self, outcomes: dict[str, Outcome] | None = None
-               ) -> dict[tuple[str, int, int], frozenset[tuple[int, int, int]]]:
+               ) -> dict[tuple[str, int, int], frozenset[tuple[int, int, int, str]]]:
         """On the gold tree: the verified seals whose literal no two records share (one record, or one per row
         of a Go or pytest table, or per Go subtest), each with its records' marks (`_mark`: the rows and Go tests
         they came from, and how a Go record is compared): what a candidate's passing run must send too, and how.
         A literal compared in several iterations of one test (a loop, a parameter per case) is left unsealed: a
         record cannot be bound to its iteration in the sandbox, so one right iteration's value, copied, would
-        pass the wrong ones; Go subtests each send their own (`t.Name()`). So is a seal of a test no report entry maps to: the report alone would decide it. So is
-        a table's whose every row did not pass in `outcomes` (the run's): its rows' ids changed (a plugin keyed by
+        pass the wrong ones; Go subtests each send their own (`t.Name()`). So is a seal of a test no report entry
+        maps to: the report alone would decide it. So is a table's whose every row did not pass in `outcomes` (the run's): its rows' ids changed (a plugin keyed by
         them, such as snapshots, could fail an honest tree)."""
         keep = self.verified() - {s.key for s in self.seals if s.op == "rows" and outcomes is not None and not all(
             outcomes.get(f"{s.file}::{s.test}[{i}]", Outcome(V.FAIL)).status == V.PASS for i in s.literal.ids)}

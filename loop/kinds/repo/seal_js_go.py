@@ -1069,8 +1069,9 @@ def plan_go(source: str, channel: str, only, file: str, rng: random.Random, know
     sealed = _edit(source, edits)
     sealed = without_comments(sealed, lex(sealed, "go") or [], keep=lambda c: c.startswith(("//go:", "// +build", "//line")))
     name = str(PurePosixPath(file).with_name(f"zz_loop_seal_{tag}_test.go"))
-    return sealed, out, (name, _GO_HELPER.format(package=package, name=helper, channel=_go_quote(channel),
-                                                 cap=cap))
+    imports = "".join(f'\t"{p}"\n' for p in GO_IMPORTS)
+    return sealed, out, (name, _GO_HELPER.format(package=package, imports=imports, name=helper,
+                                                 channel=_go_quote(channel), cap=cap))
 
 
 def _go_quote(s: str) -> str:
@@ -1081,14 +1082,11 @@ def _go_quote(s: str) -> str:
 # methods say nothing); the static type's being an interface travels with it, since Go's `!=` then compares
 # the dynamic type too. Never panics (a recover). It returns true once the record is written, so the test's own
 # failure call runs when it cannot be (any errno): a pass needs the check's own record; the parent decides.
+GO_IMPORTS = ("encoding/hex", "os", "reflect", "strconv")  # the helper's (env.py warms Go's cache with them)
 _GO_HELPER = """package {package}
 
 import (
-	"encoding/hex"
-	"os"
-	"reflect"
-	"strconv"
-)
+{imports})
 
 func {name}[T any](v T, sid string, row int, test string, _ ...any) bool {{
 	line := `{{"id":"` + sid + `","value":` + {name}Encode(v, row, test) + "}}\\n"
