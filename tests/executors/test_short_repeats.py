@@ -6,21 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from loop import tasks
 from loop import verdicts as V
-from loop.datasets.humaneval import tasks as humaneval
 from loop.grading.model import Options
 from loop.kinds import grade
 from loop.kinds.function.fork import ForkPool
 from loop.sandbox import SandboxConfig
 
-RIGHT = """    balance = 0
-    for op in operations:
-        balance += op
-        if balance < 0:
-            return True
-    return False
-"""
+from conftest import HE003_RIGHT, import_he003
+
+RIGHT = HE003_RIGHT
 WRONG = "    return sum(operations) < 0\n"  # fails test:assert_03 (and others) under every hash seed
 # wrong under the repeats whose PYTHONHASHSEED makes hash('b') even (repeat 0's), right elsewhere (repeat 1's)
 SOMETIMES = "    if hash('b') % 2 == 0 and len(operations) > 3:\n        return not operations\n" + RIGHT
@@ -28,10 +22,7 @@ SOMETIMES = "    if hash('b') % 2 == 0 and len(operations) > 3:\n        return 
 
 @pytest.fixture(scope="module")
 def task(tmp_path_factory):
-    root = tmp_path_factory.mktemp("short")
-    humaneval.import_humaneval(tasks.tasks_root(root), [p for p in humaneval.read_problems()
-                                                        if p["task_id"] == "HumanEval/3"])
-    return tasks.load(root, "humaneval_003")
+    return import_he003(tmp_path_factory.mktemp("short"))
 
 
 def _tests_run(attempt) -> list[str]:
