@@ -367,8 +367,10 @@ def chmod_tree(folder: Path, writable: bool) -> None:
                 os.chmod(p, file_mode | (os.stat(p).st_mode & 0o111))
 
 
-def fresh_copy(src: Path, dest: Path) -> Path:
-    """A copy of `src` the sandbox uid may read and write (it runs as another uid when loop is root)."""
-    shutil.copytree(src, dest, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+def fresh_copy(src: Path, dest: Path, into: bool = False) -> Path:
+    """A copy of `src` the sandbox uid may read and write (it runs as another uid when loop is root); `into`:
+    into the folders and over the files already at `dest` (in place: a file keeps its inode)."""
+    shutil.copytree(src, dest, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"),
+                    dirs_exist_ok=into)
     chmod_tree(dest, writable=True)
     return dest

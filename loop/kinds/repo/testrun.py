@@ -7,6 +7,7 @@ import functools
 import os
 import re
 import shutil
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -20,7 +21,10 @@ from loop.kinds.repo.env import Env
 from loop.kinds.repo.results import Outcome, parse, selector, with_truncated
 from loop.kinds.repo.spec import RepoSpec
 from loop.kinds.task import Task
-from loop.sandbox import SandboxConfig, clean_env, make_scratch, pythons, run, stage
+from loop.sandbox import (Limits, SandboxConfig, SandboxUnavailable, Started, clean_env, make_scratch, pythons, run,
+                          stage, start)
+from loop.sandbox import RunResult as ProcessResult
+from loop.sandbox.bwrap import folders_between
 
 REPORT = "/out/report.xml"
 REPORT_CAP = 32 << 20  # bytes of a report file read: more is no report
@@ -61,19 +65,29 @@ def fresh_tripwires(allowed: dict[str, repo_tripwire.Safe]) -> Tripwires:
 
 
 def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repeat: int,
-              ids: list[str] | None, tripwires: Tripwires | None = None, seals=None) -> RunResult:
+              ids: list[str] | None, tripwires: Tripwires | None = None, seals=None,
+              early: Early | None = None) -> RunResult:
     """Run the test command once, sandboxed, in a fresh copy of `tree`; parse the report (a file, or the
     command's standard output) in the parent. `ids` None runs every test. Network is off (bubblewrap
     --unshare-all); the environment is read-only, except a private copy of Go's build cache. `tripwires`:
     what plans the tripwire tests planted first, by which the report is judged (a candidate's tree). `seals`:
     the keys of the assertions to seal (seal.EVERY: all that qualify), None for none; a dict (`Judged.floors` of
     the gold run): each key's rows, which a passing test's check must send values from, and how each row's
-    value is compared."""
+    value is compared. `early`: this run's sandbox, started before `tree` was ready (start_early); it runs the
+    command only if it was started as this run would start it, and is cancelled otherwise."""
     spec: RepoSpec = task.spec
-    limits = task.limits
-    scratch = make_scratch("loop-run-")
+    limits, asked = task.limits, ids
+    scratch = early.scratch if early is not None else make_scratch("loop-run-")
     try:
-        work = repo_patch.fresh_copy(tree, scratch / "repo")
+        try:
+            work = repo_patch.fresh_copy(tree, scratch / "repo", into=early is not None)
+        except (OSError, shutil.Error):
+            if early is None:
+                raise
+            work = None  # the tree does not fit the folders made for it (a link where one was)
+        if work is None:
+            early.cancel()
+            return run_tests(task, cfg, env, tree, repeat, asked, tripwires, seals)  # (a scratch of its own)
         if ids is not None:  # an id SWE-bench truncated selects its function; the report says which one it was
             ids = list(dict.fromkeys(selector(t) for t in ids))
         # sealed assertions first: the tripwires are planned on the sealed file, so no copy carries a sealed literal
@@ -93,7 +107,7 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
             if ids is not None and repo_tripwire.framework(spec.command) == "pytest":
                 ids = repo_tripwire.among(ids, [w.test_id for w in wires.wires])
         out = scratch / "out"
-        out.mkdir()
+        out.mkdir(exist_ok=early is not None)
         out.chmod(0o777)
         argv = []
         for arg in spec.command:
@@ -101,40 +115,34 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
                 argv += ids or []
             else:
                 argv.append(arg.replace("{report}", REPORT))
-        envvars = {**clean_env(repeat), "PYTHONDONTWRITEBYTECODE": "1"}
-        if spec.toolchain[0] == "go" or (env is not None and env.variables.get("GOPROXY")):
-            envvars.update(repo_env.GO_VARS)  # never the module proxy, even for a go.mod without [environment]
         # The hidden tests (tripwires included) are read-only inside: code under test cannot rewrite them on
         # disk before the runner reads them.
-        hosts = [p.host for p in wires.plans] if wires else []
-        ro = {f"/repo/{rel}": str(work / rel) for rel in {*spec.hidden_files, *hosts}
-              if (work / rel).is_file() and not (work / rel).is_symlink()} if cfg.enabled else {}
-        rw = {"/repo": str(work), "/out": str(out)}
-        if spec.python and cfg.enabled:  # the task's interpreter, at its own path whatever its prefix
-            ro.update(pythons.binds(spec.python))
-        if env is not None:
-            envvars.update(env.variables)
-            ro.update(env.mounts)
-            if env.gocache is not None and cfg.enabled:  # Go refuses a read-only build cache: a private copy
-                argv, extra = _go_cache(argv, env.gocache, ro)
-                envvars["GOCACHE"] = GOCACHE
-                limits = replace(limits, tmpfs_mb=limits.tmpfs_mb + extra)
-            elif env.gocache is not None:  # --no-sandbox: no tmpfs of its own, so a host copy
-                rw["/gocache"] = str(repo_patch.fresh_copy(env.gocache, scratch / "gocache"))
-                envvars["GOCACHE"] = "/gocache"
+        protected = {*spec.hidden_files, *([p.host for p in wires.plans] if wires else [])}
+        envvars, ro, rw = _sandbox(spec, cfg, env, repeat, work, out, protected)
+        if env is not None and env.gocache is not None and cfg.enabled:  # Go refuses a read-only build cache
+            argv, extra = _go_cache(argv, env.gocache, ro)
+            envvars["GOCACHE"] = GOCACHE
+            limits = replace(limits, tmpfs_mb=limits.tmpfs_mb + extra)
+        elif env is not None and env.gocache is not None:  # --no-sandbox: no tmpfs of its own, so a host copy
+            rw["/gocache"] = str(repo_patch.fresh_copy(env.gocache, scratch / "gocache"))
+            envvars["GOCACHE"] = "/gocache"
         if style == "node":  # node's assert objects locked before any candidate code runs (ROUND7, cause 3)
-            ro[PRELOADS] = str(_node_preload(scratch))
+            ro[PRELOADS] = str(_staged(scratch, NODE_PRELOAD))  # NODE_OPTIONS reaches every test child
             envvars["NODE_OPTIONS"] = " ".join(filter(None, [envvars.get("NODE_OPTIONS"),
                                                             f"--require={PRELOADS}/{NODE_PRELOAD.name}"]))
-        if spec.paths:
-            envvars["PYTHONPATH"] = ":".join([*filter(None, [envvars.get("PYTHONPATH")]), *spec.paths])
         if not cfg.enabled:  # --no-sandbox: the mount points become the host folders they name
             mounts = {**ro, **rw, "/tmp": str(scratch)}
             envvars = {k: _host_paths(v, mounts) for k, v in envvars.items()}
             if "/node_modules" in ro and not (work / "node_modules").exists():
                 (work / "node_modules").symlink_to(ro["/node_modules"])
             argv = ["/usr/bin/env", "-C", str(work), *[_host_paths(a, mounts) for a in argv]]
-        result = run(cfg, argv, limits=limits, env=envvars, ro=ro, rw=rw, cwd="/repo", address_space=False)
+        if early is None:
+            result = run(cfg, argv, limits=limits, env=envvars, ro=ro, rw=rw, cwd="/repo", address_space=False)
+        else:  # not the sandbox this run would start, or it ended before the command went in (only loop's code ran)
+            result = early.go(argv) if early.fits(argv, envvars, ro, rw, limits, tree) else None
+            if result is None:
+                early.cancel()
+                return run_tests(task, cfg, env, tree, repeat, asked, tripwires, seals)  # (a scratch of its own)
         if spec.stdout_report:
             text = result.stdout.decode("utf-8", errors="replace")
         else:  # written by the candidate's process: never followed through a link, never read past the cap
@@ -156,12 +164,116 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _node_preload(scratch: Path) -> Path:
-    """A copy of the preload in the run's scratch folder, which the sandbox's uid can reach (loop's own install
-    may sit where it cannot, such as under /root). NODE_OPTIONS reaches every test child node --test starts."""
+def _sandbox(spec: RepoSpec, cfg: SandboxConfig, env: Env | None, repeat: int, work: Path, out: Path,
+             protected: set[str]) -> tuple[dict, dict, dict]:
+    """A run's variables, read-only and writable binds: `protected`, the test files bound read-only, those of
+    them that are plain files in `work`."""
+    envvars = {**clean_env(repeat), "PYTHONDONTWRITEBYTECODE": "1"}
+    if spec.toolchain[0] == "go" or (env is not None and env.variables.get("GOPROXY")):
+        envvars.update(repo_env.GO_VARS)  # never the module proxy, even for a go.mod without [environment]
+    ro = {f"/repo/{rel}": str(work / rel) for rel in protected
+          if (work / rel).is_file() and not (work / rel).is_symlink()} if cfg.enabled else {}
+    rw = {"/repo": str(work), "/out": str(out)}
+    if spec.python and cfg.enabled:  # the task's interpreter, at its own path whatever its prefix
+        ro.update(pythons.binds(spec.python))
+    if env is not None:
+        envvars.update(env.variables)
+        ro.update(env.mounts)
+    if spec.paths:
+        envvars["PYTHONPATH"] = ":".join([*filter(None, [envvars.get("PYTHONPATH")]), *spec.paths])
+    return envvars, ro, rw
+
+
+PYTEST_PRESTART = NODE_PRELOAD.parent / "pytest_prestart.py"
+
+
+@dataclass
+class Early:
+    """A test run's sandbox started before its tree is ready (start_early): pytest's start-up, about half of
+    a small suite's run, then overlaps the patch step, the copy, the seals and the tripwires' planning. It
+    waits for the command line on `go`; the files it binds read-only were made empty in `scratch`/repo first,
+    and a run fills them in place (the same inodes), as it fills the folders around them."""
+    started: Started
+    go_fd: int
+    scratch: Path
+    envvars: dict
+    ro: dict
+    rw: dict
+    limits: Limits
+    folders: dict  # the folders bound onto themselves (bwrap.folders_between) when it started
+    inodes: dict  # sandbox path of each protected file -> its inode
+    done: bool = False
+
+    def fits(self, argv: list[str], envvars: dict, ro: dict, rw: dict, limits: Limits, tree: Path) -> bool:
+        """Whether this sandbox is the one the run would start: the same binds, variables and limits, each
+        read-only file one of `tree`'s (never a mount point left empty) and still the inode it bound, and a
+        `python -m pytest` command."""
+        same = {k: v for k, v in self.ro.items() if k != PRELOADS} == ro and (envvars, rw, limits) == (
+            self.envvars, self.rw, self.limits) and argv[1:3] == ["-m", "pytest"]
+        return same and folders_between(ro, rw) == self.folders and all(
+            (tree / dest[len("/repo/"):]).is_file() and not (tree / dest[len("/repo/"):]).is_symlink()
+            and os.lstat(ro[dest]).st_ino == inode for dest, inode in self.inodes.items())
+
+    def go(self, argv: list[str]) -> ProcessResult | None:
+        """The command run; None if the sandbox ended before it went in (only loop's code had run there)."""
+        since = time.monotonic()
+        try:
+            os.write(self.go_fd, b"\0".join(os.fsencode(a) for a in argv))  # (far below a pipe's buffer)
+        except BrokenPipeError:
+            return None
+        self.done = True
+        os.close(self.go_fd)
+        return self.started.wait(since)
+
+    def cancel(self) -> None:
+        if self.done:
+            return
+        self.done = True
+        self.started.cancel()
+        os.close(self.go_fd)
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+def start_early(task: Task, cfg: SandboxConfig, env: Env | None, repeat: int, hosts: list[str]) -> Early | None:
+    """The sandbox of a run of `python -m pytest` (None for any other command, or --no-sandbox) started now,
+    before the tree exists, for run_tests' `early`. `hosts`: the files tripwires will be planted in (read-only
+    inside, with the hidden tests). The interpreter and pytest's import then run beside loop's own work."""
+    spec: RepoSpec = task.spec
+    if not cfg.enabled or tuple(spec.command[1:3]) != ("-m", "pytest") or (env is not None and env.gocache):
+        return None
+    scratch = make_scratch("loop-run-")
+    try:
+        work, out = scratch / "repo", scratch / "out"
+        out.mkdir()
+        out.chmod(0o777)
+        protected = {*spec.hidden_files, *hosts}
+        for rel in protected:  # the mount points of the read-only binds, filled in place by run_tests
+            (work / rel).parent.mkdir(parents=True, exist_ok=True)
+            (work / rel).touch()
+        envvars, ro, rw = _sandbox(spec, cfg, env, repeat, work, out, protected)
+        folders = folders_between(ro, rw)
+        inodes = {dest: os.lstat(host).st_ino for dest, host in ro.items() if dest.startswith("/repo/")}
+        ro[PRELOADS] = str(_staged(scratch, PYTEST_PRESTART))
+        r, w = os.pipe()
+        try:
+            started = start(cfg, [spec.command[0], f"{PRELOADS}/{PYTEST_PRESTART.name}", str(r)], limits=task.limits,
+                            env=envvars, ro=ro, rw=rw, cwd="/repo", address_space=False, pass_fds=(r,))
+        except BaseException:
+            os.close(w)
+            raise
+    except (OSError, SandboxUnavailable):  # the run starts its sandbox itself, and says what is wrong
+        shutil.rmtree(scratch, ignore_errors=True)
+        return None
+    return Early(started, w, scratch, envvars, ro, rw, task.limits, folders, inodes)
+
+
+def _staged(scratch: Path, program: Path) -> Path:
+    """A folder holding a copy of one of loop's programs for the sandbox (NODE_PRELOAD, PYTEST_PRESTART) in the
+    run's scratch folder, which the sandbox's uid can reach (loop's own install may sit where it cannot, such as
+    under /root)."""
     folder = scratch / "preload"
     folder.mkdir()
-    stage(folder, NODE_PRELOAD.name, NODE_PRELOAD.read_bytes())
+    stage(folder, program.name, program.read_bytes())
     return folder
 
 
