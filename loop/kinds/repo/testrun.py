@@ -217,6 +217,8 @@ class Early:
     def go(self, argv: list[str]) -> ProcessResult | None:
         """The command run; None if the sandbox ended before it went in (only loop's code had run there)."""
         since = time.monotonic()
+        if self.started.proc.poll() is not None:
+            return None
         try:
             os.write(self.go_fd, b"\0".join(os.fsencode(a) for a in argv))  # (far below a pipe's buffer)
         except BrokenPipeError:

@@ -61,7 +61,7 @@ def main() -> None:
     importlib.invalidate_caches()  # the folders were read before the tree arrived
     sys.argv = ["-m", *argv[3:]]
     main_globals = sys.modules["__main__"].__dict__
-    for name in [n for n in main_globals if n not in ("__name__", "__builtins__")]:
+    for name in [n for n in main_globals if n not in ("__name__", "__builtins__", "__annotations__")]:
         del main_globals[name]  # runpy runs pytest's __main__ in this module's namespace
     runpy._run_module_as_main("pytest")
 
