@@ -10,6 +10,7 @@ imported before it arrived (a `textwrap.py` at the top of /repo, a `_pytest` on 
 or pytest could not be imported at all, the command is exec'd as written instead.
 """
 
+import importlib
 import os
 import sys
 
@@ -45,8 +46,8 @@ def main() -> None:
     cwd = os.getcwd()
     path = [cwd, *sys.path[1:]]  # as `-m` has it, not this file's folder
     sys.path[:] = [folder for folder in path if not _inside(folder, cwd)]
-    try:
-        import pytest  # noqa: F401  (the start-up this process is here to take off the critical path)
+    try:  # the task's own pytest, from its environment (by name: nothing here is loop's or pytest's to import)
+        importlib.import_module("pytest")  # the start-up this process is here to take off the critical path
     except BaseException:  # (an editable install of pytest itself, say): the command as written
         imported = False
     else:
@@ -55,7 +56,6 @@ def main() -> None:
     sys.path[:] = path
     if not imported or argv[1:3] != ["-m", "pytest"] or _shadowed(cwd):
         os.execvp(argv[0], argv)
-    import importlib
     import runpy
 
     importlib.invalidate_caches()  # the folders were read before the tree arrived
