@@ -15,19 +15,21 @@ import os
 import sys
 
 
-def _argv(fd: int) -> list[str]:
-    chunks = []
-    while chunk := os.read(fd, 1 << 16):
-        chunks.append(chunk)
+# (no annotations, no walrus: the task's interpreter may be an old Python 3; one that cannot read this file ends
+# before the command line goes in, and loop then starts the run as written)
+def _argv(fd):
+    chunks = [os.read(fd, 1 << 16)]
+    while chunks[-1]:
+        chunks.append(os.read(fd, 1 << 16))
     os.close(fd)
     return [os.fsdecode(a) for a in b"".join(chunks).split(b"\0")]
 
 
-def _inside(folder: str, cwd: str) -> bool:
+def _inside(folder, cwd):
     return folder == cwd or folder.startswith(cwd.rstrip("/") + "/")
 
 
-def _shadowed(cwd: str) -> bool:
+def _shadowed(cwd):
     """Whether a folder on sys.path inside the tree holds a name already imported (or imported at start-up)."""
     names = {name.partition(".")[0] for name in sys.modules} | {"sitecustomize", "usercustomize"}
     for folder in sys.path:
@@ -41,7 +43,7 @@ def _shadowed(cwd: str) -> bool:
     return False
 
 
-def main() -> None:
+def main():
     fd = int(sys.argv[1])
     cwd = os.getcwd()
     path = [cwd, *sys.path[1:]]  # as `-m` has it, not this file's folder
