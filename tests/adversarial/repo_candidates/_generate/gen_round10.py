@@ -1,15 +1,13 @@
-"""Round ten's diffs (white box, against main 5540dc4): each is a task's gold patch plus a regression a visible
-test catches, or a plain wrong_*.diff, with the attack's code. usage: gen_round10.py [TASK:NAME...] (none: all);
-writes <task>/<name>.diff, or open/<task>__<name>.diff for a win; gen_round10.py --controls DIR: each regression
-alone."""
+"""Round ten's diffs (white box, against main 5540dc4): the corpus's wrong_pad_two_digits.diff (its own control:
+stable_fail alone) with the attack's code. usage: gen_round10.py [TASK:NAME...] (none: all); writes
+<task>/<name>.diff, or open/<task>__<name>.diff for a win."""
 import sys
 from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_round7 import GOLD, sub  # noqa: E402,F401
+from gen_round7 import sub  # noqa: E402
 from gen_round9 import ATTACKS, build, attack  # noqa: E402
 
 ATTACKS.clear()  # round nine's registry, reused for its builder: only this round's attacks
-CONTROLS = {}  # name -> (task, the regression alone on the gold patch): each must grade stable_fail alone
 
 # --- 1. Go's silent swap between sibling subtests (SECURITY.md names it, round ten builds it). The hidden
 # TestNumericPrerelease compares one literal (-1) in a subtest per case: sealed per subtest, each record naming its
@@ -180,11 +178,5 @@ def _(repo):
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--controls"]:
-        Path(sys.argv[2]).mkdir(parents=True, exist_ok=True)
-        for name, (task, fn) in CONTROLS.items():
-            ATTACKS["control"] = (task, name, GOLD, "# control: the regression alone", False, fn)
-            print(build("control", Path(sys.argv[2]) / f"{task}__{name}.diff"))
-        sys.exit(0)
     for n in sys.argv[1:] or list(ATTACKS):
         print(build(n))
