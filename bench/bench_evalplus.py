@@ -7,7 +7,12 @@ problems loop imported with EvalPlus numbers, its canonical solution and one mut
 else a solution returning None): right and wrong answers both.
 
     .venv/bin/python bench/bench_evalplus.py RELEASE.jsonl[.gz] [--samples FILE] [--tasks N] [--k K]
-        [--against OTHER_CHECKOUT ...] [--rounds R]
+        [--corpus [--hang N]] [--against OTHER_CHECKOUT ...] [--rounds R]
+
+With --corpus, the samples are the second corpus's files for the dataset (tests/plus_corpus/humaneval or
+/mbpp: right and wrong answers written from the problem statements, slow ones among them) whose problem the
+release has, and a hanging answer (`while True: pass`) to each of its first --hang problems: what a user's
+samples file holds, wrong, slow and hanging candidates as well as right ones.
 
 Each grade starts with loop's remembered tables and polarity checks forgotten (a first run of its seed);
 `--against` grades with other checkouts of loop (their PYTHONPATH) on the same import, in turn with this one
@@ -63,6 +68,25 @@ def samples_from(problems, n: int, path: Path, tasks_dir: Path) -> Path:
     return path
 
 
+def samples_of_corpus(problems, hang: int, path: Path) -> Path:
+    """The second corpus's files for this dataset whose problem the release has, then a hanging answer to each of
+    the first `hang` of those problems."""
+    dataset = problems[0].dataset
+    by_number = {int(re.search(r"(\d+)$", p.task_id)[1]): p for p in problems}
+    rows, seen = [], []
+    for kind in ("correct", "wrong"):
+        for file in sorted((ROOT / "tests" / "plus_corpus" / dataset / kind).glob("[pm]*.py")):
+            problem = by_number.get(int(re.match(r"[pm](\d+)", file.name)[1]))
+            if problem is not None:
+                rows.append({"task_id": problem.task_id, "solution": file.read_text()})
+                seen += [problem] if problem not in seen else []
+    for problem in seen[:hang]:
+        rows.append({"task_id": problem.task_id,
+                     "solution": f"def {problem.entry_point}(*args):\n    while True:\n        pass\n"})
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
 def timed(cmd: list[str], env: dict | None = None, cwd: Path | None = None) -> tuple[float, str]:
     """(wall seconds, stdout); the whole process tree's CPU seconds go to CPU[-1] (a cgroup v1 `cpuacct`
     group, as bench_profile.py measures: loop does not wait on its sandboxes; None where none can be made)."""
@@ -100,6 +124,8 @@ def main() -> None:
     ap.add_argument("release", type=Path)
     ap.add_argument("--samples", type=Path)
     ap.add_argument("--tasks", type=int, default=10_000)
+    ap.add_argument("--corpus", action="store_true", help="samples: the second corpus's files and hanging answers")
+    ap.add_argument("--hang", type=int, default=3, help="with --corpus: problems given a hanging answer")
     ap.add_argument("--k", type=int, default=None, help="loop's repeats (default: loop's default)")
     ap.add_argument("--against", type=Path, action="append", default=[],
                     help="another loop checkout whose `loop grade --samples` runs on the same import, in turn")
@@ -115,7 +141,8 @@ def main() -> None:
         loop = [*LOOP, "--config", str(tmp / "config.toml")]
         cold, _ = timed([*loop, "tasks", "import", "evalplus", str(args.release)], env, tmp)
         warm, _ = timed([*loop, "tasks", "import", "evalplus", str(args.release)], env, tmp)
-        samples = args.samples or samples_from(problems, args.tasks, tmp / "samples.jsonl", tmp / "harness" / "tasks")
+        samples = args.samples or (samples_of_corpus(problems, args.hang, tmp / "samples.jsonl") if args.corpus
+                                   else samples_from(problems, args.tasks, tmp / "samples.jsonl", tmp / "harness" / "tasks"))
         ids = {json.loads(line)["task_id"] for line in samples.read_text().splitlines() if line.strip()}
         # evalplus.evaluate wants every problem of its dataset in the samples: it reads the same problems only
         release = tmp / ("release.jsonl")

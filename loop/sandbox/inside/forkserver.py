@@ -39,6 +39,9 @@ LINGER = W.LINGER
 # none): its wall clock starts again, within the job's "patience" (seconds in all), so its CPU limit decides and
 # the load does not fail it.
 WORKING = 0.05
+STARVED = 5  # an EvalPlus numbers input (or its part's total): wall clocks of its limit it may have while at work
+CPU_EVERY = 0.02  # ... whose CPU at an input's start is read at most this often (/proc): an input's CPU is over-
+#                   counted by at most the earlier inputs' in that time, which errs towards its timeout
 
 
 def _ancestors():
@@ -299,22 +302,36 @@ def _kill(pid):
         pass
 
 
+def _starved(spent, used, limit):
+    """Whether work that has had `spent` seconds of wall clock and `used` of CPU when its `limit` ran out was
+    starved, not slow: at work (WORKING of each second at least), short of its limit in CPU, and within
+    STARVED times the limit of wall clock."""
+    return WORKING * spent <= used < limit and spent < STARVED * limit
+
+
 def _run_reference(job):
     """A reference job: every input answered within its job["limits"] entry (else job["limit"]) seconds (the
     child's load within the task's wall clock), as a restarting worker in the parent would: an input that
     runs out of time or takes the child down is answered {"timeout"} or {"crash"}, and a fresh child goes
-    on after it."""
+    on after it. In a job with a "total" (EvalPlus's numbers: evalplus's limits, wall clock on a machine it
+    has to itself), an input still at work when its seconds are up, having had less CPU than them (a loaded
+    machine starved it: loop's own grades beside it), gets the rest of them as CPU (_starved), and so does the
+    total: a limit means on a busy machine what it means on an idle one (an input that sleeps still has its
+    wall clock). Other jobs keep their wall clocks: which inputs a reference keeps, and a named test's
+    20 s, are what they were."""
     results = []
     n = len(job["tests"])
     # EvalPlus's numbers (loop.datasets.evalplus.numbers): "fast" stops at the first input that does not
     # return, "total" bounds the whole job's seconds, loading included, as evalplus bounds a part's process
-    end = time.monotonic() + job["total"] if "total" in job else math.inf
+    start, total = time.monotonic(), job.get("total", math.inf)
+    end, earlier = start + total, 0.0  # earlier: the CPU of the job's children gone before this one
     while len(results) < n and not (job.get("fast") and results and "ok" not in results[-1]):
         if time.monotonic() >= end:
             results.append({"timeout": 1})
             break
+        reaped = _children_cpu()
         pid, r = _spawn(_stream_child, job, len(results))
-        buf, deadline, ready = b"", min(end, time.monotonic() + job["wall"]), False
+        buf, deadline, ready, read_at = b"", min(end, time.monotonic() + job["wall"]), False, -math.inf
         try:
             while len(results) < n and not (job.get("fast") and results and "ok" not in results[-1]):
                 if b"\n" not in buf:
@@ -322,6 +339,12 @@ def _run_reference(job):
                     if left <= 0:
                         if not ready:
                             return {"fault": "timeout", "detail": "the reference did not load in time"}
+                        now, cpu = time.monotonic(), _job_cpu(pid, reaped)
+                        if "total" in job and _starved(now - began, cpu - began_cpu, limit) and \
+                                (now < end or _starved(now - start, earlier + cpu, total)):
+                            end = max(end, now + total - earlier - cpu)
+                            deadline = min(end, now + limit - (cpu - began_cpu))
+                            continue
                         results.append({"timeout": 1})
                         break
                     got, _, _ = select.select([r], [], [], left)
@@ -347,10 +370,15 @@ def _run_reference(job):
                 else:
                     results.append(msg)
                 limits = job.get("limits")  # one per input, else job["limit"] for each
-                deadline = min(end, time.monotonic() + (limits[len(results)] if limits and len(results) < n else job["limit"]))
+                limit = limits[len(results)] if limits and len(results) < n else job["limit"]
+                began = time.monotonic()
+                if began - read_at >= CPU_EVERY:
+                    began_cpu, read_at = _job_cpu(pid, reaped), began
+                deadline = min(end, began + limit)
         finally:
             os.close(r)
             _kill(pid)
+            earlier += _children_cpu() - reaped
     return {"results": results}
 
 
