@@ -66,6 +66,7 @@ print(json.dumps({"sandbox": res.stdout.decode(), "stderr": res.stderr.decode()[
 """
 
 
+@pytest.mark.sandbox
 @pytest.mark.parametrize("user", USERS)
 def test_the_sandbox_can_write_the_channel_and_nothing_else(user, tmp_path):
     done = subprocess.run([*as_user(user), sys.executable, "-c", DRIVER], capture_output=True, text=True,
