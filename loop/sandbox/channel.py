@@ -60,10 +60,11 @@ class Channel:
 
     def _drain(self) -> None:
         kept = 0
+        poll = select.poll()  # not select(): a descriptor above 1023 is fine
+        poll.register(self._read, select.POLLIN)
         try:
             while True:
-                ready = select.select([self._read], [], [], 0.1)[0]
-                if not ready:
+                if not poll.poll(100):
                     if self._stop.is_set():  # loop's write end is closed and nothing more came: every writer is gone
                         return
                     continue
