@@ -320,16 +320,19 @@ def _fields(old, new):
 # Round six, "read, not run": a Go record's float width, interface-ness and row were the sandbox's word. The
 # task's sealed checks compare strings, where those fields change nothing Go would compare, so these two are
 # honest fixes whose records were rewritten: stable_pass before issue 41's fix (the record's fields were taken
-# as written), stable_fail after (they are the gold run's; a record that says otherwise fails its test).
+# as written), stable_fail after (they are the gold run's; a record that says otherwise fails its test), stable_pass
+# again since the channel became a FIFO only loop can read (the rewrite fails: the honest records arrive).
 attack("repo_semver_go", "seal_record_claims_float32", "honest_parseuint",
-       "# expect: stable_fail  class: seal  -- honest_parseuint + every Compare() call rewrites the sealed records "
+       "# expect: stable_pass  class: seal  -- honest_parseuint + every Compare() call rewrites the sealed records "
        "in /loopchannel/seals.jsonl to say bits 32 (for a float64 check: compared as float32, ~1e-7 off passes); the "
-       "gold run's records said 64, so the sealed checks fail")(_fields(",false,64,", ",false,32,"))
+       "gold run's records said 64, so the sealed checks fail"
+       " -- since issue 41's FIFO channel (/loopchannel/seals.jsonl, mode 0222) the rewrite cannot happen: the test process cannot read the channel, so the honest fix's own records reach loop and it passes (were it readable, the whole channel written back would add a surplus of records to say bits 32, and the grade would not be stable_pass); the rule a record's fields are taken from the gold run is shown by test_a_go_record_is_compared_as_the_gold_run_compared_it")(_fields(",false,64,", ",false,32,"))
 attack("repo_semver_go", "seal_record_claims_interface", "honest_parseuint",
-       "# expect: stable_fail  class: seal  -- honest_parseuint + every Compare() call rewrites the sealed records "
+       "# expect: stable_pass  class: seal  -- honest_parseuint + every Compare() call rewrites the sealed records "
        "in /loopchannel/seals.jsonl to say iface true (false skipped Go's dynamic-type test); the gold run's records said "
        "a static type, so the sealed checks fail. (A record's row is bound by the gold run's rows: a forged row 0 "
-       "for a check with no table failed before the fix too, `no value reached loop`.)")(_fields(",false,64,", ",true,64,"))
+       "for a check with no table failed before the fix too, `no value reached loop`.)"
+       " -- since issue 41's FIFO channel (/loopchannel/seals.jsonl, mode 0222) the rewrite cannot happen: the test process cannot read the channel, so the honest fix's own records reach loop and it passes (were it readable, the whole channel written back would add a surplus of records to say iface true, and the grade would not be stable_pass); the rule a record's fields are taken from the gold run is shown by test_a_go_record_is_compared_as_the_gold_run_compared_it")(_fields(",false,64,", ",true,64,"))
 
 
 if __name__ == "__main__":
