@@ -506,3 +506,36 @@ def test_forged_reports_fail_on_sealed_checks_without_tripwires(monkeypatch, nam
     assert gold.verdict == V.STABLE_PASS
     sealed = {c.check.removeprefix("test:") for c in gold.checks if c.decided_by == seal.SEALED}
     assert sealed == set(task.spec.fail_to_pass)  # Go's rows too: one `-1` compared by a subtest each
+
+
+def test_go_long_records_from_parallel_subtests_arrive_whole(tmp_path):
+    """Go's helper sends a record longer than PIPE_BUF as pieces: eight t.Parallel subtests, each sending ten
+    records of 40 KB at once through loop's FIFO (sandbox/channel.py), all arrive whole."""
+    from loop.sandbox.channel import Channel
+
+    tests = ("package p\n\nimport (\n\t\"strings\"\n\t\"testing\"\n)\n\n"
+             "func Big(i int) string { return strings.Repeat(string(rune('a'+i)), 20000) }\n\n"
+             "func TestBig(t *testing.T) {\n\tfor i := 0; i < 8; i++ {\n\t\ti := i\n"
+             "\t\tt.Run(string(rune('a'+i)), func(t *testing.T) {\n\t\t\tt.Parallel()\n"
+             "\t\t\tfor j := 0; j < 10; j++ {\n\t\t\t\tif Big(i) != \"x\" {\n\t\t\t\t\tt.Fatal(\"no\")\n"
+             "\t\t\t\t}\n\t\t\t}\n\t\t})\n\t}\n}\n")
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "go.mod").write_text("module example.com/p\n\ngo 1.19\n")
+    channel = Channel(tmp_path / "channel", seal.CHANNEL, tmp_path / seal.CHANNEL, seal.CHANNEL_CAP)
+    sealed, seals, extra = seal.plan_file("go", tests, str(channel.fifo), file="p_test.go")
+    assert len(seals) == 1
+    (proj / "p_test.go").write_text(sealed)
+    (proj / extra[0]).write_text(extra[1])
+    cache = Path(tempfile.mkdtemp(prefix="loop-test-gocache-"))
+    try:
+        with channel:
+            outcomes = _go(proj, cache)
+    finally:
+        subprocess.run(["chmod", "-R", "u+w", str(cache)])
+        subprocess.run(["rm", "-rf", str(cache)])
+    assert all(o.status == V.PASS for o in outcomes.values()) and len(outcomes) == 9, outcomes
+    got, stray = seal.records(tmp_path, seals)
+    assert stray is None
+    sent = sorted((v.value, v.test) for v in got[seals[0].id])
+    assert sent == [(bytes([97 + i]) * 20000, f"TestBig/{chr(97 + i)}") for i in range(8) for _ in range(10)]

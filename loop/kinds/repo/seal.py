@@ -5,7 +5,7 @@ sandbox), the parent compares.
 
 The tests run in the candidate's process, so whatever they report could be forged (a patched reporter, a lying
 `__eq__`). A sealed check carries no expected value into the sandbox: its copy there calls a helper that writes
-`{"id", "value"}` to a channel file under /out and returns True; loop reads the channel after the run, decodes
+`{"id", "value"}` to a FIFO only loop can read (sandbox/channel.py) and returns True; loop drains it, decodes
 each record totally and compares it with the literal it kept, as Python's `==` compares plain builtin values.
 Passing a sealed check therefore needs the right value. Placed from the syntax tree; line numbers never move.
 
@@ -33,8 +33,12 @@ from loop.kinds.repo import seal_js_go as js_go
 from loop.kinds.repo import patch as repo_patch
 from loop.kinds.repo import screen as repo_screen
 from loop.kinds.repo.results import Outcome, truncated
+from loop.sandbox.channel import MOUNT, PIECE, PIPE_BUF
 
-CHANNEL = "seals.jsonl"  # under the run's /out (rw for the test command, read by loop after it)
+CHANNEL = "seals.jsonl"  # the FIFO's name (at channel.MOUNT in the sandbox), and of the host file it is drained to
+# A record longer than channel.PIPE_BUF could interleave with another process's (node runs test files in parallel, Go
+# t.Parallel): each helper then sends it as pieces `{"id", "part": [nonce, i, n], "hex"}` of PIECE bytes each, every
+# piece one write of at most PIPE_BUF bytes, and `records` puts them back together.
 CHANNEL_CAP = 16 << 20  # bytes of the channel read: more is no record at all
 VALUE_CAP = 1 << 16  # characters of one serialized value (strings, digits, elements): more is "unserializable"
 DEPTH_CAP = 64  # nesting of one value
@@ -293,7 +297,7 @@ def _columns(fn, table: _Table) -> dict[str, list[tuple[ast.Assert, ast.expr, bo
     return {n: checks for n, checks in found.items() if uses.get(n) == len(checks)}
 
 
-def plan(source: str, channel: str = f"/out/{CHANNEL}", only=EVERY, file: str = "",
+def plan(source: str, channel: str = f"{MOUNT}/{CHANNEL}", only=EVERY, file: str = "",
          rng: random.Random = _RNG, known: str | None = None) -> tuple[str, tuple[Seal, ...]]:
     """The file with its sealable assertions (those whose key is in `only`) rewritten to send their values to
     `channel`, comments removed (one may restate an expected value), and a stdlib-only helper appended at the
@@ -374,7 +378,8 @@ def plan(source: str, channel: str = f"/out/{CHANNEL}", only=EVERY, file: str = 
         raw = raw[:begin] + text + raw[end:]
     sealed = _without_comments(raw.decode("utf-8"))
     sealed = sealed + ("" if sealed.endswith("\n") else "\n") + "\n\n" + _HELPER.format(name=helper, channel=repr(channel),
-                                                                                       cap=VALUE_CAP, depth=DEPTH_CAP)
+                                                                                       cap=VALUE_CAP, depth=DEPTH_CAP,
+                                                                                       atomic=PIPE_BUF, piece=PIECE)
     try:
         same = _shape(pysyntax.parse(sealed)) == _shape(tree)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
@@ -457,15 +462,23 @@ _HELPER = '''def {name}(value, sid, row=None, _os=__import__("os"), _json=__impo
     if row is not None:
         out = ["row", int.__repr__(row) if type(row) is int else "?", out]
     line = (_json.dumps({{"id": sid, "value": out}}) + "\\n").encode()
+    lines = [line]
+    if len(line) > {atomic}:
+        nonce, n = _os.urandom(8).hex(), -(-len(line) // {piece})
+        lines = [(_json.dumps({{"id": sid, "part": [nonce, i, n], "hex": line[i * {piece}:(i + 1) * {piece}].hex()}})
+                  + "\\n").encode() for i in range(n)]
     try:
         fd = _os.open({channel}, _os.O_WRONLY | _os.O_APPEND | _os.O_CREAT, 0o666)
         try:
-            wrote = _os.write(fd, line)
+            for piece in lines:
+                wrote = _os.write(fd, piece)
+                if wrote != len(piece):
+                    break
         finally:
             _os.close(fd)
     except Exception as exc:
-        wrote = exc
-    if wrote != len(line):
+        wrote, piece = exc, b""
+    if wrote != len(piece):
         raise AssertionError("loop's sealed check could not send its value (" + repr(wrote)[:200] + ")")
     return True
 '''
@@ -541,24 +554,58 @@ def _unserializable(v: Any) -> Unserializable | None:
 
 
 def records(out: Path, seals: tuple[Seal, ...]) -> tuple[dict[str, list[Any]], str | None]:
-    """The channel's values per seal id, read capped and decoded totally; and why the channel was tampered with, or
-    None. The helpers append whole lines with one write each, so a line that is not a record of one of `seals` (a
-    stray `#`, a cut or garbled line, an unknown id) was written by the code under test: a record that garbage
-    swallowed is no reason to pass, so the run is forged."""
+    """The channel's values per seal id (drained to `out`/CHANNEL), read capped and decoded totally; and why the
+    channel was tampered with, or None. The helpers write each line, or each piece of a long one, with one write
+    of at most PIPE_BUF bytes, which no other writer's bytes can split, so a line that is not a record or piece of
+    one of `seals` (a stray `#`, a cut or garbled line, an unknown id, a piece without its fellows) was written by
+    the code under test: a record that garbage swallowed is no reason to pass, so the run is forged."""
     ids = {s.id for s in seals}
     got: dict[str, list[Any]] = {}
     stray = None
+    pending: dict[tuple, dict[int, bytes]] = {}
     lines = ((repo_patch.read_capped(out / CHANNEL, CHANNEL_CAP) if seals else None) or b"").split(b"\n")
     for n, line in enumerate(lines[:-1] + [lines[-1]] * bool(lines[-1]), 1):  # a last line without its end is cut
         try:
             rec = json.loads(line)
+            if isinstance(rec, dict) and set(rec) == {"id", "part", "hex"}:
+                sid, line = rec["id"], _piece(rec, pending)
+                if line is None:
+                    continue
+                rec = json.loads(line)
+                if not (isinstance(rec, dict) and rec.get("id") == sid):
+                    raise ValueError("pieces of another seal's record")
             if not (isinstance(rec, dict) and set(rec) == {"id", "value"} and rec["id"] in ids):
                 raise ValueError("not a record of this run's seals")
             got.setdefault(rec["id"], []).append(decode(rec["value"]))
         except Exception:  # noqa: BLE001 - written in the sandbox, decoded totally (RecursionError too)
             stray = stray or (f"line {n} of loop's seal channel is no record a sealed check wrote "
                               f"({_show(line.decode('utf-8', 'backslashreplace'))}): the code under test wrote to it")
+    if pending and stray is None:
+        stray = (f"{len(pending)} record(s) on loop's seal channel lack some of their pieces: the code under test "
+                 "wrote to it")
     return got, stray
+
+
+def _piece(rec: dict, pending: dict[tuple, dict[int, bytes]]) -> bytes | None:
+    """A long record's piece put with its fellows (`pending`: per record, the pieces so far); the whole line once
+    its last piece is in, else None. ValueError for a malformed piece or one sent twice."""
+    part, sid, text = rec["part"], rec["id"], rec["hex"]
+    if not (isinstance(sid, str) and isinstance(part, list) and len(part) == 3 and isinstance(part[0], str)
+            and len(part[0]) <= 64 and type(part[1]) is int and type(part[2]) is int and 0 <= part[1] < part[2]
+            and isinstance(text, str) and len(text) <= 2 * PIECE):
+        raise ValueError("malformed piece")
+    key = (sid, part[0], part[2])  # the writer's nonce: pieces of records sent at once never mix
+    have = pending.setdefault(key, {})
+    if part[1] in have:
+        raise ValueError("a piece sent twice")
+    have[part[1]] = bytes.fromhex(text)
+    if len(have) < part[2]:
+        return None
+    del pending[key]
+    whole = b"".join(have[i] for i in range(part[2]))
+    if not whole.endswith(b"\n") or b"\n" in whole[:-1]:
+        raise ValueError("pieces that make no line")
+    return whole[:-1]
 
 
 def _row(value: Any) -> int:
@@ -902,7 +949,7 @@ def _text(path: Path) -> str | None:
         return None
 
 
-def plan_file(style: str, source: str, channel: str = f"/out/{CHANNEL}", only=EVERY, file: str = "",
+def plan_file(style: str, source: str, channel: str = f"{MOUNT}/{CHANNEL}", only=EVERY, file: str = "",
               known: str | None = None, rng: random.Random = _RNG
               ) -> tuple[str, tuple[Seal, ...], tuple[str, str] | None]:
     """(the sealed text, its seals, a new file the sealed text needs (Go's helper): (path, text) or None)."""

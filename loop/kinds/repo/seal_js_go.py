@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any, NamedTuple
 
+from loop.sandbox.channel import PIECE, PIPE_BUF
+
 # lexing -------------------------------------------------------------------------------------------------
 _PUNCT = sorted(["===", "!==", "...", "<<=", ">>=", "&^=", "**", "=>", "==", "!=", "<=", ">=", "&&", "||", "??",
                  "?.", ":=", "<-", "++", "--", "+=", "-=", "*=", "/=", "<<", ">>", "&^"], key=len, reverse=True)
@@ -695,7 +697,7 @@ def plan_node(source: str, channel: str, only, file: str, rng: random.Random, kn
     fs = f"_loop_fs_{tag}"
     sealed += ("" if sealed.endswith("\n") else "\n") + "\n" + (f"import * as {fs} from 'node:fs';\n" if esm else "") + \
         _JS_HELPER.format(name=helper, fs=fs if esm else "require('node:fs')", channel=_js_quote(channel),
-                          cap=cap, depth=depth)
+                          cap=cap, depth=depth, atomic=PIPE_BUF, piece=PIECE)
     relexed = lex(sealed, "js")
     if relexed is None or _js_checks(relexed)[1] != ids:
         return source, []
@@ -755,7 +757,27 @@ _JS_HELPER = """function {name}(value, sid) {{
     out = '["unserializable","' + why.replace(/[^\\w .,-]/g, '?').slice(0, 200) + '"]';
   }}
   try {{
-    {fs}.appendFileSync({channel}, '{{"id":"' + sid + '","value":' + out + '}}\\n');
+    const fs = {fs};
+    const line = '{{"id":"' + sid + '","value":' + out + '}}\\n';  // ASCII: one byte a character
+    let pieces = [line];
+    if (line.length > {atomic}) {{
+      {name}.sent = ({name}.sent || 0) + 1;
+      const nonce = process.pid + '.' + {name}.sent + '.' + Math.random().toString(16).slice(2, 10);
+      const n = Math.ceil(line.length / {piece});
+      pieces = [];
+      for (let i = 0; i < n; i++) {{
+        const hex = Buffer.from(line.slice(i * {piece}, (i + 1) * {piece}), 'latin1').toString('hex');
+        pieces.push('{{"id":"' + sid + '","part":["' + nonce + '",' + i + ',' + n + '],"hex":"' + hex + '"}}\\n');
+      }}
+    }}
+    const fd = fs.openSync({channel}, 'a');
+    try {{
+      for (const piece of pieces) {{
+        if (fs.writeSync(fd, piece) !== piece.length) throw new Error('a short write');
+      }}
+    }} finally {{
+      fs.closeSync(fd);
+    }}
   }} catch (e) {{
     throw new Error("loop's sealed check could not send its value (" + String(e && e.code || e).slice(0, 200) + ')');
   }}
@@ -1071,7 +1093,7 @@ def plan_go(source: str, channel: str, only, file: str, rng: random.Random, know
     name = str(PurePosixPath(file).with_name(f"zz_loop_seal_{tag}_test.go"))
     imports = "".join(f'\t"{p}"\n' for p in GO_IMPORTS)
     return sealed, out, (name, _GO_HELPER.format(package=package, imports=imports, name=helper,
-                                                 channel=_go_quote(channel), cap=cap))
+                                                 channel=_go_quote(channel), cap=cap, atomic=PIPE_BUF, piece=PIECE))
 
 
 def _go_quote(s: str) -> str:
@@ -1092,7 +1114,11 @@ func {name}[T any](v T, sid string, row int, test string, _ ...any) bool {{
 	line := `{{"id":"` + sid + `","value":` + {name}Encode(v, row, test) + "}}\\n"
 	f, err := os.OpenFile({channel}, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
 	if err == nil {{
-		_, err = f.WriteString(line) // an error whenever fewer bytes were written
+		for _, piece := range {name}Pieces(line, sid) {{
+			if _, err = f.WriteString(piece); err != nil {{ // an error whenever fewer bytes were written
+				break
+			}}
+		}}
 		if cerr := f.Close(); err == nil {{
 			err = cerr
 		}}
@@ -1101,6 +1127,31 @@ func {name}[T any](v T, sid string, row int, test string, _ ...any) bool {{
 		os.Stderr.WriteString("loop's sealed check could not send its value (" + err.Error() + ")\\n")
 	}}
 	return err == nil
+}}
+
+var {name}Sent = make(chan int, 1) // a counter goroutines share without a new import
+
+func init() {{ {name}Sent <- 0 }}
+
+// A line longer than one atomic write of a pipe, as pieces that are each one.
+func {name}Pieces(line, sid string) []string {{
+	if len(line) <= {atomic} {{
+		return []string{{line}}
+	}}
+	sent := <-{name}Sent + 1
+	{name}Sent <- sent
+	nonce := strconv.Itoa(os.Getpid()) + "." + strconv.Itoa(sent)
+	n := (len(line) + {piece} - 1) / {piece}
+	out := make([]string, 0, n)
+	for i := 0; i < n; i++ {{
+		end := (i + 1) * {piece}
+		if end > len(line) {{
+			end = len(line)
+		}}
+		out = append(out, `{{"id":"`+sid+`","part":["`+nonce+`",`+strconv.Itoa(i)+`,`+strconv.Itoa(n)+`],"hex":"`+
+			hex.EncodeToString([]byte(line[i*{piece}:end]))+`"}}`+"\\n")
+	}}
+	return out
 }}
 
 func {name}Encode[T any](v T, row int, test string) (rec string) {{

@@ -21,6 +21,7 @@ from loop.kinds.repo.results import Outcome, parse, selector, with_truncated
 from loop.kinds.repo.spec import RepoSpec
 from loop.kinds.task import Task
 from loop.sandbox import SandboxConfig, clean_env, make_scratch, pythons, run, stage
+from loop.sandbox.channel import Channel
 
 REPORT = "/out/report.xml"
 REPORT_CAP = 32 << 20  # bytes of a report file read: more is no report
@@ -79,13 +80,14 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
         # sealed assertions first: the tripwires are planned on the sealed file, so no copy carries a sealed literal
         style = repo_tripwire.framework(spec.command)
         sealed = ()
+        # the sealed checks' records leave through a FIFO only loop can read (red team, round ten); drained here
+        channel = Channel(scratch / "channel", repo_seal.CHANNEL, scratch / repo_seal.CHANNEL, repo_seal.CHANNEL_CAP)
         if seals is not None and style is not None:
             # a candidate's run (`seals` a dict) seals the files of the gold run's kept seals, all of files_of's
             files = list(dict.fromkeys(k[0] for k in seals)) if isinstance(seals, dict) else repo_seal.files_of(
                 spec.hidden_files, spec.fail_to_pass + (spec.pass_to_pass or ()),
                 spec.tree if spec.pass_to_pass is None else None)
-            sealed = repo_seal.seal_tree(work, spec.tree, files, f"/out/{repo_seal.CHANNEL}" if cfg.enabled
-                                         else str(scratch / "out" / repo_seal.CHANNEL), seals, style)
+            sealed = repo_seal.seal_tree(work, spec.tree, files, channel.inside(cfg.enabled), seals, style)
             ids = repo_seal.selecting(sealed, ids)  # a parametrize table's rows have fresh ids in the sealed copy
         wires = tripwires(spec, work) if tripwires else None
         if wires is not None:
@@ -109,6 +111,7 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
         hosts = [p.host for p in wires.plans] if wires else []
         ro = {f"/repo/{rel}": str(work / rel) for rel in {*spec.hidden_files, *hosts}
               if (work / rel).is_file() and not (work / rel).is_symlink()} if cfg.enabled else {}
+        ro.update(channel.binds(cfg.enabled))
         rw = {"/repo": str(work), "/out": str(out)}
         if spec.python and cfg.enabled:  # the task's interpreter, at its own path whatever its prefix
             ro.update(pythons.binds(spec.python))
@@ -134,7 +137,8 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
             if "/node_modules" in ro and not (work / "node_modules").exists():
                 (work / "node_modules").symlink_to(ro["/node_modules"])
             argv = ["/usr/bin/env", "-C", str(work), *[_host_paths(a, mounts) for a in argv]]
-        result = run(cfg, argv, limits=limits, env=envvars, ro=ro, rw=rw, cwd="/repo", address_space=False)
+        with channel:
+            result = run(cfg, argv, limits=limits, env=envvars, ro=ro, rw=rw, cwd="/repo", address_space=False)
         if spec.stdout_report:
             text = result.stdout.decode("utf-8", errors="replace")
         else:  # written by the candidate's process: never followed through a link, never read past the cap
@@ -147,7 +151,7 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
             forged = repo_tripwire.contradiction(wires, outcomes, spec.fail_to_pass)
             outcomes = repo_tripwire.without(wires, repo_tripwire.twinned(wires, outcomes))
         copies = {w.name: w.source for w in wires.wires if w.source} if wires is not None else {}
-        outcomes, judged = repo_seal.judge(sealed, out, outcomes, copies,  # sealed assertions (issue 41)
+        outcomes, judged = repo_seal.judge(sealed, scratch, outcomes, copies,  # sealed assertions (issue 41)
                                            seals if isinstance(seals, dict) else None)
         forged = forged or judged.forged
         return RunResult(outcomes, result.returncode, result.fault, result.stderr.decode(errors="replace"),
