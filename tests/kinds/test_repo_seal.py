@@ -132,7 +132,11 @@ def test_plan_seals_literal_checks_in_tests_only():
         assert gone not in sealed
     assert "assert f(1) == y" in sealed and "assert f(1) == 99" in sealed  # unsealed ones stay as they were
     tree = ast.parse(sealed)
-    assert [n.name for n in tree.body if isinstance(n, ast.FunctionDef)][-1].startswith("_loop_seal_")
+    helper = tree.body[-1]  # one statement: the helper's definition, compiled from one string
+    assert isinstance(helper, ast.Assign) and helper.targets[0].id.startswith("_loop_seal_")
+    namespace = {"__name__": "sealed"}
+    exec(compile(ast.Module([helper], []), "sealed", "exec"), namespace)
+    assert namespace[helper.targets[0].id].__name__ == helper.targets[0].id
 
 
 def test_plan_ids_are_fresh_and_the_shape_is_kept():

@@ -77,7 +77,7 @@ def test_a_compared_column_becomes_row_indexes_and_its_rows_get_fresh_ids():
     assert rows["test_kinds"].values == (None, "s p", (1, 2))
     # the placeholders carry nothing: no expected value, no id restating one; the inputs stay
     for gone in ('"big"', '"two"', '"w"', '"s p"', "None", "(1, 2)", "15"):
-        assert gone not in sealed.split("\ndef _loop_seal_")[0], gone
+        assert gone not in sealed.split("\n_loop_seal_")[0], gone
     assert "[(1, 0), (10, 1), (50, 2), pytest.param(100, 3, id=" in sealed
     assert '("a b", 0' in sealed and "(1.5, 0), (True, 1), (-3, 2)" in sealed
     for r in rows.values():
@@ -95,7 +95,7 @@ def test_a_compared_column_becomes_row_indexes_and_its_rows_get_fresh_ids():
 def test_a_runs_plan_is_planned_once_and_gets_fresh_ids_each_time():
     (a, seals_a, _), (b, seals_b, _) = (seal.plan_file("pytest", TABLE, file=FILE) for _ in range(2))
     assert re.sub(r"[0-9a-f]{10,16}", "X", a) == re.sub(r"[0-9a-f]{10,16}", "X", b)  # the cached template
-    helpers = [re.search(r"^def (_loop_seal_\w+)\(", t, re.M).group(1) for t in (a, b)]
+    helpers = [re.search(r"^(_loop_seal_\w+) = ", t, re.M).group(1) for t in (a, b)]
     assert helpers[0] != helpers[1] and f"{helpers[0]}((pct(qty))" in a and f"{helpers[1]}((pct(qty))" in b
     assert {s.id for s in seals_a}.isdisjoint({s.id for s in seals_b})
     for text, seals in ((a, seals_a), (b, seals_b)):

@@ -377,14 +377,24 @@ def plan(source: str, channel: str = f"{MOUNT}/{CHANNEL}", only=EVERY, file: str
     for begin, end, text in sorted(edits, reverse=True):
         raw = raw[:begin] + text + raw[end:]
     sealed = _without_comments(raw.decode("utf-8"))
-    sealed = sealed + ("" if sealed.endswith("\n") else "\n") + "\n\n" + _HELPER.format(name=helper, channel=repr(channel),
-                                                                                       cap=VALUE_CAP, depth=DEPTH_CAP,
-                                                                                       atomic=PIPE_BUF, piece=PIECE)
+    sealed = sealed + ("" if sealed.endswith("\n") else "\n") + "\n\n" + _helper(helper, channel)
     try:
         same = _shape(pysyntax.parse(sealed)) == _shape(tree)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         same = False
     return (sealed, tuple(seals)) if same else (source, ())
+
+
+def _helper(name: str, channel: str) -> str:
+    """The helper's line in a sealed file: its definition (_HELPER) as one string, compiled where the file's last
+    statement runs. pytest parses a test file when it imports it (assertion rewriting) and again for each failing
+    test's traceback (tripwires fail in every run): written out, the helper was three quarters of a sealed file's
+    syntax and ~15 ms of a ledger run's 40 of instrumentation. Same code, same moment of definition (its defaults
+    read then), globals of its own: the module's name, the builtins."""
+    source = _HELPER.format(name=name, channel=repr(channel), cap=VALUE_CAP, depth=DEPTH_CAP, atomic=PIPE_BUF,
+                            piece=PIECE)
+    return (f"{name} = (lambda g: exec(compile({source!r}, \"<loop's sealed check>\", \"exec\"), g) or g[{name!r}])"
+            "({\"__name__\": __name__})\n")
 
 
 def _without_comments(source: str) -> str:
@@ -983,7 +993,7 @@ def _fresh(text: str, seals: tuple[Seal, ...]) -> tuple[str, tuple[Seal, ...]]:
             new.setdefault(token, f"{_RNG.getrandbits(48):012x}")
     for old, fresh in new.items():
         text = text.replace(repr(old), repr(fresh))
-    helper = re.search(r"^def (_loop_seal_[0-9a-f]{10})\(", text, re.M)
+    helper = re.search(r"^(_loop_seal_[0-9a-f]{10}) = ", text, re.M)
     if helper:
         text = text.replace(helper.group(1), f"_loop_seal_{_RNG.getrandbits(40):010x}")
     return text, tuple(replace(s, id=new[s.id], literal=replace(s.literal, tokens=tuple(
