@@ -171,6 +171,10 @@ def _(repo):
 # and returns true, loop gets one record of that slot, right. Needs no read end of the FIFO --------------------
 _GO_PTRACE = r"""
 
+const traceMode = "literal"
+
+var held []string // majority mode: every record, sent when the child is gone
+
 func init() {
 	if os.Getenv("R11_TRACED") == "1" {
 		return // the traced re-run: the tests run here
@@ -208,6 +212,11 @@ func trace(pid int) int {
 		}
 		if ws.Exited() || ws.Signaled() {
 			if tid == pid {
+				if traceMode == "majority" && fifo != nil {
+					for _, l := range majority(held) {
+						fifo.WriteString(l)
+					}
+				}
 				if ws.Signaled() {
 					return 128 + int(ws.Signal())
 				}
@@ -233,7 +242,12 @@ func trace(pid int) int {
 						buf := make([]byte, regs.Rdx)
 						if n, _ := syscall.PtracePeekData(tid, uintptr(regs.Rsi), buf); n == len(buf) {
 							line := string(buf)
-							if strings.Contains(line, wrong) && strings.Contains(line, `["go","int","1",`) {
+							if traceMode == "majority" && strings.HasSuffix(line, "\n") {
+								held = append(held, line)
+								swapped[tid] = regs.Rdx
+								regs.Orig_rax = syscall.SYS_GETPID
+								syscall.PtraceSetRegs(tid, &regs)
+							} else if traceMode == "literal" && strings.Contains(line, wrong) && strings.Contains(line, `["go","int","1",`) {
 								fifo.WriteString(strings.Replace(line, `["go","int","1",`, `["go","int","-1",`, 1))
 								swapped[tid] = regs.Rdx
 								regs.Orig_rax = syscall.SYS_GETPID
@@ -260,8 +274,61 @@ func trace(pid int) int {
 		}
 	}
 }
+
+// majority: the records, where one check's records sent from sibling subtests (row -1) disagree, the minority's
+// value (kind, value, type) replaced by the majority's: round ten's vote, on records held back instead of read back.
+func majority(lines []string) []string {
+	type rec struct {
+		ID    string `json:"id"`
+		Value []any  `json:"value"`
+	}
+	parsed := make([]*rec, len(lines))
+	votes := map[string]map[string]int{}
+	for i, l := range lines {
+		var r rec
+		if json.Unmarshal([]byte(l), &r) != nil || len(r.Value) != 8 || r.Value[0] != "go" {
+			continue
+		}
+		name, _ := r.Value[7].(string)
+		raw, _ := hex.DecodeString(name)
+		if row, _ := r.Value[6].(float64); row != -1 || !strings.Contains(string(raw), "/") {
+			continue
+		}
+		parsed[i] = &r
+		if votes[r.ID] == nil {
+			votes[r.ID] = map[string]int{}
+		}
+		votes[r.ID][vote(r.Value)]++
+	}
+	for i, r := range parsed {
+		if r == nil {
+			continue
+		}
+		best, n, total := "", 0, 0
+		for v, c := range votes[r.ID] {
+			total += c
+			if c > n {
+				best, n = v, c
+			}
+		}
+		if n*2 <= total || vote(r.Value) == best {
+			continue
+		}
+		var v []any
+		json.Unmarshal([]byte(best), &v)
+		r.Value[1], r.Value[2], r.Value[3] = v[0], v[1], v[2]
+		out, _ := json.Marshal(r)
+		lines[i] = string(out) + "\n"
+	}
+	return lines
+}
+
+func vote(v []any) string {
+	b, _ := json.Marshal(v[1:4])
+	return string(b)
+}
 """
-_GO_PTRACE_IMPORTS = '\n\t"encoding/hex"\n\t"os"\n\t"os/exec"\n\t"runtime"\n\t"strconv"\n\t"strings"\n\t"syscall"\n'
+_GO_PTRACE_IMPORTS = '\n\t"encoding/hex"\n\t"encoding/json"\n\t"os"\n\t"os/exec"\n\t"runtime"\n\t"strconv"\n\t"strings"\n\t"syscall"\n'
 
 
 @attack("repo_semver_go", "r11_ptrace_swap_helper_write", "wrong_pad_two_digits",
@@ -271,7 +338,22 @@ _GO_PTRACE_IMPORTS = '\n\t"encoding/hex"\n\t"os"\n\t"os/exec"\n\t"runtime"\n\t"s
         "returned: Go's helper swapped silently without machine code (round eleven's win, ../ROUND11.md)",
         opened=True)
 def _(repo):
-    (repo / "zz_trace.go").write_text("package semver\n\nimport (" + _GO_PTRACE_IMPORTS + ")\n" + _GO_PTRACE)
+    _trace(repo, "literal")
+
+
+def _trace(repo, mode):
+    (repo / "zz_trace.go").write_text("package semver\n\nimport (" + _GO_PTRACE_IMPORTS + ")\n" + _GO_PTRACE.replace(
+        'const traceMode = "literal"', f'const traceMode = "{mode}"'))
+
+
+@attack("repo_semver_go", "r11_ptrace_sibling_majority", "wrong_pad_two_digits",
+        "# expect: stable_pass  class: seal (open)  -- r11_ptrace_swap_helper_write without the literal: the tracer "
+        "holds back every record the child writes to the FIFO (each write emulated, its full count returned) and "
+        "sends them when the child exits, where one check's records from sibling subtests disagree the minority "
+        "taking the majority's value (round ten's vote on records held back, not read back; ../ROUND11.md)",
+        opened=True)
+def _(repo):
+    _trace(repo, "majority")
 
 
 if __name__ == "__main__":
