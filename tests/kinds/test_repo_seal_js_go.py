@@ -539,3 +539,49 @@ def test_go_long_records_from_parallel_subtests_arrive_whole(tmp_path):
     assert stray is None
     sent = sorted((v.value, v.test) for v in got[seals[0].id])
     assert sent == [(bytes([97 + i]) * 20000, f"TestBig/{chr(97 + i)}") for i in range(8) for _ in range(10)]
+
+
+def test_a_go_run_compiles_one_helper_per_package_and_every_file_sends_through_it(tmp_path):
+    """Each copy of the helper is compiled with its package (~7 ms a copy in repo_semver_go): a run seals every
+    file of a package with one helper, and a folder's external test package (`p_test`) gets its own. Every
+    sealed check still sends its record; each run names its helper afresh."""
+    from loop.sandbox.channel import Channel
+
+    check = "package {pkg}\n\nimport \"testing\"\n\nfunc Test{name}(t *testing.T) {{\n" \
+            "\tif got := {call}; got != \"{want}\" {{\n\t\tt.Fatal(got)\n\t}}\n}}\n"
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "go.mod").write_text("module example.com/p\n\ngo 1.19\n")
+    (proj / "p.go").write_text("package p\n\nfunc Name() string { return \"v1\" }\n")
+    files = {"a_test.go": check.format(pkg="p", name="A", call="Name()", want="v1"),
+             "b_test.go": check.format(pkg="p", name="B", call="Name() + Name()", want="v1v1"),
+             "c_test.go": check.format(pkg="p_test", name="C", call="p.Name()", want="v1").replace(
+                 "import \"testing\"", "import (\n\t\"testing\"\n\n\t\"example.com/p\"\n)")}
+    base = tmp_path / "base"
+    base.mkdir()
+    for name, text in files.items():
+        (proj / name).write_text(text)
+        (base / name).write_text(text)
+    channel = Channel(tmp_path / "channel", seal.CHANNEL, tmp_path / seal.CHANNEL, seal.CHANNEL_CAP)
+    seals = seal.seal_tree(proj, base, list(files), str(channel.fifo), style="go")
+    helpers = sorted(p.name for p in proj.glob("zz_loop_seal_*_test.go"))
+    assert len(seals) == 3 and len(helpers) == 2 and helpers[0].endswith("_p_test.go"), helpers
+    tag = helpers[0].split("_")[3]
+    assert all(f"loopSeal{tag}(" in (proj / name).read_text() for name in files)
+    cache = Path(tempfile.mkdtemp(prefix="loop-test-gocache-"))
+    try:
+        with channel:
+            outcomes = _go(proj, cache)
+    finally:
+        subprocess.run(["chmod", "-R", "u+w", str(cache)])
+        subprocess.run(["rm", "-rf", str(cache)])
+    assert sorted(t.split("::")[-1] for t, o in outcomes.items() if o.status == V.PASS) == ["TestA", "TestB", "TestC"]
+    got, stray = seal.records(tmp_path, seals)
+    assert stray is None and sorted(v.value for s in seals for v in got[s.id]) == [b"v1", b"v1", b"v1v1"]
+    again = tmp_path / "again"
+    again.mkdir()
+    for name, text in files.items():
+        (again / name).write_text(text)
+    fresh = seal.seal_tree(again, base, list(files), str(channel.fifo), style="go")
+    assert not {s.id for s in fresh} & {s.id for s in seals}
+    assert not {p.name for p in again.glob("zz_loop_seal_*")} & set(helpers)

@@ -136,11 +136,25 @@ def test_no_pytest_options_of_loops_reach_the_test_command(tmp_path, monkeypatch
     env = repo_kind._environment(task.spec, SandboxConfig())
     seen = []
     real = testrun.run
-    monkeypatch.setattr(testrun, "run", lambda *a, **kw: seen.append(kw["env"]) or real(*a, **kw))
+    monkeypatch.setattr(testrun, "run", lambda cfg, argv, **kw: seen.append((argv, kw["env"])) or real(cfg, argv, **kw))
     tree = tmp_path / "tree"
     shutil.copytree(task.spec.tree, tree)
+    repo_kind._stage_hidden(task.spec, tree)
     outcomes = testrun.run_tests(task, SandboxConfig(), env, tree, 0, None).outcomes
-    assert outcomes and len(seen) == 1 and "PYTEST_ADDOPTS" not in seen[0]
+    assert outcomes and len(seen) == 1 and "PYTEST_ADDOPTS" not in seen[0][1]
+    # pytest's failures as Python prints them, an option of the run's own pytest only (the base tree fails
+    # the fail-to-pass tests, with their messages)
+    assert seen[0][0][:4] == ["python3", "-m", "pytest", "--tb=native"]
+    failed = [o for o in outcomes.values() if o.status != "pass"]
+    assert failed and all("assert" in o.message for o in failed), failed
+
+
+def test_native_tracebacks_go_right_after_the_word_that_starts_pytest():
+    from loop.kinds.repo.testrun import _native_tracebacks
+
+    assert _native_tracebacks(["/v/bin/py.test", "-x", "a.py"]) == ["/v/bin/py.test", "--tb=native", "-x", "a.py"]
+    assert _native_tracebacks(["pytest", "--tb=short", "a.py"]) == ["pytest", "--tb=short", "a.py"]
+    assert _native_tracebacks(["tox", "-e", "py"]) == ["tox", "-e", "py"]
 
 
 # Go: the sealed-check helper's imports in the warm build cache ---------------------------------------------

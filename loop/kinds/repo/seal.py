@@ -933,6 +933,7 @@ def seal_tree(work: Path, base: Path, files, channel: str, only=EVERY, style: st
     """Seal each test file of the framework among `files` (relative to `work`, a per-run copy) in place; the
     seals. `base`: the task's base tree, where the candidate reads the files as they were."""
     seals: list[Seal] = []
+    tag = f"{_RNG.getrandbits(40):010x}"  # Go: one helper per package
     for rel in dict.fromkeys(files):
         path = work / rel
         if not rel.endswith(_SUFFIXES[style]) or not path.is_file() or path.is_symlink():
@@ -940,7 +941,7 @@ def seal_tree(work: Path, base: Path, files, channel: str, only=EVERY, style: st
         source, known_text = _text(path), _text(base / rel)
         if source is None:
             continue
-        sealed, found, extra = plan_file(style, source, channel, only, rel, known_text)
+        sealed, found, extra = plan_file(style, source, channel, only, rel, known_text, tag=tag)
         if found:
             path.write_text(sealed, encoding="utf-8")
             if extra is not None:
@@ -960,20 +961,47 @@ def _text(path: Path) -> str | None:
 
 
 def plan_file(style: str, source: str, channel: str = f"{MOUNT}/{CHANNEL}", only=EVERY, file: str = "",
-              known: str | None = None, rng: random.Random = _RNG
+              known: str | None = None, rng: random.Random = _RNG, tag: str | None = None
               ) -> tuple[str, tuple[Seal, ...], tuple[str, str] | None]:
     """(the sealed text, its seals, a new file the sealed text needs (Go's helper): (path, text) or None)."""
     if style == "pytest":
         text, seals = plan(source, channel, only, file, rng, known) if rng is not _RNG else _fresh(
             *_template(source, channel, frozenset(only) if isinstance(only, dict) else only, file, known))
         return text, seals, None
-    if style == "node":
-        text, found = js_go.plan_node(source, channel, only, file, rng, known, VALUE_CAP, DEPTH_CAP)
-        extra = None
+    if rng is _RNG:
+        text, found, extra = _fresh_js_go(*_template_js_go(style, source, channel, frozenset(only) if isinstance(
+            only, dict) else only, file, known), tag)
     else:
-        text, found, extra = js_go.plan_go(source, channel, only, file, rng, known, VALUE_CAP)
+        text, found, extra = _plan_js_go(style, source, channel, only, file, rng, known, tag)
     return text, tuple(Seal(sid, file, line, col, f.op, f.literal, f.test, f.unconditional, secret, style)
                        for f, sid, secret, line, col in found), extra
+
+
+def _plan_js_go(style: str, source: str, channel: str, only, file: str, rng: random.Random, known: str | None,
+                tag: str | None) -> tuple[str, list, tuple[str, str] | None]:
+    if style == "node":
+        return (*js_go.plan_node(source, channel, only, file, rng, known, VALUE_CAP, DEPTH_CAP, tag), None)
+    return js_go.plan_go(source, channel, only, file, rng, known, VALUE_CAP, tag)
+
+
+@functools.lru_cache(maxsize=256)
+def _template_js_go(style: str, source: str, channel: str, only, file: str, known: str | None):
+    """_plan_js_go once per file and selection, as _template for pytest (lexing is most of a Go run's sealing
+    time), with the tag it used."""
+    rng = random.Random(_RNG.getrandbits(64))
+    tag = f"{rng.getrandbits(40):010x}"
+    return (*_plan_js_go(style, source, channel, only, file, rng, known, tag), tag)
+
+
+def _fresh_js_go(text: str, found: list, extra: tuple[str, str] | None, old: str, tag: str | None):
+    """A JS or Go template with fresh ids and helper name (`tag`, else a new one): each a run of hex digits of a
+    fixed width that only loop's own edits put in the file."""
+    tag = tag or f"{_RNG.getrandbits(40):010x}"
+    ids = {sid: f"{_RNG.getrandbits(64):016x}" for _, sid, *_ in found}
+    for a, b in ((old, tag), *ids.items()):
+        text = text.replace(a, b)
+        extra = extra and (extra[0].replace(a, b), extra[1].replace(a, b))
+    return text, [(f, ids[sid], *rest) for f, sid, *rest in found], extra
 
 
 @functools.lru_cache(maxsize=256)

@@ -665,7 +665,8 @@ def _depth(code: list[Tok], lo: int, j: int) -> int:
     return run[j] - run[lo]
 
 
-def plan_node(source: str, channel: str, only, file: str, rng: random.Random, known: str | None, cap: int, depth: int):
+def plan_node(source: str, channel: str, only, file: str, rng: random.Random, known: str | None, cap: int, depth: int,
+              tag: str | None = None):
     """(sealed text, [(Found, id, secret, line, col)]) of a node test file; the text as it was and nothing when no
     check qualifies, or the sealed file would not name the same tests."""
     toks = lex(source, "js")
@@ -675,7 +676,7 @@ def plan_node(source: str, channel: str, only, file: str, rng: random.Random, kn
     known_toks = lex(known, "js") if known else None
     visible = {f.text for f in _js_checks(known_toks)[0]} if known_toks else set()
     code = [t for t in toks if t.kind != "comment"]
-    tag = f"{rng.getrandbits(40):010x}"
+    tag = tag or f"{rng.getrandbits(40):010x}"
     helper = f"_loopSeal_{tag}"
     edits, out = [], []
     for f in found:
@@ -1051,8 +1052,11 @@ def _go_wants(code: list[Tok], body: int, end: int) -> dict[str, tuple[int, int]
     return out
 
 
-def plan_go(source: str, channel: str, only, file: str, rng: random.Random, known: str | None, cap: int):
-    """(sealed text, [(Found, id, secret, line, col)], helper file (name, text) or None) of a Go test file."""
+def plan_go(source: str, channel: str, only, file: str, rng: random.Random, known: str | None, cap: int,
+            tag: str | None = None):
+    """(sealed text, [(Found, id, secret, line, col)], helper file (name, text) or None) of a Go test file.
+    `tag`: the helper's name, shared by every file a run seals (one helper per package: each copy of it is
+    compiled, ~7 ms a copy in the example task's package); None draws one from `rng`."""
     toks = lex(source, "go")
     if toks is None:
         return source, [], None
@@ -1070,7 +1074,7 @@ def plan_go(source: str, channel: str, only, file: str, rng: random.Random, know
 
     # a table's checks all or none: a row's value zeroed for one would fail another still comparing with it
     dropped = {f.group for f, _ in found if f.group and where(f) not in only}
-    tag = f"{rng.getrandbits(40):010x}"
+    tag = tag or f"{rng.getrandbits(40):010x}"
     helper = f"loopSeal{tag}"
     edits, out = [], []
     for f, extra in found:
@@ -1090,7 +1094,7 @@ def plan_go(source: str, channel: str, only, file: str, rng: random.Random, know
     edits += [e for g in groups for e in shared[g]]
     sealed = _edit(source, edits)
     sealed = without_comments(sealed, lex(sealed, "go") or [], keep=lambda c: c.startswith(("//go:", "// +build", "//line")))
-    name = str(PurePosixPath(file).with_name(f"zz_loop_seal_{tag}_test.go"))
+    name = str(PurePosixPath(file).with_name(f"zz_loop_seal_{tag}_{package}_test.go"))  # (a folder's two packages)
     imports = "".join(f'\t"{p}"\n' for p in GO_IMPORTS)
     return sealed, out, (name, _GO_HELPER.format(package=package, imports=imports, name=helper,
                                                  channel=_go_quote(channel), cap=cap, atomic=PIPE_BUF, piece=PIECE))
@@ -1111,7 +1115,8 @@ import (
 {imports})
 
 func {name}[T any](v T, sid string, row int, test string, _ ...any) bool {{
-	line := `{{"id":"` + sid + `","value":` + {name}Encode(v, row, test) + "}}\\n"
+	rv := reflect.ValueOf(&v).Elem()
+	line := `{{"id":"` + sid + `","value":` + {name}Encode(rv, row, test) + "}}\\n"
 	f, err := os.OpenFile({channel}, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
 	if err == nil {{
 		for _, piece := range {name}Pieces(line, sid) {{
@@ -1154,10 +1159,9 @@ func {name}Pieces(line, sid string) []string {{
 	return out
 }}
 
-func {name}Encode[T any](v T, row int, test string) (rec string) {{
+func {name}Encode(rv reflect.Value, row int, test string) (rec string) {{
 	rec = `["unserializable","panic"]`
 	defer func() {{ recover() }}()
-	rv := reflect.ValueOf(&v).Elem()
 	iface := rv.Kind() == reflect.Interface
 	if iface {{
 		rv = rv.Elem()
