@@ -226,3 +226,26 @@ def test_a_patch_that_applies_runs_git_once(tmp_path, monkeypatch):
     rejected = repo_patch.apply(good + bad, tree, repo_patch.TRUSTED)
     assert rejected is not None and "b.txt.rej" in rejected and "not here" in rejected
     assert [line.split()[-2] for line in calls.read_text().splitlines()] == ["-p1", "--reject"]
+
+
+# the patched tree: copied per repeat, moved into a k=1 grade's one run ------------------------------------
+@pytest.mark.sandbox
+def test_a_k1_grade_runs_in_the_patched_tree_itself(monkeypatch):
+    """A k=1 grade's one run takes the patched tree (moved, opened to the sandbox's uid as a copy would be):
+    one copy of a SWE-bench tree (thousands of files) fewer per grade. Repeats still run in copies of their own."""
+    from conftest import ROOT
+    from loop import tasks
+    from loop import verdicts as V
+    from loop.grading.model import Options
+    from loop.kinds.repo import kind as repo_kind
+    from loop.kinds.repo import patch as repo_patch
+    from loop.sandbox import SandboxConfig
+
+    task = tasks.load_folder(ROOT / "harness" / "tasks" / "repo_ledger_py")
+    copied = []
+    real = repo_patch.fresh_copy
+    monkeypatch.setattr(repo_patch, "fresh_copy", lambda src, dest: copied.append(src.name) or real(src, dest))
+    for k, copies in ((1, 0), (2, 2)):
+        copied.clear()
+        grade = repo_kind.KIND.grade(task, task.reference, SandboxConfig(), Options(k=k, trials=0))
+        assert grade.verdict == V.STABLE_PASS and copied.count("patched") == copies, (k, grade.verdict, copied)

@@ -187,8 +187,9 @@ class RepoKind:
                 # what the candidate's code wrote into it while it ran, which would then decide its later repeats.
                 seals = sealing.result()
                 bases = [pool.submit(baseline, task, cfg, env, repeat) for repeat in range(opts.k)]
+                # at k=1 the one run takes the patched tree itself
                 runs = list(pool.map(lambda r: _attempt(task, cfg, env, patched, ids, r, opts.seed, quarantined,
-                                                        wires, seals, bases[r]), range(opts.k)))
+                                                        wires, seals, bases[r], opts.k == 1), range(opts.k)))
             attempts = [a for a, _ in runs]
             for attempt in attempts:
                 if attempt.status != V.INFRA_UNKNOWN:
@@ -419,12 +420,12 @@ def _digest_of(outcomes: dict[str, Outcome]) -> str:
 
 def _attempt(task: Task, cfg: SandboxConfig, env: Env | None, patched: Path, ids: list[tuple[str, str]],
              repeat: int, seed: int, quarantined: frozenset, wires: Tripwires | None,
-             seals: dict, base_run: Future) -> tuple[Attempt, dict[str, Outcome]]:
+             seals: dict, base_run: Future, last: bool = False) -> tuple[Attempt, dict[str, Outcome]]:
     """One repeat on the patched tree, against the base tree's outcomes of the same repeat (`base_run`,
     submitted before it, so never queued behind it)."""
     spec: RepoSpec = task.spec
     try:
-        res = run_tests(task, cfg, env, patched, repeat, _run_ids(spec), wires, seals)
+        res = run_tests(task, cfg, env, patched, repeat, _run_ids(spec), wires, seals, consume=last)
         base = base_run.result()
     except SandboxUnavailable as exc:
         return Attempt(repeat, V.INFRA_UNKNOWN, str(exc), None, "", 0.0, seed, clean_env(repeat)), {}

@@ -62,19 +62,20 @@ def fresh_tripwires(allowed: dict[str, repo_tripwire.Safe]) -> Tripwires:
 
 
 def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repeat: int,
-              ids: list[str] | None, tripwires: Tripwires | None = None, seals=None) -> RunResult:
+              ids: list[str] | None, tripwires: Tripwires | None = None, seals=None, consume: bool = False) -> RunResult:
     """Run the test command once, sandboxed, in a fresh copy of `tree`; parse the report (a file, or the
     command's standard output) in the parent. `ids` None runs every test. Network is off (bubblewrap
     --unshare-all); the environment is read-only, except a private copy of Go's build cache. `tripwires`:
     what plans the tripwire tests planted first, by which the report is judged (a candidate's tree). `seals`:
     the keys of the assertions to seal (seal.EVERY: all that qualify), None for none; a dict (`Judged.floors` of
     the gold run): each key's rows, which a passing test's check must send values from, and how each row's
-    value is compared."""
+    value is compared. `consume`: `tree` is given up to this run (the caller's last use of it, on the same file
+    system): moved into the run's folder, not copied (a SWE-bench tree holds thousands of files)."""
     spec: RepoSpec = task.spec
     limits = task.limits
     scratch = make_scratch("loop-run-")
     try:
-        work = repo_patch.fresh_copy(tree, scratch / "repo")
+        work = _moved(tree, scratch / "repo") if consume else repo_patch.fresh_copy(tree, scratch / "repo")
         if ids is not None:  # an id SWE-bench truncated selects its function; the report says which one it was
             ids = list(dict.fromkeys(selector(t) for t in ids))
         # sealed assertions first: the tripwires are planned on the sealed file, so no copy carries a sealed literal
@@ -160,6 +161,16 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
                          result.duration, forged, wires, raw, judged)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _moved(tree: Path, dest: Path) -> Path:
+    """`tree` at `dest`, open to the sandbox's uid as fresh_copy leaves a copy; a copy if it cannot be moved."""
+    try:
+        tree.rename(dest)
+    except OSError:
+        return repo_patch.fresh_copy(tree, dest)
+    repo_patch.chmod_tree(dest, writable=True)
+    return dest
 
 
 def _native_tracebacks(argv: list[str]) -> list[str]:
