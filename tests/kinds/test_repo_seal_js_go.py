@@ -563,7 +563,7 @@ def test_a_go_run_compiles_one_helper_per_package_and_every_file_sends_through_i
         (proj / name).write_text(text)
         (base / name).write_text(text)
     channel = Channel(tmp_path / "channel", seal.CHANNEL, tmp_path / seal.CHANNEL, seal.CHANNEL_CAP)
-    seals = seal.seal_tree(proj, base, list(files), str(channel.fifo), style="go")
+    seals = seal.fresh(proj, seal.seal_tree(proj, base, list(files), str(channel.fifo), style="go"))
     helpers = sorted(p.name for p in proj.glob("zz_loop_seal_*_test.go"))
     assert len(seals) == 3 and len(helpers) == 2 and helpers[0].endswith("_p_test.go"), helpers
     tag = helpers[0].split("_")[3]
@@ -582,6 +582,10 @@ def test_a_go_run_compiles_one_helper_per_package_and_every_file_sends_through_i
     again.mkdir()
     for name, text in files.items():
         (again / name).write_text(text)
-    fresh = seal.seal_tree(again, base, list(files), str(channel.fifo), style="go")
-    assert not {s.id for s in fresh} & {s.id for s in seals}
+    sealing = seal.seal_tree(again, base, list(files), str(channel.fifo), style="go")
+    planned = {name: (again / name).read_text() for name in files}  # the cached plans' text: tripwires go there
+    fresh = seal.fresh(again, sealing)
+    assert not {s.id for s in fresh} & {s.id for s in seals} and {s.key for s in fresh} == {s.key for s in seals}
+    assert all(s.id in planned[s.file] for s in sealing.seals) and not any(s.id in planned[s.file] for s in fresh)
+    assert all(s.id in (again / s.file).read_text() for s in fresh)
     assert not {p.name for p in again.glob("zz_loop_seal_*")} & set(helpers)

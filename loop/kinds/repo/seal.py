@@ -929,10 +929,21 @@ def decided_by(judged: Judged | None, test_id: str, tripwires: bool) -> str:
 
 
 # the run's hook -----------------------------------------------------------------------------------------
-def seal_tree(work: Path, base: Path, files, channel: str, only=EVERY, style: str = "pytest") -> tuple[Seal, ...]:
-    """Seal each test file of the framework among `files` (relative to `work`, a per-run copy) in place; the
-    seals. `base`: the task's base tree, where the candidate reads the files as they were."""
+@dataclass(frozen=True)
+class Sealing:
+    """A run's sealed files as seal_tree first writes them: each its cached plan's text, with ids every run of the
+    file shares, so that the tripwires are planned on text whose syntax work is cached too; `fresh` then gives the
+    files (tripwires and all) and the seals this run's own ids. Every id is a run of hex digits of a fixed width
+    that only loop's edits put in a file, so swapping them moves nothing."""
+    seals: tuple[Seal, ...]  # with the plans' ids
+    swaps: dict[str, dict[str, str]]  # per sealed file: a plan's id, row token or helper name -> this run's
+
+
+def seal_tree(work: Path, base: Path, files, channel: str, only=EVERY, style: str = "pytest") -> Sealing:
+    """Seal each test file of the framework among `files` (relative to `work`, a per-run copy) in place, with
+    the plans' ids until `fresh`. `base`: the task's base tree, where the candidate reads the files as they were."""
     seals: list[Seal] = []
+    swaps: dict[str, dict[str, str]] = {}
     tag = f"{_RNG.getrandbits(40):010x}"  # Go: one helper per package
     for rel in dict.fromkeys(files):
         path = work / rel
@@ -941,13 +952,23 @@ def seal_tree(work: Path, base: Path, files, channel: str, only=EVERY, style: st
         source, known_text = _text(path), _text(base / rel)
         if source is None:
             continue
-        sealed, found, extra = plan_file(style, source, channel, only, rel, known_text, tag=tag)
+        text, found, extra, helper = _template(style, source, channel, _hashable(only), rel, known_text)
         if found:
-            path.write_text(sealed, encoding="utf-8")
-            if extra is not None:
-                (work / extra[0]).write_text(extra[1], encoding="utf-8")
+            path.write_text(text, encoding="utf-8")
+            swaps[rel] = _swaps(found, helper, tag if style == "go" else None)
+            if extra is not None:  # Go's helper file: no tripwire goes there, so it is this run's at once
+                name, helper_text = (_swapped(part, swaps[rel]) for part in extra)
+                (work / name).write_text(helper_text, encoding="utf-8")
             seals.extend(found)
-    return tuple(seals)
+    return Sealing(tuple(seals), swaps)
+
+
+def fresh(work: Path, sealing: Sealing) -> tuple[Seal, ...]:
+    """The sealed files of `sealing` (with whatever was planted in them since) and their seals with this run's ids."""
+    for rel, swap in sealing.swaps.items():
+        path = work / rel
+        path.write_text(_swapped(path.read_text(encoding="utf-8"), swap), encoding="utf-8")
+    return tuple(_renewed(s, sealing.swaps[s.file]) for s in sealing.seals)
 
 
 _SUFFIXES = {"pytest": (".py",), "node": (".js", ".mjs", ".cjs"), "go": ("_test.go",)}
@@ -961,71 +982,63 @@ def _text(path: Path) -> str | None:
 
 
 def plan_file(style: str, source: str, channel: str = f"{MOUNT}/{CHANNEL}", only=EVERY, file: str = "",
-              known: str | None = None, rng: random.Random = _RNG, tag: str | None = None
+              known: str | None = None, rng: random.Random = _RNG
               ) -> tuple[str, tuple[Seal, ...], tuple[str, str] | None]:
-    """(the sealed text, its seals, a new file the sealed text needs (Go's helper): (path, text) or None)."""
+    """(the sealed text, its seals, a new file the sealed text needs (Go's helper): (path, text) or None), with
+    fresh ids (`rng` given: ids drawn from it, nothing cached)."""
+    if rng is not _RNG:
+        return _planned(style, source, channel, only, file, known, rng)[:3]
+    text, seals, extra, helper = _template(style, source, channel, _hashable(only), file, known)
+    swap = _swaps(seals, helper, None)
+    return _swapped(text, swap), tuple(_renewed(s, swap) for s in seals), extra and (
+        _swapped(extra[0], swap), _swapped(extra[1], swap))
+
+
+def _hashable(only):
+    return frozenset(only) if isinstance(only, dict) else only
+
+
+@functools.lru_cache(maxsize=256)
+def _template(style: str, source: str, channel: str, only, file: str, known: str | None):
+    """_planned once per file and selection (the syntax work is most of a run's sealing time); each run swaps in
+    its own ids (_swaps)."""
+    return _planned(style, source, channel, only, file, known, random.Random(_RNG.getrandbits(64)))
+
+
+def _planned(style: str, source: str, channel: str, only, file: str, known: str | None, rng: random.Random):
+    """(sealed text, seals, Go's helper file or None, the helper's name in the text)."""
     if style == "pytest":
-        text, seals = plan(source, channel, only, file, rng, known) if rng is not _RNG else _fresh(
-            *_template(source, channel, frozenset(only) if isinstance(only, dict) else only, file, known))
-        return text, seals, None
-    if rng is _RNG:
-        text, found, extra = _fresh_js_go(*_template_js_go(style, source, channel, frozenset(only) if isinstance(
-            only, dict) else only, file, known), tag)
-    else:
-        text, found, extra = _plan_js_go(style, source, channel, only, file, rng, known, tag)
-    return text, tuple(Seal(sid, file, line, col, f.op, f.literal, f.test, f.unconditional, secret, style)
-                       for f, sid, secret, line, col in found), extra
-
-
-def _plan_js_go(style: str, source: str, channel: str, only, file: str, rng: random.Random, known: str | None,
-                tag: str | None) -> tuple[str, list, tuple[str, str] | None]:
-    if style == "node":
-        return (*js_go.plan_node(source, channel, only, file, rng, known, VALUE_CAP, DEPTH_CAP, tag), None)
-    return js_go.plan_go(source, channel, only, file, rng, known, VALUE_CAP, tag)
-
-
-@functools.lru_cache(maxsize=256)
-def _template_js_go(style: str, source: str, channel: str, only, file: str, known: str | None):
-    """_plan_js_go once per file and selection, as _template for pytest (lexing is most of a Go run's sealing
-    time), with the tag it used."""
-    rng = random.Random(_RNG.getrandbits(64))
+        text, seals = plan(source, channel, only, file, rng, known)
+        helper = re.search(r"^_loop_seal_([0-9a-f]{10}) = ", text, re.M)
+        return text, seals, None, helper and helper.group(1)
     tag = f"{rng.getrandbits(40):010x}"
-    return (*_plan_js_go(style, source, channel, only, file, rng, known, tag), tag)
+    if style == "node":
+        (text, found), extra = js_go.plan_node(source, channel, only, file, rng, known, VALUE_CAP, DEPTH_CAP, tag), None
+    else:
+        text, found, extra = js_go.plan_go(source, channel, only, file, rng, known, VALUE_CAP, tag)
+    return text, tuple(Seal(sid, file, line, col, f.op, f.literal, f.test, f.unconditional, secret, style)
+                       for f, sid, secret, line, col in found), extra, tag
 
 
-def _fresh_js_go(text: str, found: list, extra: tuple[str, str] | None, old: str, tag: str | None):
-    """A JS or Go template with fresh ids and helper name (`tag`, else a new one): each a run of hex digits of a
-    fixed width that only loop's own edits put in the file."""
-    tag = tag or f"{_RNG.getrandbits(40):010x}"
-    ids = {sid: f"{_RNG.getrandbits(64):016x}" for _, sid, *_ in found}
-    for a, b in ((old, tag), *ids.items()):
-        text = text.replace(a, b)
-        extra = extra and (extra[0].replace(a, b), extra[1].replace(a, b))
-    return text, [(f, ids[sid], *rest) for f, sid, *rest in found], extra
-
-
-@functools.lru_cache(maxsize=256)
-def _template(source: str, channel: str, only, file: str, known: str | None) -> tuple[str, tuple[Seal, ...]]:
-    """plan() once per file and selection (the syntax work is most of a run's sealing time); _fresh gives each run
-    its own ids."""
-    return plan(source, channel, only, file, random.Random(_RNG.getrandbits(64)), known)
-
-
-def _fresh(text: str, seals: tuple[Seal, ...]) -> tuple[str, tuple[Seal, ...]]:
-    """A planned file and its seals with fresh ids, tokens and helper name in place of the template's (each of a
-    fixed width, so nothing moves)."""
-    new = {}
+def _swaps(seals: tuple[Seal, ...], helper: str | None, tag: str | None) -> dict[str, str]:
+    """A plan's ids, row tokens and helper name -> fresh ones (`tag`: the helper's, shared by a run's files)."""
+    new = {helper: tag or f"{_RNG.getrandbits(40):010x}"} if helper else {}
     for s in seals:
         new[s.id] = f"{_RNG.getrandbits(64):016x}"
         for token in s.literal.tokens if s.op == "rows" else ():
             new.setdefault(token, f"{_RNG.getrandbits(48):012x}")
-    for old, fresh in new.items():
-        text = text.replace(repr(old), repr(fresh))
-    helper = re.search(r"^(_loop_seal_[0-9a-f]{10}) = ", text, re.M)
-    if helper:
-        text = text.replace(helper.group(1), f"_loop_seal_{_RNG.getrandbits(40):010x}")
-    return text, tuple(replace(s, id=new[s.id], literal=replace(s.literal, tokens=tuple(
-        new[t] for t in s.literal.tokens)) if s.op == "rows" else s.literal) for s in seals)
+    return new
+
+
+def _swapped(text: str, swap: dict[str, str]) -> str:
+    for old, new in swap.items():
+        text = text.replace(old, new)
+    return text
+
+
+def _renewed(s: Seal, swap: dict[str, str]) -> Seal:
+    literal = replace(s.literal, tokens=tuple(swap[t] for t in s.literal.tokens)) if s.op == "rows" else s.literal
+    return replace(s, id=swap[s.id], literal=literal)
 
 
 def files_of(hidden: tuple[str, ...], ids: tuple[str, ...], base: Path | None = None) -> list[str]:

@@ -79,8 +79,9 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
         if ids is not None:  # an id SWE-bench truncated selects its function; the report says which one it was
             ids = list(dict.fromkeys(selector(t) for t in ids))
         # sealed assertions first: the tripwires are planned on the sealed file, so no copy carries a sealed literal
+        # (on its cached plan's text, with ids every run shares: this run's are swapped in after the tripwires)
         style = repo_tripwire.framework(spec.command)
-        sealed = ()
+        sealing = None
         # the sealed checks' records leave through a FIFO only loop can read (red team, round ten); drained here
         channel = Channel(scratch / "channel", repo_seal.CHANNEL, scratch / repo_seal.CHANNEL, repo_seal.CHANNEL_CAP)
         if seals is not None and style is not None:
@@ -88,13 +89,14 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
             files = list(dict.fromkeys(k[0] for k in seals)) if isinstance(seals, dict) else repo_seal.files_of(
                 spec.hidden_files, spec.fail_to_pass + (spec.pass_to_pass or ()),
                 spec.tree if spec.pass_to_pass is None else None)
-            sealed = repo_seal.seal_tree(work, spec.tree, files, channel.inside(cfg.enabled), seals, style)
-            ids = repo_seal.selecting(sealed, ids)  # a parametrize table's rows have fresh ids in the sealed copy
+            sealing = repo_seal.seal_tree(work, spec.tree, files, channel.inside(cfg.enabled), seals, style)
         wires = tripwires(spec, work) if tripwires else None
         if wires is not None:
             repo_tripwire.plant(wires, work)
             if ids is not None and repo_tripwire.framework(spec.command) == "pytest":
                 ids = repo_tripwire.among(ids, [w.test_id for w in wires.wires])
+        sealed = repo_seal.fresh(work, sealing) if sealing is not None else ()
+        ids = repo_seal.selecting(sealed, ids)  # a parametrize table's rows have fresh ids in the sealed copy
         out = scratch / "out"
         out.mkdir()
         out.chmod(0o777)

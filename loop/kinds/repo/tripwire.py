@@ -900,7 +900,8 @@ def go_points(source: str) -> list[Point]:
     return points + [Point(len(lines), "", _usual([p.after for p in points], 1), 0)]
 
 
-def _depths(source: str, kind: str) -> list[int | None]:
+@functools.lru_cache(maxsize=16)  # a run's host files: the sealed ones' text is their cached plan's (seal.Sealing)
+def _depths(source: str, kind: str) -> tuple[int | None, ...]:
     """Per line: the bracket depth it starts at, None inside a comment or string. A small lexer of Go or
     JavaScript (JS regular-expression literals told apart by the token before them, as the grammar does)."""
     out, depth, i, n, state, quote, last = [0], 0, 0, len(source), None, "", ";"
@@ -947,7 +948,7 @@ def _depths(source: str, kind: str) -> list[int | None]:
             else:
                 last = c
         i += 1
-    return out
+    return tuple(out)
 
 
 def _place(source: str, placed: list[tuple[Point, str]]) -> tuple[str, tuple[int | None, ...]]:
@@ -1109,8 +1110,13 @@ def _guards(p: Plan, test_id: str) -> bool:
         return test_id.split("::", 1)[0] == p.host
     name = _name_of(kind, test_id)
     if kind == "go":
-        return re.search(rf"^func\s+{re.escape(name)}\s*\(", p.text, re.M) is not None
+        return name in _go_funcs(p.text)
     return any(f"{q}{name}{q}" in p.text for q in "'\"`")
+
+
+@functools.lru_cache(maxsize=16)  # a run's host files, asked once per graded test
+def _go_funcs(text: str) -> frozenset:
+    return frozenset(re.findall(r"^func\s+(\w+)\s*\(", text, re.M))
 
 
 def _kind_of(path: str) -> str:
