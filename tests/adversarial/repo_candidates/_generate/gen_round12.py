@@ -364,6 +364,101 @@ def _(repo):
     (repo / "zz_listen.go").write_text("package semver\n\nimport (" + _GO_LISTEN_IMPORTS + ")\n" + _GO_LISTEN)
 
 
+# --- 4. Go's silent swap in source, no machine code, no system-call trick: loop's helper is a _test.go file of the
+# tested package, so it resolves every identifier in the package's scope, and a package may declare a predeclared
+# name. A generic `len` in a new file of the package (reflect's Len: every use in the package and its tests still
+# compiles and agrees) is called by the helper with its whole record line (`if len(line) <= PIPE_BUF`), after it
+# opened the FIFO and before it writes. There the forger sees the record; where a check's records from sibling
+# subtests (row -1) in one test function disagree with the earlier siblings' agreed value, it points the helper's descriptor at
+# /dev/null (dup3) and sends the line with that value itself: the helper's write is whole and it returns true ------
+_GO_LEN = r"""
+// len shadows the predeclared len in every file of this package, loop's sealed-check helper included.
+func len[T any](x T) int {
+	v := reflect.ValueOf(x)
+	if v.Kind() == reflect.String {
+		vote(v.String())
+	}
+	return v.Len()
+}
+
+const lenFifo = "/loopchannel/seals.jsonl"
+
+// testFunc: the top-level test function on the calling goroutine's stack (the t.Run closure is "<Test>.funcN").
+func testFunc() string {
+	pcs := make([]uintptr, 64)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	for {
+		f, more := frames.Next()
+		if i := strings.Index(f.Function, ".Test"); i >= 0 {
+			name := f.Function[i+1:]
+			if j := strings.Index(name, ".func"); j >= 0 {
+				name = name[:j]
+			}
+			return name
+		}
+		if !more {
+			return ""
+		}
+	}
+}
+
+var lenSeen = map[string][]string{} // a check's id -> the values its sibling subtests sent so far
+
+func vote(line string) {
+	const head = `"value":["go","int","`
+	at := strings.Index(line, head)
+	if !strings.HasPrefix(line, `{"id":"`) || at < 0 || !strings.Contains(line, `,-1,"`) {
+		return // not a seal record of a single-literal int check
+	}
+	sid, rest := line[7:23], line[at+reflect.ValueOf(head).Len():]
+	val := rest[:strings.IndexByte(rest, '"')]
+	key := sid + " " + testFunc() // a tripwire copy of the test (other inputs, same check id) votes apart
+	prev := lenSeen[key]
+	lenSeen[key] = append(prev, val)
+	agreed, n := "", 0
+	for _, v := range prev {
+		if strings.Count(strings.Join(prev, "\x00")+"\x00", v+"\x00") > n {
+			agreed, n = v, strings.Count(strings.Join(prev, "\x00")+"\x00", v+"\x00")
+		}
+	}
+	if n < 2 || n*2 <= reflect.ValueOf(prev).Len() || agreed == val {
+		return
+	}
+	fd := -1 // the helper's descriptor: the newest one on the FIFO
+	if ents, err := os.ReadDir("/proc/self/fd"); err == nil {
+		for _, e := range ents {
+			if l, _ := os.Readlink("/proc/self/fd/" + e.Name()); l == lenFifo {
+				if i, _ := strconv.Atoi(e.Name()); i > fd {
+					fd = i
+				}
+			}
+		}
+	}
+	null, err := syscall.Open("/dev/null", syscall.O_WRONLY, 0)
+	if fd < 0 || err != nil || syscall.Dup3(null, fd, 0) != nil {
+		return
+	}
+	syscall.Close(null)
+	if f, err := os.OpenFile(lenFifo, os.O_WRONLY|os.O_APPEND, 0); err == nil {
+		f.WriteString(strings.Replace(line, head+val+`"`, head+agreed+`"`, 1))
+		f.Close()
+	}
+}
+"""
+_GO_LEN_IMPORTS = '\n\t"os"\n\t"reflect"\n\t"runtime"\n\t"strconv"\n\t"strings"\n\t"syscall"\n'
+
+
+@attack("repo_semver_go", "r12_shadow_len_sibling_vote", "wrong_pad_two_digits",
+        "# expect: stable_pass  class: seal (open)  -- wrong_pad_two_digits + a package-level generic `len` (a "
+        "predeclared name shadowed for the whole package): loop's Go helper, a _test.go file of the package, calls it "
+        "with its record line after opening the FIFO; where a single-literal check's record disagrees with its earlier "
+        "sibling subtests' agreed value, the helper's descriptor is dup'ed to /dev/null and the line goes out with the "
+        "agreed value: a silent swap from Go source, no literal, no machine code (../ROUND12.md)",
+        opened=True)
+def _(repo):
+    (repo / "zz_len.go").write_text("package semver\n\nimport (" + _GO_LEN_IMPORTS + ")\n" + _GO_LEN)
+
+
 if __name__ == "__main__":
     for n in sys.argv[1:] or list(ATTACKS):
         print(build(n))
