@@ -161,6 +161,7 @@ class RepoKind:
             touched = repo_patch.refuse_changes(changes, spec.tree, protected, hidden) if swebench else None
             if touched:
                 integrity.append(Check(touched.check, touched.check, False, touched.detail))
+            _stage_hidden(spec, patched)  # (the screen reads the test files a Go package's names must keep)
             infrastructure = repo_screen.screen(changes, spec.tree, patched, spec.allowed)
             if infrastructure and not swebench:
                 return grade_without_attempts(task, source, opts, cfg, repo_screen.TOUCHES_TEST_INFRASTRUCTURE,
@@ -168,7 +169,6 @@ class RepoKind:
             if infrastructure:
                 integrity.append(Check(repo_screen.TOUCHES_TEST_INFRASTRUCTURE, repo_screen.TOUCHES_TEST_INFRASTRUCTURE,
                                        False, infrastructure))
-            _stage_hidden(spec, patched)
             try:
                 env = _environment(spec, cfg)
             except HarnessError as exc:

@@ -1100,6 +1100,12 @@ def plan_go(source: str, channel: str, only, file: str, rng: random.Random, know
                                                  channel=_go_quote(channel), cap=cap, atomic=PIPE_BUF, piece=PIECE))
 
 
+def go_helper_names() -> frozenset[str]:
+    """Every identifier the Go helper's text uses (the screen keeps a patch from redeclaring Go's predeclared
+    ones in the package the helper joins)."""
+    return frozenset(re.findall(r"[A-Za-z_]\w*", _GO_HELPER))
+
+
 def _go_quote(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
