@@ -14,7 +14,7 @@ from loop import verdicts as V
 from loop.errors import CandidateFault, SandboxUnavailable
 from loop.sandbox.bwrap import check_bwrap, command
 from loop.sandbox.limits import Limits, SandboxConfig
-from loop.sandbox.process import Output, hello_first, kill, popen_kwargs, signal_fault
+from loop.sandbox.process import Output, hello_first, kill, signal_fault, spawn
 from loop.sandbox.seccomp import seccomp_fd
 
 
@@ -63,13 +63,14 @@ class Worker:
         filt = seccomp_fd(cfg)
         if filt is not None:
             passed.append(filt)
-        cmd = command(cfg, hello_first(argv, w, limits.nproc), ro=ro, limits=limits, env=env, seccomp=filt)
+        cmd, kw = spawn(cfg, command(cfg, hello_first(argv, w, limits, address_space=address_space), ro=ro,
+                                     limits=limits, env=env, seccomp=filt), env)
         stdin = subprocess.DEVNULL if private_input else subprocess.PIPE
         stdio = subprocess.PIPE if capture else subprocess.DEVNULL
         try:
             self.proc = subprocess.Popen(
                 cmd, stdin=stdin, stdout=stdio, stderr=stdio,
-                pass_fds=passed, **popen_kwargs(cfg, limits, address_space, env),
+                pass_fds=passed, **kw,
             )
         except OSError as exc:
             os.close(r)
