@@ -309,6 +309,17 @@ def _go(proj: Path, cache: Path) -> dict[str, Outcome]:
     return parse_go_test_json(done.stdout)
 
 
+def _go_in_fresh_cache(proj: Path, channel) -> dict[str, Outcome]:
+    """_go with a build cache of its own, removed after, while `channel` drains."""
+    cache = Path(tempfile.mkdtemp(prefix="loop-test-gocache-"))
+    try:
+        with channel:
+            return _go(proj, cache)
+    finally:
+        subprocess.run(["chmod", "-R", "u+w", str(cache)])
+        subprocess.run(["rm", "-rf", str(cache)])
+
+
 def test_go_plan_and_helper_judge_as_go_compares(tmp_path):
     sealed, seals, extra = seal.plan_file("go", GO_TESTS, file="p_test.go", rng=random.Random(5))
     # each term of a disjunction runs whenever the test passes; a subtest's check is conditional
@@ -527,13 +538,7 @@ def test_go_long_records_from_parallel_subtests_arrive_whole(tmp_path):
     assert len(seals) == 1
     (proj / "p_test.go").write_text(sealed)
     (proj / extra[0]).write_text(extra[1])
-    cache = Path(tempfile.mkdtemp(prefix="loop-test-gocache-"))
-    try:
-        with channel:
-            outcomes = _go(proj, cache)
-    finally:
-        subprocess.run(["chmod", "-R", "u+w", str(cache)])
-        subprocess.run(["rm", "-rf", str(cache)])
+    outcomes = _go_in_fresh_cache(proj, channel)
     assert all(o.status == V.PASS for o in outcomes.values()) and len(outcomes) == 9, outcomes
     got, stray = seal.records(tmp_path, seals)
     assert stray is None
@@ -568,13 +573,7 @@ def test_a_go_run_compiles_one_helper_per_package_and_every_file_sends_through_i
     assert len(seals) == 3 and len(helpers) == 2 and helpers[0].endswith("_p_test.go"), helpers
     tag = helpers[0].split("_")[3]
     assert all(f"loopSeal{tag}(" in (proj / name).read_text() for name in files)
-    cache = Path(tempfile.mkdtemp(prefix="loop-test-gocache-"))
-    try:
-        with channel:
-            outcomes = _go(proj, cache)
-    finally:
-        subprocess.run(["chmod", "-R", "u+w", str(cache)])
-        subprocess.run(["rm", "-rf", str(cache)])
+    outcomes = _go_in_fresh_cache(proj, channel)
     assert sorted(t.split("::")[-1] for t, o in outcomes.items() if o.status == V.PASS) == ["TestA", "TestB", "TestC"]
     got, stray = seal.records(tmp_path, seals)
     assert stray is None and sorted(v.value for s in seals for v in got[s.id]) == [b"v1", b"v1", b"v1v1"]
