@@ -85,7 +85,10 @@ def _go_change(path: str, base: Path, patched: Path) -> str | None:
     diff = go_directives(before) ^ go_directives(after)
     if diff:
         return f"the patch adds or removes a Go directive the test binary obeys: {path}: {sorted(diff)[0]}"
-    new = go_package_names(after) - go_package_names(before)
+    names = go_package_names(after)
+    if names is None:  # (Go could not compile it either)
+        return f"{path} does not read as Go source (an unclosed comment or string): its package-level names are unknown"
+    new = names - (go_package_names(before) or set())
     shadowed = sorted(new & _go_predeclared(patched) & (_go_test_names(patched, path) | go_helper_names()))
     if shadowed:
         return (f"{path} declares '{shadowed[0]}' at package level, which replaces Go's predeclared {shadowed[0]} in "
@@ -125,10 +128,14 @@ def _go_test_names(tree: Path, path: str) -> set[str]:
 _GO_ENDS_LINE = {"break", "continue", "fallthrough", "return", "++", "--", ")", "]", "}"}
 
 
-def go_package_names(source: bytes) -> set[str]:
+def go_package_names(source: bytes) -> set[str] | None:
     """The names a Go file declares at package level: functions (not methods), and every name of its var, const
-    and type specs, grouped or not. Read from its tokens, with Go's own rule for where a newline ends a spec."""
-    toks = [t for t in lex(source.decode("utf-8", errors="replace"), "go") or () if t.kind != "comment"]
+    and type specs, grouped or not. Read from its tokens, with Go's own rule for where a newline ends a spec;
+    None when it does not lex."""
+    toks = lex(source.decode("utf-8", errors="replace"), "go")
+    if toks is None:
+        return None
+    toks = [t for t in toks if t.kind != "comment"]
     names: set[str] = set()
     depth, group, i = 0, None, 0  # group: the keyword of the var/const/type group open at depth 1
     while i < len(toks):

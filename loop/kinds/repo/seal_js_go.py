@@ -32,7 +32,7 @@ _PUNCT_RE = re.compile("|".join(map(re.escape, _PUNCT)))
 _SPACE = re.compile(r"\s+")
 _KEYWORDS_BEFORE_REGEX = {"return", "typeof", "case", "in", "of", "delete", "void", "throw", "new", "else", "do",
                           "instanceof", "yield", "await"}
-_NAME = re.compile(r"[A-Za-z_$\u0080-\uffff][\w$\u0080-\uffff]*")
+_NAME = re.compile(r"[A-Za-z_$\u0080-\U0010ffff][\w$\u0080-\U0010ffff]*")  # every non-ASCII letter (round 13: 𝑥)
 _NUMBER = re.compile(r"(?:0[xX][\da-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)"
                      r"(?:[eE][+-]?\d[\d_]*)?)[ni]?")
 
