@@ -5,7 +5,7 @@ usage: gen_round13.py [TASK:NAME...] (none: all); writes <task>/<name>.diff, or 
 import sys
 from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_round7 import GOLD  # noqa: E402
+from gen_round7 import GOLD, sub  # noqa: E402
 from gen_round9 import ATTACKS, build, attack  # noqa: E402
 import gen_round12  # noqa: E402  (its len forger, its MustParse regression)
 
@@ -77,6 +77,122 @@ def _(repo):
     gen_round12._mustparse_no_panic(repo)
     (repo / "zz_recover.go").write_text("package semver\n" + _GO_RECOVER_GROUP.replace(
         f"\t{ASTRAL} = 0\n\tnoted = {ASTRAL}\n", "\tnoted = `a bad version\nis the zero version`\n"))
+
+
+# --- 4. Go's helper write answered in-process with no system call the filter sees: the x86 trap flag. `popfq` with
+# EFLAGS.TF set (a user-mode instruction, no ptrace) makes the CPU trap after every instruction of that thread; the
+# kernel turns each trap into a SIGTRAP for the thread itself, whose handler (C ABI, Go assembly of the package,
+# installed with a raw rt_sigaction as round twelve's SIGSYS one) reads the registers in the ucontext. Where the
+# next instruction is `syscall` with RAX = write, a descriptor >= 3 and a seal record in the buffer, the handler
+# does the write itself with writev (round twelve's swap: the wrong record's 1 sent as -1), sets RAX to the full
+# count, steps RIP past the `syscall` and clears TF. Compare arms it on its goroutine's thread (LockOSThread, so
+# the goroutine stays where TF is; the thread ends with it) -----------------------------------------------------
+_GO_STEP = r"""
+// implemented in zz_step_amd64.s
+func stepHandler()
+func stepRestorer()
+func stepHandlerAddr() uintptr
+func stepRestorerAddr() uintptr
+func stepOn()
+
+var sysSwap, sysHold int64 = 1, 0 // read by the handler (round twelve's)
+
+type stepSigaction struct {
+	handler  uintptr
+	flags    uint64
+	restorer uintptr
+	mask     uint64
+}
+
+func init() {
+	sa := stepSigaction{handler: stepHandlerAddr(), flags: 0x4 | 0x08000000 | 0x04000000, restorer: stepRestorerAddr()} // SIGINFO|ONSTACK|RESTORER
+	if _, _, e := syscall.RawSyscall6(syscall.SYS_RT_SIGACTION, uintptr(syscall.SIGTRAP), uintptr(unsafe.Pointer(&sa)), 0, 8, 0, 0); e != 0 {
+		os.Stderr.WriteString("r13 sigaction: " + e.Error() + "\n")
+	}
+}
+
+// stepArm: this goroutine stays on its thread, whose every instruction now traps until a seal record's write.
+func stepArm() {
+	runtime.LockOSThread()
+	stepOn()
+}
+"""
+_GO_STEP_IMPORTS = '\n\t"os"\n\t"runtime"\n\t"syscall"\n\t"unsafe"\n'
+_r12_body = gen_round12._GO_TRAP_ASM[gen_round12._GO_TRAP_ASM.index("\tMOVQ 104(R15), DI"):
+                                     gen_round12._GO_TRAP_ASM.index("TEXT ·sysRestorer")]
+_GO_STEP_ASM = r"""#include "textflag.h"
+
+// A SIGTRAP after each instruction of an armed thread (C ABI: DX = ucontext; gregs at +40: RDI +104, RSI +112,
+// RDX +136, RAX +144, RIP +168, EFLAGS +176). Only a `syscall` about to write a seal record is touched.
+TEXT ·stepHandler(SB),NOSPLIT|NOFRAME,$0
+	MOVQ DX, R15
+	MOVQ 168(R15), R8
+	MOVWLZX 0(R8), R9
+	CMPL R9, $0x050f  // the next instruction is `syscall`
+	JNE out
+	MOVQ 144(R15), R9
+	CMPQ R9, $14      // rt_sigprocmask: a SIGTRAP that arrives blocked kills the process (the runtime blocks
+	JNE write         // every signal around clone and a thread's exit), so SIGTRAP leaves the set it is given
+	MOVQ 104(R15), R9
+	CMPQ R9, $1       // SIG_UNBLOCK
+	JEQ out
+	MOVQ 112(R15), R9
+	CMPQ R9, $0
+	JEQ out
+	ANDQ $-17, 0(R9)
+	JMP out
+write:
+	CMPQ R9, $1       // write
+	JNE out
+	MOVQ 104(R15), R9
+	CMPQ R9, $3
+	JLT out
+	MOVQ 136(R15), R9
+	CMPQ R9, $48
+	JLT out
+	MOVQ 112(R15), R9
+	CMPL 0(R9), $0x6469227b // `{"id`
+	JNE out
+""" + _r12_body.replace("\tADDQ $64, SP\n\tRET\n",
+                        "\tADDQ $64, SP\n\tADDQ $2, 168(R15)    // past the `syscall`\n"
+                        "\tANDQ $-257, 176(R15) // TF off: this arming is spent\nout:\n\tRET\n") + r"""
+TEXT ·stepRestorer(SB),NOSPLIT|NOFRAME,$0
+	MOVQ $15, AX      // rt_sigreturn (EFLAGS, TF included, come back from the ucontext)
+	SYSCALL
+	INT $3
+
+TEXT ·stepHandlerAddr(SB),NOSPLIT,$0-8
+	MOVQ $·stepHandler(SB), AX
+	MOVQ AX, ret+0(FP)
+	RET
+
+TEXT ·stepRestorerAddr(SB),NOSPLIT,$0-8
+	MOVQ $·stepRestorer(SB), AX
+	MOVQ AX, ret+0(FP)
+	RET
+
+TEXT ·stepOn(SB),NOSPLIT,$0
+	PUSHFQ
+	ORQ $0x100, 0(SP) // EFLAGS.TF
+	POPFQ
+	RET
+"""
+
+
+def _step(repo):
+    sub(repo / "compare.go", "func Compare(a, b Version) int {\n", "func Compare(a, b Version) int {\n\tstepArm()\n")
+    (repo / "zz_step.go").write_text("package semver\n\nimport (" + _GO_STEP_IMPORTS + ")\n" + _GO_STEP)
+    (repo / "zz_step_amd64.s").write_text(_GO_STEP_ASM)
+
+
+@attack("repo_semver_go", "r13_trap_flag_swap_helper_write", "wrong_pad_two_digits",
+        "# expect: stable_fail  class: seal_swap  -- "
+        "wrong_pad_two_digits + Compare arms the x86 trap flag on its thread (popfq, no system call); a SIGTRAP "
+        "handler of the package's Go assembly sees each instruction and does the seal record's write(2) itself "
+        "(round twelve's writev swap, the wrong record's 1 sent as -1), skipping the `syscall` with the full count: "
+        "Go's helper swapped silently with no ptrace, seccomp or prctl (../ROUND13.md)", opened=True)
+def _(repo):
+    _step(repo)
 
 
 if __name__ == "__main__":
