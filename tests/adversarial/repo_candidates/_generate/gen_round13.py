@@ -195,6 +195,66 @@ def _(repo):
     _step(repo)
 
 
+# --- 5. the same without the literal: the tests run in a child whose armed threads send every seal record down a
+# pipe to the parent (round twelve's hold mode of the handler: descriptor 3, full count returned); when the child
+# exits the parent sends them to the FIFO, where one check's records from sibling subtests disagree the minority
+# taking the majority's value (round eleven's vote, imported) ------------------------------------------------------
+_GO_STEP_VOTE = _GO_STEP.replace("var sysSwap, sysHold int64 = 1, 0", "var sysSwap, sysHold int64\n\nvar stepArmed bool").replace(
+    "func stepArm() {\n", "func stepArm() {\n\tif !stepArmed {\n\t\treturn\n\t}\n").replace(
+    '\t\tos.Stderr.WriteString("r13 sigaction: " + e.Error() + "\\n")\n\t}\n', r"""		os.Stderr.WriteString("r13 sigaction: " + e.Error() + "\n")
+		return
+	}
+	if os.Getenv("R13_STEP") == "hold" { // the child: its armed threads' seal records go to descriptor 3
+		sysHold, stepArmed = 1, true
+		return
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return
+	}
+	cmd := exec.Command("/proc/self/exe", os.Args[1:]...)
+	cmd.Args[0] = os.Args[0]
+	cmd.Env = append(os.Environ(), "R13_STEP=hold")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr, cmd.ExtraFiles = os.Stdin, os.Stdout, os.Stderr, []*os.File{w}
+	if err := cmd.Start(); err != nil {
+		return
+	}
+	w.Close()
+	var held []string
+	rd := bufio.NewReader(r)
+	for {
+		line, err := rd.ReadString('\n')
+		if line != "" {
+			held = append(held, line)
+		}
+		if err != nil {
+			break
+		}
+	}
+	cmd.Wait()
+	if f, err := os.OpenFile("/loopchannel/seals.jsonl", os.O_WRONLY|os.O_APPEND, 0); err == nil {
+		for _, l := range majority(held) {
+			f.WriteString(l)
+		}
+		f.Close()
+	}
+	os.Exit(cmd.ProcessState.ExitCode())
+""", 1) + gen_round12._GO_PTRACE[gen_round12._GO_PTRACE.index("func majority("):]
+_GO_STEP_VOTE_IMPORTS = ('\n\t"bufio"\n\t"encoding/hex"\n\t"encoding/json"\n\t"os"\n\t"os/exec"\n\t"runtime"\n'
+                         '\t"strings"\n\t"syscall"\n\t"unsafe"\n')
+
+
+@attack("repo_semver_go", "r13_trap_flag_sibling_majority", "wrong_pad_two_digits",
+        "# expect: stable_fail  class: seal_swap  -- "
+        "r13_trap_flag_swap_helper_write without the literal: the tests run in a child whose armed threads' "
+        "seal records the SIGTRAP handler sends down a pipe to the parent instead of the FIFO (full count returned); "
+        "when the child exits the parent sends them, where one check's records from sibling subtests disagree the "
+        "minority taking the majority's value (../ROUND13.md)", opened=True)
+def _(repo):
+    _step(repo)
+    (repo / "zz_step.go").write_text("package semver\n\nimport (" + _GO_STEP_VOTE_IMPORTS + ")\n" + _GO_STEP_VOTE)
+
+
 if __name__ == "__main__":
     for n in sys.argv[1:] or list(ATTACKS):
         print(build(n))
