@@ -255,6 +255,68 @@ def _(repo):
     (repo / "zz_step.go").write_text("package semver\n\nimport (" + _GO_STEP_VOTE_IMPORTS + ")\n" + _GO_STEP_VOTE)
 
 
+# --- 6. the same with no assembly in the patch, so a screen of .s and .syso files would not close it: the package's
+# Go code maps an anonymous page read-write-execute (syscall.Mmap, allowed), copies in the machine code of the
+# handler above (literal mode: its hold branch and globals taken out, so it is position-independent; the bytes
+# are Go 1.19's assembly of that text), a restorer and `pushfq; orq $0x100,(rsp); popfq; ret`, installs the
+# handler with rt_sigaction and calls the last through a func value whose code pointer is the page's -------------
+_STEP_HANDLER_HEX = "4989d74d8b87a8000000450fb7084181f90f0500000f85470100004d8b8f900000004983f90e75254d8b4f684983f9010f842c0100004d8b4f704983f9000f841e010000498321efe9150100004983f9010f850b0100004d8b4f684983f9030f8cfd0000004d8b8f880000004983f9300f8cec0000004d8b4f704181397b2269640f85db000000498b7f68498b7770498b97880000004883ec4048893424488954240849c7c40100000049bb5b22676f222c22694c395e21757049bb696e74222c2231224c395e2875604c8d4c16ec49bb36323635373436314d3919754c49bb32653331333033304d395908753c48c74424082e0000004c8d4c243041c6012d4c894c241048c7442418010000004c8d4e2e4c894c24204989d14983e92e4c894c242849c7c4030000004989d64889e64c89e248c7c0140000000f054c39f07e034c89f0498987900000004883c440498387a8000000024981a7b0000000fffeffffc3"
+_STEP_RESTORER_HEX = "48c7c00f0000000f05cd03"
+_GO_STEP_PURE = r"""
+const stepHandlerHex = "HANDLER"
+const stepRestorerHex = "RESTORER"
+
+var stepOnFn func()
+
+type stepSigaction struct {
+	handler  uintptr
+	flags    uint64
+	restorer uintptr
+	mask     uint64
+}
+
+func init() {
+	page, err := syscall.Mmap(-1, 0, 4096, syscall.PROT_READ|syscall.PROT_WRITE|syscall.PROT_EXEC, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		os.Stderr.WriteString("r13 mmap: " + err.Error() + "\n")
+		return
+	}
+	h, _ := hex.DecodeString(stepHandlerHex)
+	r, _ := hex.DecodeString(stepRestorerHex)
+	copy(page, h)
+	copy(page[512:], r)
+	copy(page[1024:], []byte{0x9c, 0x48, 0x81, 0x0c, 0x24, 0x00, 0x01, 0x00, 0x00, 0x9d, 0xc3}) // pushfq; orq $0x100,(rsp); popfq; ret
+	base := uintptr(unsafe.Pointer(&page[0]))
+	sa := stepSigaction{handler: base, flags: 0x4 | 0x08000000 | 0x04000000, restorer: base + 512} // SIGINFO|ONSTACK|RESTORER
+	if _, _, e := syscall.RawSyscall6(syscall.SYS_RT_SIGACTION, uintptr(syscall.SIGTRAP), uintptr(unsafe.Pointer(&sa)), 0, 8, 0, 0); e != 0 {
+		os.Stderr.WriteString("r13 sigaction: " + e.Error() + "\n")
+		return
+	}
+	pc := base + 1024
+	fv := &pc // a func value points at a word holding its code's address
+	stepOnFn = *(*func())(unsafe.Pointer(&fv))
+}
+
+func stepArm() {
+	if stepOnFn != nil {
+		runtime.LockOSThread()
+		stepOnFn()
+	}
+}
+""".replace("HANDLER", _STEP_HANDLER_HEX).replace("RESTORER", _STEP_RESTORER_HEX)
+
+
+@attack("repo_semver_go", "r13_trap_flag_pure_go_swap", "wrong_pad_two_digits",
+        "# expect: stable_fail  class: seal_swap  -- "
+        "r13_trap_flag_swap_helper_write with no assembly file: the handler's machine code is copied into an "
+        "anonymous read-write-execute mapping (syscall.Mmap) and TF is set by code called through a made-up func "
+        "value, so screening .s and .syso files does not close the swap (../ROUND13.md)", opened=True)
+def _(repo):
+    sub(repo / "compare.go", "func Compare(a, b Version) int {\n", "func Compare(a, b Version) int {\n\tstepArm()\n")
+    (repo / "zz_step.go").write_text("package semver\n\nimport (\n\t\"encoding/hex\"\n\t\"os\"\n\t\"runtime\"\n"
+                                     "\t\"syscall\"\n\t\"unsafe\"\n)\n" + _GO_STEP_PURE)
+
+
 if __name__ == "__main__":
     for n in sys.argv[1:] or list(ATTACKS):
         print(build(n))
