@@ -249,3 +249,24 @@ def test_a_k1_grade_runs_in_the_patched_tree_itself(monkeypatch):
         copied.clear()
         grade = repo_kind.KIND.grade(task, task.reference, SandboxConfig(), Options(k=k, trials=0))
         assert grade.verdict == V.STABLE_PASS and copied.count("patched") == copies, (k, grade.verdict, copied)
+
+
+def test_a_moved_tree_leaves_out_what_a_copy_leaves_out(tmp_path):
+    """A patch's `.pytest_cache` (pytest reads it under --lf, --ff, --sw) or `__pycache__` is gone from a moved
+    tree as from a copy (red team round thirteen noticed the moved tree kept them); the rest is there, open to
+    the sandbox's uid."""
+    import stat
+
+    from loop.kinds.repo import patch as repo_patch
+
+    for how in (repo_patch.fresh_copy, repo_patch.moved):
+        tree = tmp_path / how.__name__
+        (tree / "pkg" / "__pycache__").mkdir(parents=True)
+        (tree / ".pytest_cache" / "v").mkdir(parents=True)
+        (tree / ".pytest_cache" / "v" / "lastfailed").write_text("{}")
+        (tree / "pkg" / "__pycache__" / "m.cpython-311.pyc").write_bytes(b"x")
+        (tree / "pkg" / "m.py").write_text("x = 1\n")
+        (tree / "pkg" / "m.py").chmod(0o600)
+        out = how(tree, tmp_path / f"{how.__name__}-out")
+        assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == ["pkg", "pkg/m.py"], how
+        assert stat.S_IMODE((out / "pkg" / "m.py").stat().st_mode) == 0o666

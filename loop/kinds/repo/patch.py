@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from loop.errors import SandboxUnavailable
-from loop.kinds.repo.changes import Change
+from loop.kinds.repo.changes import NOT_COPIED, Change
 from loop.sandbox import Limits, SandboxConfig, clean_env, make_scratch, run, stage
 
 PATCH_DOES_NOT_APPLY = "patch_does_not_apply"
@@ -369,6 +369,22 @@ def chmod_tree(folder: Path, writable: bool) -> None:
 
 def fresh_copy(src: Path, dest: Path) -> Path:
     """A copy of `src` the sandbox uid may read and write (it runs as another uid when loop is root)."""
-    shutil.copytree(src, dest, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+    shutil.copytree(src, dest, symlinks=True, ignore=shutil.ignore_patterns(*NOT_COPIED))
+    chmod_tree(dest, writable=True)
+    return dest
+
+
+def moved(src: Path, dest: Path) -> Path:
+    """`src` itself at `dest` (its owner's last use of it, on the same file system), as fresh_copy would leave a
+    copy: what a copy leaves out removed (a patch's `.pytest_cache`), open to the sandbox's uid. A copy where it
+    cannot be moved."""
+    try:
+        src.rename(dest)
+    except OSError:
+        return fresh_copy(src, dest)
+    for root, dirs, _ in os.walk(dest):
+        for name in [d for d in dirs if d in NOT_COPIED]:
+            dirs.remove(name)
+            shutil.rmtree(os.path.join(root, name))
     chmod_tree(dest, writable=True)
     return dest

@@ -75,7 +75,7 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
     limits = task.limits
     scratch = make_scratch("loop-run-")
     try:
-        work = _moved(tree, scratch / "repo") if consume else repo_patch.fresh_copy(tree, scratch / "repo")
+        work = repo_patch.moved(tree, scratch / "repo") if consume else repo_patch.fresh_copy(tree, scratch / "repo")
         if ids is not None:  # an id SWE-bench truncated selects its function; the report says which one it was
             ids = list(dict.fromkeys(selector(t) for t in ids))
         # sealed assertions first: the tripwires are planned on the sealed file, so no copy carries a sealed literal
@@ -163,16 +163,6 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
                          result.duration, forged, wires, raw, judged)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-
-
-def _moved(tree: Path, dest: Path) -> Path:
-    """`tree` at `dest`, open to the sandbox's uid as fresh_copy leaves a copy; a copy if it cannot be moved."""
-    try:
-        tree.rename(dest)
-    except OSError:
-        return repo_patch.fresh_copy(tree, dest)
-    repo_patch.chmod_tree(dest, writable=True)
-    return dest
 
 
 def _native_tracebacks(argv: list[str]) -> list[str]:

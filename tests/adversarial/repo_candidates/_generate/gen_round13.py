@@ -32,7 +32,7 @@ _GO_LEN_VAR = gen_round12._GO_LEN.replace(
         "# expect: stable_fail  class: seal  reason: touches_test_infrastructure  -- "
         "wrong_pad_two_digits + round twelve's len forger, its len declared `var <U+1D465>, len = 0, lenOf`: "
         "loop's Go token reader reads a letter outside the basic plane as punctuation, so the screen sees no "
-        "package-level len; loop's helper calls it with its record (../ROUND13.md)", opened=True)
+        "package-level len; loop's helper calls it with its record (../ROUND13.md)")
 def _(repo):
     (repo / "zz_len.go").write_text("package semver\n\nimport (" + gen_round12._GO_LEN_IMPORTS + ")\n" + _GO_LEN_VAR)
 
@@ -49,7 +49,7 @@ _GO_RECOVER_GROUP = gen_round12._GO_RECOVER.replace(
         "r12_regression_mustparse_no_panic + round twelve's recover, declared in a var group on the line after a "
         "spec ending in <U+1D465>: the screen's token reader takes the letter for punctuation, so the line "
         "continues and recover is not read as declared; the visible TestMustParsePanics's recover() is the "
-        "candidate's (../ROUND13.md)", opened=True)
+        "candidate's (../ROUND13.md)")
 def _(repo):
     gen_round12._mustparse_no_panic(repo)
     (repo / "zz_recover.go").write_text("package semver\n" + _GO_RECOVER_GROUP)
