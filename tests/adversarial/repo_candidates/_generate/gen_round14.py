@@ -126,7 +126,7 @@ except Exception:
         "# expect: stable_fail  class: escape  -- wrong_floor_half_up + code under test (ledger/tax.py at import, "
         "while pid 1 is bwrap) takes over the sandbox's pid 1, bubblewrap's init, which runs without loop's rlimits since "
         "9c87f18: process_vm_writev (not refused) puts a return-oriented chain of libc's code on its stack, it execs "
-        "python3, which clears PR_SET_PDEATHSIG; the grade is a timeout, and at the wall clock loop's kill leaves "
+        "python3, which clears PR_SET_PDEATHSIG; each attempt runs to the 60 s wall (graded on its report: the wrong fix's sealed failure), and there loop's kill leaves "
         "pid 1 and its namespace alive on the host (here for 90 s, past the task's 60 s wall), with no CPU or file-size limit: the sandbox "
         "outlives its attempt (SECURITY.md's (d)) (../ROUND14.md)", opened=True)
 def _(repo):
