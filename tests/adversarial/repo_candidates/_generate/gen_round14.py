@@ -123,12 +123,12 @@ except Exception:
 
 
 @attack("repo_ledger_py", "r14_pid1_takeover_outlives_deadline", "wrong_floor_half_up",
-        "# expect: stable_fail  class: escape  -- wrong_floor_half_up + code under test (ledger/tax.py at import, "
+        "# expect: stable_fail  class: escape  -- closed: loop kills the sandbox's pid 1 by a pidfd of the host pid bwrap reports on --info-fd, and pid 1 runs under the rlimits (prlimit before bwrap); tests/sandbox/test_sandbox.py::test_a_sandbox_whose_pid1_was_taken_over_ends_with_its_run checks that nothing outlives the run -- wrong_floor_half_up + code under test (ledger/tax.py at import, "
         "while pid 1 is bwrap) takes over the sandbox's pid 1, bubblewrap's init, which runs without loop's rlimits since "
         "9c87f18: process_vm_writev (not refused) puts a return-oriented chain of libc's code on its stack, it execs "
         "python3, which clears PR_SET_PDEATHSIG; each attempt runs to the 60 s wall (graded on its report: the wrong fix's sealed failure), and there loop's kill leaves "
         "pid 1 and its namespace alive on the host (here for 90 s, past the task's 60 s wall), with no CPU or file-size limit: the sandbox "
-        "outlives its attempt (SECURITY.md's (d)) (../ROUND14.md)", opened=True)
+        "outlives its attempt (SECURITY.md's (d)) (../ROUND14.md)")
 def _(repo):
     path = repo / "ledger" / "tax.py"
     path.write_text(path.read_text() + _PY_PID1)
