@@ -46,7 +46,7 @@ def spawn(cfg: SandboxConfig, cmd: list[str], env: dict[str, str], limits: Limit
     fourteen: a pid 1 taken over by code under test and left without them outlived its sandbox). Not Popen's
     user= or a preexec_fn: either makes Popen fork() loop's whole address space where it would vfork() (about
     3-6 ms a sandbox from a grading process, measured: two per repository grade). bubblewrap's
-    --die-with-parent ends the sandbox if loop dies. bwrap's own environment must be clean too: --clearenv only
+    --die-with-parent ends the sandbox if loop dies (--no-sandbox: setpriv's --pdeathsig). bwrap's own environment must be clean too: --clearenv only
     cleans the command's, and bwrap stays pid 1 of the sandbox, where the candidate can read it at
     /proc/1/environ."""
     kw: dict = {"start_new_session": True, "close_fds": True, "env": dict(env)}
@@ -55,6 +55,8 @@ def spawn(cfg: SandboxConfig, cmd: list[str], env: dict[str, str], limits: Limit
     if cfg.enabled and os.geteuid() == 0:
         uid = sandbox_uid(cfg)
         cmd = [_SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--pdeathsig=KILL", "--", *cmd]
+    elif not cfg.enabled:  # no bubblewrap to die with loop: the command itself does
+        cmd = [_SETPRIV, "--pdeathsig=KILL", "--", *cmd]
     return cmd, kw
 
 

@@ -166,3 +166,46 @@ time.sleep(30)
     while survivors() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert survivors() == []
+
+
+@pytest.mark.sandbox
+@pytest.mark.parametrize("enabled", [True, False])
+def test_nothing_a_run_started_outlives_loop_killed(tmp_path, enabled):
+    """loop killed by SIGKILL mid-run: the sandbox dies with it (bubblewrap's --die-with-parent), and so does an
+    unsandboxed command (--no-sandbox: setpriv's --pdeathsig; no Popen preexec_fn does it any more)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import ROOT
+
+    marker = f"loop-test-orphan-{os.getpid()}-{enabled}"  # never whole in the loop process's own command line
+    script = (f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
+              "from loop.sandbox import Limits, SandboxConfig, run\n"
+              "marker = '-'.join(['loop-test-orphan', sys.argv[1], sys.argv[2]])\n"
+              f"run(SandboxConfig(enabled={enabled}), ['/bin/bash', '-c', 'exec -a \"$0\" sleep 30', marker], "
+              "limits=Limits(wall=60.0), env={'PATH': '/usr/bin:/bin'})\n")
+    loop = subprocess.Popen([sys.executable, "-c", script, str(os.getpid()), str(enabled)])
+
+    def running() -> list[int]:
+        found = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                if marker.encode() in open(f"/proc/{pid}/cmdline", "rb").read():
+                    found.append(int(pid))
+            except OSError:
+                pass
+        return found
+
+    deadline = time.monotonic() + 20
+    while not running() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert running(), "the command never started"
+    loop.send_signal(signal.SIGKILL)
+    loop.wait()
+    deadline = time.monotonic() + 5
+    while running() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert running() == []
