@@ -142,19 +142,11 @@ def test_no_pytest_options_of_loops_reach_the_test_command(tmp_path, monkeypatch
     repo_kind._stage_hidden(task.spec, tree)
     outcomes = testrun.run_tests(task, SandboxConfig(), env, tree, 0, None).outcomes
     assert outcomes and len(seen) == 1 and "PYTEST_ADDOPTS" not in seen[0][1]
-    # pytest's failures as Python prints them, an option of the run's own pytest only (the base tree fails
-    # the fail-to-pass tests, with their messages)
-    assert seen[0][0][:4] == ["python3", "-m", "pytest", "--tb=native"]
+    # nor on its command line: `--tb=native` there (2026-12-06, ~4 ms a ledger run) changed the base tree's
+    # outcomes of three flask tests beside the tripwires (pallets__flask-4045 inconclusive in 20 of 20 grades)
+    assert [a for a in seen[0][0] if a.startswith("--tb")] == []
     failed = [o for o in outcomes.values() if o.status != "pass"]
     assert failed and all("assert" in o.message for o in failed), failed
-
-
-def test_native_tracebacks_go_right_after_the_word_that_starts_pytest():
-    from loop.kinds.repo.testrun import _native_tracebacks
-
-    assert _native_tracebacks(["/v/bin/py.test", "-x", "a.py"]) == ["/v/bin/py.test", "--tb=native", "-x", "a.py"]
-    assert _native_tracebacks(["pytest", "--tb=short", "a.py"]) == ["pytest", "--tb=short", "a.py"]
-    assert _native_tracebacks(["tox", "-e", "py"]) == ["tox", "-e", "py"]
 
 
 # Go: the sealed-check helper's imports in the warm build cache ---------------------------------------------

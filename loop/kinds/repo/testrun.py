@@ -106,8 +106,6 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
                 argv += ids or []
             else:
                 argv.append(arg.replace("{report}", REPORT))
-        if style == "pytest":
-            argv = _native_tracebacks(argv)
         envvars = {**clean_env(repeat), "PYTHONDONTWRITEBYTECODE": "1"}
         if spec.toolchain[0] == "go" or (env is not None and env.variables.get("GOPROXY")):
             envvars.update(repo_env.GO_VARS)  # never the module proxy, even for a go.mod without [environment]
@@ -163,18 +161,6 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
                          result.duration, forged, wires, raw, judged)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-
-
-def _native_tracebacks(argv: list[str]) -> list[str]:
-    """pytest's failures as Python prints them (`--tb=native`), right after the word that starts pytest, unless
-    the command chose a style. The tripwires' must-fail copies fail in every run, and pytest's own style parses
-    the test file's syntax tree for each traceback: about 3 ms a failure in the ledger task's run. An option,
-    not PYTEST_ADDOPTS, so no pytest the project's own tests start inherits it (flask-4045's tests run pytest
-    and compare its output)."""
-    if any(a == "--tb" or a.startswith("--tb=") for a in argv):
-        return argv
-    at = next((i for i, a in enumerate(argv) if repo_tripwire.framework((a,)) == "pytest"), None)
-    return argv if at is None else [*argv[:at + 1], "--tb=native", *argv[at + 1:]]
 
 
 def _node_preload(scratch: Path) -> Path:
