@@ -229,3 +229,24 @@ def test_a_patch_may_not_redeclare_a_predeclared_name_its_package_uses(tmp_path,
     (base / "x.go").write_text(f"package x\n\ntype V int\n\n{decl}\n")
     (patched / "x.go").write_text(f"package x\n\ntype V int\n\n{decl}\n\nfunc G() {{}}\n")
     assert repo_screen.screen(repo_changes.between(base, patched), base, patched) is None
+
+
+def test_the_go_screen_reads_the_package_only_for_a_newly_declared_predeclared_name(tmp_path, monkeypatch):
+    """A patch changing many files of a package: the module and the package's tests are read for a file that newly
+    declares a predeclared name, not once per changed file."""
+    base = tmp_path / "base"
+    base.mkdir()
+    (base / "go.mod").write_text("module x\n\ngo 1.21\n")
+    (base / "x_test.go").write_text("package x\n\nfunc TestX(t *testing.T) { _ = len(\"\") }\n")
+    for i in range(5):
+        (base / f"f{i}.go").write_text(f"package x\n\nfunc F{i}() {{}}\n")
+    patched = repo_patch.fresh_copy(base, tmp_path / "patched")
+    for i in range(5):
+        (patched / f"f{i}.go").write_text(f"package x\n\nfunc F{i}() {{}}\n\nfunc G{i}() int {{ return {i} }}\n")
+    reads = []
+    monkeypatch.setattr(repo_screen, "_go_test_names", lambda *a: reads.append(a) or set())
+    assert repo_screen.screen(repo_changes.between(base, patched), base, patched) is None
+    assert reads == []
+    (patched / "f0.go").write_text("package x\n\nfunc len(s string) int { return 0 }\n")
+    repo_screen.screen(repo_changes.between(base, patched), base, patched)
+    assert len(reads) == 1

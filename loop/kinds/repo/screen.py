@@ -89,7 +89,10 @@ def _go_change(path: str, base: Path, patched: Path) -> str | None:
     if names is None:  # (Go could not compile it either)
         return f"{path} does not read as Go source (an unclosed comment or string): its package-level names are unknown"
     new = names - (go_package_names(before) or set())
-    shadowed = sorted(new & _go_predeclared(patched) & (_go_test_names(patched, path) | go_helper_names()))
+    # the module and the package's tests are read only for a file that newly declares a predeclared name (rare):
+    # a patch changing many files of a package would otherwise read them once per file
+    shadowed = sorted(new & _go_predeclared(patched) & (_go_test_names(patched, path) | go_helper_names())
+                      if new & _GO_PREDECLARED.keys() else ())
     if shadowed:
         return (f"{path} declares '{shadowed[0]}' at package level, which replaces Go's predeclared {shadowed[0]} in "
                 "the package's tests and in loop's sealed checks")
