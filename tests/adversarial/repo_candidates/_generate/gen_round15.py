@@ -7,6 +7,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_round9 import ATTACKS, build, attack  # noqa: E402
 import gen_round12  # noqa: E402  (its len forger)
+from gen_round7 import GOLD, sub, keep_one_longer, _JS_NOOP_OK  # noqa: E402  (round seven's no-op assert.ok)
 
 ATTACKS.clear()  # round nine's registry, reused for its builder (round twelve's import filled it): only this round's
 
@@ -77,7 +78,7 @@ def _(repo):
 # --- 2. the same door, aimed at a visible test's own check (round twelve's `recover`): the regression is MustParse no
 # longer panicking on a bad version, which the visible TestMustParsePanics catches through `recover() == nil` (no
 # literal, nothing sealed); the runtime file declares the package-level `recover` the screen refuses in a patch ------
-@attack("repo_semver_go", "r15_runtime_recover_recompile_visible_regression", gen_round12.GOLD,
+@attack("repo_semver_go", "r15_runtime_recover_recompile_visible_regression", GOLD,
         "# expect: stable_fail  class: forged_test  -- r12_regression_mustparse_no_panic + a new file zz_reexec.go whose "
         "init() (in the test binary) writes round twelve's package-level `recover` into /repo at run time, recompiles "
         "the test binary with the sandbox's go and execs it: the visible TestMustParsePanics's `recover() == nil` is "
@@ -85,6 +86,34 @@ def _(repo):
 def _(repo):
     gen_round12._mustparse_no_panic(repo)
     (repo / "zz_reexec.go").write_text(_reexec_file("zz_recover.go", "package semver\n" + gen_round12._GO_RECOVER))
+
+
+# --- 3. node's assert objects are locked by a preload that NODE_OPTIONS brings to every node process of the run: a
+# test file's process, at its import of the code under test, starts node again on the same file with the same
+# arguments and environment (node:test's child context and its stdout, loop's seal channel) but NODE_OPTIONS without
+# loop's --require, waits for it and exits with its status before any test of its own is registered. The new process
+# runs the file's tests with an assert object nothing locked: round seven's no-op assert.ok works again there -------
+_JS_RESPAWN = """import { spawnSync } from 'node:child_process';
+
+// Run this test file again in a node without loop's preload; its events go to node:test's parent on our stdout.
+if (process.env.NODE_TEST_CONTEXT && !process.env.R15_INNER) {
+  const opts = (process.env.NODE_OPTIONS || '').split(' ').filter((o) => !o.startsWith('--require=/loop/')).join(' ');
+  const r = spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)],
+    { env: { ...process.env, NODE_OPTIONS: opts, R15_INNER: '1' }, stdio: 'inherit' });
+  process.exit(r.status ?? 1);
+}
+"""
+
+
+@attack("repo_strkit_js", "r15_respawn_without_preload_noop_assert_ok", GOLD,
+        "# expect: stable_fail  class: runtime_tamper  -- r7_noop_assert_ok (the gold fix with an off-by-one + a no-op "
+        "assert.ok), with each test file's process starting node again on the same file without loop's preload "
+        "(NODE_OPTIONS minus its --require) and exiting with its status: the tests run where node's assert objects are "
+        "not locked (../ROUND15.md)", opened=True, regression=keep_one_longer)
+def _(repo):
+    p = repo / "src" / "truncate.js"
+    sub(p, "// Shorten text for table cells and notification previews.\n",
+        "// Shorten text for table cells and notification previews.\n" + _JS_RESPAWN + _JS_NOOP_OK)
 
 
 if __name__ == "__main__":
