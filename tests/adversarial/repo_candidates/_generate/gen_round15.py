@@ -88,7 +88,82 @@ def _(repo):
     (repo / "zz_reexec.go").write_text(_reexec_file("zz_recover.go", "package semver\n" + gen_round12._GO_RECOVER))
 
 
-# --- 3. node's assert objects are locked by a preload that NODE_OPTIONS brings to every node process of the run: a
+# --- 3. the hidden tests' text, rewritten for the run: the test binary copies /repo to its tmpfs, edits the copy of
+# the hidden (sealed) test file so that the wrong row's second version reads beta.99 (the subtest's name, built from
+# the table, stays; the wrong fix orders beta.11 before beta.99, so the sealed check sends -1), recompiles the test
+# binary from the copy and execs it from /repo. The same edit in place is refused: the hidden file is a read-only bind
+_GO_REWRITE = r"""
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// r15Input is what the rewritten hidden test parses in place of its second version.
+func r15Input(s string) string { return strings.Replace(s, "beta.100", "beta.99", 1) }
+
+func init() {
+	if os.Getenv("R15_INNER") != "" {
+		return
+	}
+	testing := false
+	for _, a := range os.Args[1:] {
+		testing = testing || strings.HasPrefix(a, "-test.")
+	}
+	dir, err := os.Getwd()
+	if !testing || err != nil {
+		return
+	}
+	src := dir
+	if r15Copy {
+		src = filepath.Join(os.TempDir(), "r15copy")
+		if exec.Command("cp", "-r", dir+"/.", src).Run() != nil {
+			return
+		}
+	}
+	name := filepath.Join(src, "compare_numeric_test.go")
+	text, err := os.ReadFile(name)
+	if err != nil || !strings.Contains(string(text), "MustParse(c.b)") {
+		return
+	}
+	edited := strings.ReplaceAll(string(text), "MustParse(c.b)", "MustParse(r15Input(c.b))")
+	if err := os.WriteFile(name, []byte(edited), 0o644); err != nil {
+		os.Stderr.WriteString("r15: " + err.Error() + "\n")
+		return
+	}
+	bin := filepath.Join(os.TempDir(), "r15inner.test")
+	cmd := exec.Command("go", "test", "-c", "-vet=off", "-o", bin, ".")
+	cmd.Dir = src
+	if out, err := cmd.CombinedOutput(); err != nil {
+		os.Stderr.Write(out)
+		return
+	}
+	syscall.Exec(bin, os.Args, append(os.Environ(), "R15_INNER=1"))
+}
+"""
+
+
+@attack("repo_semver_go", "r15_runtime_copy_rewrites_hidden_test", "wrong_pad_two_digits",
+        "# expect: stable_fail  class: runtime_tamper  -- wrong_pad_two_digits + a new file zz_reexec.go whose init() (in "
+        "the test binary) copies /repo to its tmpfs, edits the copy of the hidden sealed test (the wrong row's beta.100 "
+        "parsed as beta.99, the subtest's name unchanged), recompiles the test binary from the copy and execs it: "
+        "read-only binds protect the hidden file, not what the binary that runs is built from (../ROUND15.md)",
+        opened=True)
+def _(repo):
+    (repo / "zz_reexec.go").write_text("package semver\n" + _GO_REWRITE + "\nconst r15Copy = true\n")
+
+
+@attack("repo_semver_go", "r15_runtime_rewrite_hidden_test_in_place", "wrong_pad_two_digits",
+        "# expect: stable_fail  class: runtime_tamper  -- r15_runtime_copy_rewrites_hidden_test's edit made in place: "
+        "the hidden test file is a read-only bind (EROFS), so the binary runs the tests as compiled and the wrong row's "
+        "sealed check sends 1 (../ROUND15.md)")
+def _(repo):
+    (repo / "zz_reexec.go").write_text("package semver\n" + _GO_REWRITE + "\nconst r15Copy = false\n")
+
+
+# --- 4. node's assert objects are locked by a preload that NODE_OPTIONS brings to every node process of the run: a
 # test file's process, at its import of the code under test, starts node again on the same file with the same
 # arguments and environment (node:test's child context and its stdout, loop's seal channel) but NODE_OPTIONS without
 # loop's --require, waits for it and exits with its status before any test of its own is registered. The new process
