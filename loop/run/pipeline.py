@@ -81,12 +81,13 @@ class _Job:
     @classmethod
     def load(cls, config: Config, names: list[str], origin: Origin, recorded: dict | None, sandbox: SandboxConfig,
              grade_now: bool, warn: Callable[[str], None] | None, cluster: str | None = None,
-             asks: bool = True) -> _Job:
-        """asks: the batch may ask the endpoint (a samples file's never does: no word then on a missing key)."""
+             asks: bool = True, loaded: dict | None = None) -> _Job:
+        """asks: the batch may ask the endpoint (a samples file's never does: no word then on a missing key);
+        loaded: tasks already loaded, by name."""
         # First: a wrong or unreachable scheduler is said before minutes of polarity checks.
         connected = executors.connect(cluster, warn, config.cluster.connect_timeout) if cluster and grade_now else None
         quarantine = {n: frozenset(quarantined_checks(config, n)) for n in names}
-        loaded = load_verified_tasks(config, names, sandbox) if grade_now else \
+        loaded = load_verified_tasks(config, names, sandbox, loaded) if grade_now else \
             {n: tasks.load(config.root, n) for n in names}
         settings = endpoint_settings(config, origin, recorded)
         message = missing_key_warning(config, settings, origin) if warn is not None and asks else None

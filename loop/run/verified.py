@@ -33,13 +33,14 @@ def _verified_marker(task: tasks.Task, sandbox: SandboxConfig) -> Path:
     return cache_dir() / "verified" / cache_key(task.digest, repr(sandbox))
 
 
-def load_verified_tasks(config: Config, names: list[str], sandbox: SandboxConfig) -> dict[str, tasks.Task]:
-    """load_verified_task of each name: those whose polarity is remembered one after another (nothing to wait on:
-    threads would only contend for the interpreter, 164 HumanEval tasks 100 ms against 40), the others side by
-    side, since each check waits on sandboxes."""
+def load_verified_tasks(config: Config, names: list[str], sandbox: SandboxConfig,
+                        known: dict[str, tasks.Task] | None = None) -> dict[str, tasks.Task]:
+    """load_verified_task of each name (`known`: tasks loaded already): those whose polarity is remembered one after
+    another (nothing to wait on: threads would only contend for the interpreter, 164 HumanEval tasks 100 ms against
+    40), the others side by side, since each check waits on sandboxes."""
     loaded = {}
     for name in names:
-        task = tasks.load(config.root, name)
+        task = (known or {}).get(name) or tasks.load(config.root, name)
         if _remembered(task, sandbox):
             loaded[name] = task
     rest = [n for n in names if n not in loaded]
