@@ -3,6 +3,7 @@
 
 import errno
 import struct
+from pathlib import Path
 
 import pytest
 
@@ -209,3 +210,32 @@ def test_nothing_a_run_started_outlives_loop_killed(tmp_path, enabled):
     while running() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert running() == []
+
+
+@pytest.mark.sandbox
+def test_a_go_test_binary_runs_without_the_go_toolchain_or_the_tree_to_write():
+    """Red team round fifteen: a test binary's init() rebuilt the test binary with the sandbox's own `go` (a file
+    the screen never saw, a copy of the tree with a hidden test edited) and exec'd it. Under loop's runner
+    (`go test -exec`) a binary runs itself and the system's programs, not the Go toolchain (nor a copy of its
+    compiler in /tmp), and writes /tmp but not the tree or /dev/shm (Go's build cache, go test's binaries)."""
+    import shutil
+
+    from loop.kinds.repo import gorun
+    from loop.sandbox import Limits, SandboxConfig, make_scratch, run
+
+    goroot = gorun._toolchain()[1]
+    compiler = next(Path(goroot, "pkg", "tool").glob("*/compile"))
+    probe = (f"/bin/true && echo system-ok; {shutil.which('go')} version || echo go-refused; "
+             f"{compiler} -V || echo compile-refused; cp {compiler} /tmp/c && /tmp/c -V || echo copy-refused; "
+             "echo x > /tmp/x && echo tmp-written; echo x > /repo/x || echo repo-refused; "
+             "mkdir -p /dev/shm/.gocache; echo x > /dev/shm/.gocache/x || echo shm-refused")
+    tree = make_scratch("loop-test-gorun-")  # a folder the sandbox's uid can reach
+    cfg = SandboxConfig()
+    res = run(cfg, ["/bin/sh", "-c", "mkdir -p /dev/shm/.gocache && exec \"$@\"", "sh", gorun.MOUNT, "/bin/sh", "-c",
+                    probe], limits=Limits(wall=30, tmpfs_mb=256), env={"PATH": "/usr/bin:/bin"},
+              ro={gorun.MOUNT: str(gorun.runner())}, rw={"/repo": str(tree)}, cwd="/repo")
+    said = res.stdout.decode().split()
+    assert said == ["system-ok", "go-refused", "compile-refused", "copy-refused", "tmp-written", "repo-refused",
+                    "shm-refused"], (said, res.stderr.decode()[-800:])
+    assert not (tree / "x").exists()
+    shutil.rmtree(tree)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from loop.errors import CandidateFault
 from loop.kinds.repo import env as repo_env
+from loop.kinds.repo import gorun as repo_gorun
 from loop.kinds.repo import patch as repo_patch
 from loop.kinds.repo import seal as repo_seal
 from loop.kinds.repo import tripwire as repo_tripwire
@@ -121,13 +122,14 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
         if env is not None:
             envvars.update(env.variables)
             ro.update(env.mounts)
-            if env.gocache is not None and cfg.enabled:  # Go refuses a read-only build cache: a private copy
-                argv, extra = _go_cache(argv, env.gocache, ro)
-                envvars["GOCACHE"] = GOCACHE
-                limits = replace(limits, tmpfs_mb=limits.tmpfs_mb + extra)
-            elif env.gocache is not None:  # --no-sandbox: no tmpfs of its own, so a host copy
+            if env.gocache is not None and not cfg.enabled:  # --no-sandbox: no tmpfs of its own, so a host copy
                 rw["/gocache"] = str(repo_patch.fresh_copy(env.gocache, scratch / "gocache"))
                 envvars["GOCACHE"] = "/gocache"
+        if spec.toolchain[0] == "go" and cfg.enabled:
+            argv, extra = _go_run(argv, env.gocache if env is not None else None, ro)
+            envvars.update(GOCACHE=GOCACHE, GOTMPDIR=GOTMPDIR,
+                           GOFLAGS=" ".join(filter(None, [envvars.get("GOFLAGS"), f"-exec={repo_gorun.MOUNT}"])))
+            limits = replace(limits, tmpfs_mb=limits.tmpfs_mb + extra)
         if style == "node":  # node's assert objects locked before any candidate code runs (ROUND7, cause 3)
             ro[PRELOADS] = str(_node_preload(scratch))
             envvars["NODE_OPTIONS"] = " ".join(filter(None, [envvars.get("NODE_OPTIONS"),
@@ -172,18 +174,24 @@ def _node_preload(scratch: Path) -> Path:
     return folder
 
 
-GOCACHE = "/tmp/.gocache"  # on the sandbox's own size-capped tmpfs: gone with the sandbox
+# Go's build cache and go test's own files (the test binaries it links) on the sandbox's /dev/shm tmpfs, gone with
+# the sandbox, where loop's runner lets no test binary write (a cache entry or another package's binary planted)
+GOCACHE, GOTMPDIR = "/dev/shm/.gocache", "/dev/shm/.gotmp"
 
 
-def _go_cache(argv: list[str], warm: Path, ro: dict) -> tuple[list[str], int]:
-    """The test command behind a trusted prefix that fills Go's build cache on the sandbox's tmpfs from the
-    warm cache (mounted read-only): several times faster than a host copy per run, and nothing is left to
-    remove; a tar pipe, not `cp -R` (its ~600 files and folders in 8 ms against 14 ms, measured in the sandbox).
-    Returns the argv and the MiB the tmpfs needs on top of the task's cap."""
-    ro[repo_env.GOCACHE_MOUNT] = str(warm)
-    script = (f"mkdir -p {GOCACHE} && tar -C {repo_env.GOCACHE_MOUNT} -cf - . | tar -C {GOCACHE} -xf - || exit 125\n"
-              'exec "$@"')
-    return ["/bin/sh", "-c", script, "sh", *argv], -(-_warm_footprint(str(warm)) // (1 << 20))
+def _go_run(argv: list[str], warm: Path | None, ro: dict) -> tuple[list[str], int]:
+    """The test command behind a trusted prefix that makes the cache and temporary folders and fills the cache
+    from the warm one (mounted read-only; a tar pipe, not `cp -R`: ~600 files and folders in 8 ms against 14 ms,
+    measured in the sandbox; a failing copy only leaves more to compile), with loop's runner mounted for
+    `go test -exec` (gorun.go: each test binary under a Landlock ruleset). Returns the argv and the MiB the
+    tmpfs needs on top of the task's cap."""
+    ro[repo_gorun.MOUNT] = str(repo_gorun.runner())
+    script = f"mkdir -p {GOCACHE} {GOTMPDIR} || exit 125\n"
+    if warm is not None:
+        ro[repo_env.GOCACHE_MOUNT] = str(warm)
+        script += f"tar -C {repo_env.GOCACHE_MOUNT} -cf - . | tar -C {GOCACHE} -xf - || exit 125\n"
+    return ["/bin/sh", "-c", script + 'exec "$@"', "sh", *argv], \
+        -(-_warm_footprint(str(warm)) // (1 << 20)) if warm is not None else 0
 
 
 @functools.lru_cache(maxsize=64)  # a finished environment never changes
