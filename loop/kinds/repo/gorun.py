@@ -20,32 +20,40 @@ MOUNT = "/loop/gorun"  # where a run finds it, read-only
 
 
 def runner() -> Path:
-    """The runner binary for the `go` on PATH (the one that runs the tests), built on first use."""
-    go, goroot, key = _toolchain()
+    """The runner binary for the `go` on PATH (the one that runs the tests), built on first use (its bytes kept for
+    this process: an environment cache made afresh, as each test of loop's suite makes one, gets a copy)."""
+    _, _, key = _toolchain()
     path = cache_root() / f"gorun-{key}" / "gorun"
     if path.is_file():
         return path
     path.parent.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=path.parent.parent, prefix=".gorun-") as tmp:
-        build = Path(tmp) / "build"
-        build.mkdir()
-        shutil.copy(SOURCE, build / "gorun.go")
+        out = Path(tmp) / "out"
+        out.mkdir()
+        (out / "gorun").write_bytes(_built())
+        (out / "gorun").chmod(0o755)  # the sandbox's uid runs it
+        out.chmod(0o755)
+        try:
+            os.rename(out, path.parent)
+        except OSError:  # another process put it there first: theirs is the same
+            pass
+    return path
+
+
+@functools.cache
+def _built() -> bytes:
+    """The runner built with the `go` on PATH (a few seconds: once per process at most)."""
+    go, goroot, _ = _toolchain()
+    with tempfile.TemporaryDirectory(prefix="loop-gorun-") as tmp:
+        shutil.copy(SOURCE, Path(tmp) / "gorun.go")
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": tmp, "GOPATH": f"{tmp}/gopath",
                "GOCACHE": f"{tmp}/cache", "CGO_ENABLED": "0", "GOFLAGS": "", "GOPROXY": "off",
                "GOTOOLCHAIN": "local", "GOTELEMETRY": "off"}
-        out = build / "out"
-        out.mkdir()
-        done = subprocess.run([go, "build", "-trimpath", "-ldflags", f"-X main.goroot={goroot}", "-o",
-                               str(out / "gorun"), "gorun.go"], cwd=build, env=env, capture_output=True,
-                              text=True, timeout=300)
+        done = subprocess.run([go, "build", "-trimpath", "-ldflags", f"-X main.goroot={goroot}", "-o", "gorun",
+                               "gorun.go"], cwd=tmp, env=env, capture_output=True, text=True, timeout=300)
         if done.returncode != 0:
             raise HarnessError(f"building loop's Go test runner failed: {done.stderr.strip()[-2000:]}")
-        out.chmod(0o755)  # the sandbox's uid runs it
-        try:
-            os.rename(out, path.parent)
-        except OSError:  # another process built it first: theirs is the same
-            pass
-    return path
+        return (Path(tmp) / "gorun").read_bytes()
 
 
 @functools.cache
