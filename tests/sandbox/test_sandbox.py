@@ -217,7 +217,8 @@ def test_a_go_test_binary_runs_without_the_go_toolchain_or_the_tree_to_write():
     """Red team round fifteen: a test binary's init() rebuilt the test binary with the sandbox's own `go` (a file
     the screen never saw, a copy of the tree with a hidden test edited) and exec'd it. Under loop's runner
     (`go test -exec`) a binary runs itself and the system's programs, not the Go toolchain (nor a copy of its
-    compiler in /tmp), and writes /tmp but not the tree or /dev/shm (Go's build cache, go test's binaries)."""
+    compiler in /tmp), and writes /tmp but not the tree or /dev/shm (Go's build cache, go test's binaries).
+    Round sixteen ran a copy of the toolchain through the dynamic loader: the toolchain cannot even be read."""
     import shutil
 
     from loop.kinds.repo import gorun
@@ -228,7 +229,10 @@ def test_a_go_test_binary_runs_without_the_go_toolchain_or_the_tree_to_write():
     probe = (f"/bin/true && echo system-ok; {shutil.which('go')} version || echo go-refused; "
              f"{compiler} -V || echo compile-refused; cp {compiler} /tmp/c && /tmp/c -V || echo copy-refused; "
              "echo x > /tmp/x && echo tmp-written; echo x > /repo/x || echo repo-refused; "
-             "mkdir -p /dev/shm/.gocache; echo x > /dev/shm/.gocache/x || echo shm-refused")
+             "mkdir -p /dev/shm/.gocache; echo x > /dev/shm/.gocache/x || echo shm-refused; "
+             # round sixteen: a copy run through the dynamic loader (which maps what execve refuses)
+             f"cat {compiler} > /dev/null || echo toolchain-unreadable; ls {goroot}/src/ > /dev/null || echo src-unreadable; "
+             "cat /usr/bin/env > /dev/null && echo system-readable")
     tree = make_scratch("loop-test-gorun-")  # a folder the sandbox's uid can reach
     cfg = SandboxConfig()
     res = run(cfg, ["/bin/sh", "-c", "mkdir -p /dev/shm/.gocache && exec \"$@\"", "sh", gorun.MOUNT, "/bin/sh", "-c",
@@ -236,6 +240,7 @@ def test_a_go_test_binary_runs_without_the_go_toolchain_or_the_tree_to_write():
               ro={gorun.MOUNT: str(gorun.runner())}, rw={"/repo": str(tree)}, cwd="/repo")
     said = res.stdout.decode().split()
     assert said == ["system-ok", "go-refused", "compile-refused", "copy-refused", "tmp-written", "repo-refused",
-                    "shm-refused"], (said, res.stderr.decode()[-800:])
+                    "shm-refused", "toolchain-unreadable", "src-unreadable", "system-readable"], \
+        (said, res.stderr.decode()[-800:])
     assert not (tree / "x").exists()
     shutil.rmtree(tree)

@@ -2,10 +2,11 @@
 // the binary and everything it starts inherit, before any of the candidate's code runs. Red team round fifteen:
 // a test binary's init() wrote a Go file the screen refuses (or edited a copy of a hidden test), ran the
 // sandbox's own `go test -c` and exec'd the result, so the tests that ran were not the ones go test compiled.
-// Under this ruleset a test binary can execute itself and the system's programs, but nothing of the Go
-// toolchain and nothing writable (a copy of the toolchain's compiler in /tmp); it can write /tmp, not the
-// repository (another package's sources, compiled after it started) nor /dev/shm, where loop keeps Go's build
-// cache and go test's own binaries.
+// Under this ruleset a test binary can execute itself and the system's programs, but nothing writable (a
+// compiler copied to /tmp), and it cannot even read the Go toolchain (round sixteen ran a copy through the
+// dynamic loader, which maps what execve would refuse); it can write /tmp, not the repository (another
+// package's sources, compiled after it started) nor /dev/shm, where loop keeps Go's build cache and go test's
+// own binaries.
 //
 // Usage (by go test): gorun BINARY ARGS... ; standard library only, built by loop with the sandbox's Go.
 package main
@@ -27,9 +28,11 @@ const (
 	versionFlag      = 1
 	oPath            = 0x200000 // O_PATH (linux; the syscall package lacks it)
 
-	accessExecute = 1 << 0
+	accessExecute  = 1 << 0
+	accessReadFile = 1 << 2
+	accessReadDir  = 1 << 3
 	// write_file, remove_dir, remove_file, make_char, make_dir, make_reg, make_sock, make_fifo, make_block, make_sym
-	accessWrite = 1<<1 | 1<<4 | 1<<5 | 1<<6 | 1<<7 | 1<<8 | 1<<9 | 1<<10 | 1<<11 | 1<<12
+	accessWrite    = 1<<1 | 1<<4 | 1<<5 | 1<<6 | 1<<7 | 1<<8 | 1<<9 | 1<<10 | 1<<11 | 1<<12
 	accessRefer    = 1 << 13 // ABI 2
 	accessTruncate = 1 << 14 // ABI 3
 )
@@ -49,7 +52,7 @@ func addRule(ruleset uintptr, path string, access uint64) {
 	defer syscall.Close(fd)
 	var st syscall.Stat_t
 	if syscall.Fstat(fd, &st) == nil && st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
-		access &= accessExecute | 1<<1 | accessTruncate // a file takes the rights of a file only
+		access &= accessExecute | 1<<1 | accessReadFile | accessTruncate // a file takes the rights of a file only
 	}
 	var attr [12]byte // struct landlock_path_beneath_attr { u64 allowed_access; s32 parent_fd; } (packed)
 	*(*uint64)(unsafe.Pointer(&attr[0])) = access
@@ -72,7 +75,7 @@ func allowExcept(ruleset uintptr, dir string, access uint64, denied []string) {
 		}
 	}
 	for _, d := range denied {
-		if strings.HasPrefix(d, real+"/") {
+		if strings.HasPrefix(d, strings.TrimSuffix(real, "/")+"/") { // ("/" holds every path)
 			entries, err := os.ReadDir(real)
 			if err != nil {
 				return
@@ -84,6 +87,27 @@ func allowExcept(ruleset uintptr, dir string, access uint64, denied []string) {
 		}
 	}
 	addRule(ruleset, real, access)
+}
+
+// toolchainFolders is GOROOT and every folder a link in it leads to (Debian keeps its sources under /usr/share),
+// resolved.
+func toolchainFolders() []string {
+	root, err := filepath.EvalSymlinks(goroot)
+	if err != nil || root == "/" || !filepath.IsAbs(root) {
+		fail("the Go toolchain's folder %q: %v", goroot, err)
+	}
+	folders := []string{root}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		fail("the Go toolchain's folder %q: %v", root, err)
+	}
+	for _, e := range entries {
+		if real, err := filepath.EvalSymlinks(filepath.Join(root, e.Name())); err == nil &&
+			real != root && !strings.HasPrefix(real, root+"/") {
+			folders = append(folders, real)
+		}
+	}
+	return folders
 }
 
 func main() {
@@ -102,19 +126,19 @@ func main() {
 	if abi >= 3 {
 		write |= accessTruncate
 	}
-	handled := uint64(accessExecute) | write
+	handled := uint64(accessExecute|accessReadFile|accessReadDir) | write
 	ruleset, _, e := syscall.Syscall(sysCreateRuleset, uintptr(unsafe.Pointer(&handled)), unsafe.Sizeof(handled), 0)
 	if e != 0 {
 		fail("landlock_create_ruleset: %v", e)
 	}
-	root, err := filepath.EvalSymlinks(goroot)
-	if err != nil || root == "/" || !filepath.IsAbs(root) {
-		fail("the Go toolchain's folder %q: %v", goroot, err)
-	}
-	addRule(ruleset, binary, accessExecute)
+	toolchain := toolchainFolders()
+	addRule(ruleset, binary, accessExecute|accessReadFile)
 	for _, dir := range []string{"/usr", "/bin", "/sbin", "/lib", "/lib64"} {
-		allowExcept(ruleset, dir, accessExecute, []string{root})
+		allowExcept(ruleset, dir, accessExecute, toolchain)
 	}
+	// Not even read: a copy of the toolchain's programs runs through the dynamic loader, which maps a file where
+	// execve would be refused (red team round sixteen rebuilt the tests with `ld.so go test -c` so)
+	allowExcept(ruleset, "/", accessReadFile|accessReadDir, toolchain)
 	for _, dir := range []string{"/tmp", "/dev", "/proc", "/loopchannel"} {
 		allowExcept(ruleset, dir, write, []string{"/dev/shm"})
 	}
@@ -125,7 +149,7 @@ func main() {
 		fail("landlock_restrict_self: %v", e)
 	}
 	syscall.Close(int(ruleset))
-	err = syscall.Exec(binary, os.Args[1:], os.Environ())
+	err := syscall.Exec(binary, os.Args[1:], os.Environ())
 	fail("exec %s: %v", binary, err)
 }
 
