@@ -588,3 +588,30 @@ def test_a_go_run_compiles_one_helper_per_package_and_every_file_sends_through_i
     assert all(s.id in planned[s.file] for s in sealing.seals) and not any(s.id in planned[s.file] for s in fresh)
     assert all(s.id in (again / s.file).read_text() for s in fresh)
     assert not {p.name for p in again.glob("zz_loop_seal_*")} & set(helpers)
+
+
+@pytest.mark.parametrize("name, text", [
+    ("a.test.js", "'use strict'\nconst assert = require('node:assert');\n{probe}\n"),
+    ("a.test.mjs", "import assert from 'node:assert';\n{probe}\n"),
+    ("a.test.js", "#!/usr/bin/env node\n// the lock goes after the hashbang and the prologue\n'use strict';\n"
+                  "const assert = require('node:assert');\n{probe}\n"),
+])
+def test_a_graded_node_file_locks_assert_itself_when_run_without_the_preload(tmp_path, name, text):
+    """Red team round fifteen: a test file's process ran its file again in a node started without NODE_OPTIONS'
+    preload, where a no-op `assert.ok` held. The graded file loads loop's lock itself, on its first line of code
+    (every line keeps its number, a 'use strict' prologue its meaning)."""
+    from loop.kinds.repo.seal_js_go import with_lock
+    from loop.kinds.repo.testrun import NODE_PRELOAD
+
+    probe = ("try { assert.ok = () => {}; console.log('replaced') } catch (e) { console.log('locked') }\n"
+             "console.log(new Error().stack.split('\\n')[1].split(':').slice(-2)[0])")
+    source = text.replace("{probe}", probe)
+    env = {k: v for k, v in os.environ.items() if k != "NODE_OPTIONS"}
+    said = {}
+    for label, body in (("as shipped", source), ("locked", with_lock(source, name, str(NODE_PRELOAD)))):
+        (tmp_path / name).write_text(body)
+        done = subprocess.run(["node", str(tmp_path / name)], capture_output=True, text=True, env=env, timeout=60)
+        assert done.returncode == 0, done.stderr
+        said[label] = done.stdout.split()
+    line = str(source.splitlines().index(probe.splitlines()[1]) + 1)
+    assert said == {"as shipped": ["replaced", line], "locked": ["locked", line]}

@@ -692,9 +692,7 @@ def plan_node(source: str, channel: str, only, file: str, rng: random.Random, kn
         return source, []
     sealed = _edit(source, edits)
     sealed = without_comments(sealed, lex(sealed, "js") or [])
-    esm = PurePosixPath(file).suffix == ".mjs" or (PurePosixPath(file).suffix != ".cjs" and any(
-        t.text in ("import", "export") and (i == 0 or code[i - 1].text in (";", "}")) and
-        (i + 1 < len(code) and code[i + 1].text not in ("(", ".")) for i, t in enumerate(code)))
+    esm = is_module(file, code)
     fs = f"_loop_fs_{tag}"
     sealed += ("" if sealed.endswith("\n") else "\n") + "\n" + (f"import * as {fs} from 'node:fs';\n" if esm else "") + \
         _JS_HELPER.format(name=helper, fs=fs if esm else "require('node:fs')", channel=_js_quote(channel),
@@ -703,6 +701,34 @@ def plan_node(source: str, channel: str, only, file: str, rng: random.Random, kn
     if relexed is None or _js_checks(relexed)[1] != ids:
         return source, []
     return sealed, out
+
+
+def is_module(file: str, code: list[Tok]) -> bool:
+    """Does node load the file (its tokens without comments) as an ES module: `.mjs`, or not `.cjs` and holding an
+    import or export statement?"""
+    suffix = PurePosixPath(file).suffix
+    return suffix == ".mjs" or (suffix != ".cjs" and any(
+        t.text in ("import", "export") and (i == 0 or code[i - 1].text in (";", "}")) and
+        (i + 1 < len(code) and code[i + 1].text not in ("(", ".")) for i, t in enumerate(code)))
+
+
+def with_lock(source: str, file: str, path: str) -> str:
+    """A node test file that loads `path` (loop's lock of node:assert) before anything of its own, on its first line
+    of code (after a hashbang line and a directive prologue such as 'use strict', so every line keeps its number and
+    the prologue its meaning): a process that runs the file again without NODE_OPTIONS' preload locks all the same
+    (red team round fifteen). The file as it is where it does not lex."""
+    skip = source.find("\n") + 1 if source.startswith("#!") else 0  # (a hashbang line alone: 0, left as it is)
+    toks = lex(source[skip:], "js") if skip or not source.startswith("#!") else None
+    if toks is None:
+        return source
+    code = [t for t in toks if t.kind != "comment"]
+    at, i, ended = 0, 0, True
+    while i < len(code) and code[i].kind == "str" and (i + 1 == len(code) or code[i + 1].text == ";" or
+                                                         code[i + 1].line > code[i].line):
+        ended = i + 1 < len(code) and code[i + 1].text == ";"
+        at, i = code[i + ended].end, i + 1 + ended
+    load = f"import {_js_quote(path)};" if is_module(file, code) else f"require({_js_quote(path)});"
+    return source[:skip + at] + ("" if ended else ";") + load + source[skip + at:]
 
 
 def _col(source: str, at: int) -> int:

@@ -16,6 +16,7 @@ from loop.kinds.repo import env as repo_env
 from loop.kinds.repo import gorun as repo_gorun
 from loop.kinds.repo import patch as repo_patch
 from loop.kinds.repo import seal as repo_seal
+from loop.kinds.repo import seal_js_go as repo_seal_js_go
 from loop.kinds.repo import tripwire as repo_tripwire
 from loop.kinds.repo.env import Env
 from loop.kinds.repo.results import Outcome, parse, selector, with_truncated
@@ -113,6 +114,12 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
         # The hidden tests (tripwires included) are read-only inside: code under test cannot rewrite them on
         # disk before the runner reads them.
         hosts = [p.host for p in wires.plans] if wires else []
+        if style == "node" and cfg.enabled:  # the assert lock in each graded file too: a process may start node
+            for rel in {*hosts, *(s.file for s in sealed)}:  # without NODE_OPTIONS (red team round fifteen)
+                path = work / rel
+                if path.is_file() and not path.is_symlink():
+                    path.write_text(repo_seal_js_go.with_lock(path.read_text(encoding="utf-8"), rel,
+                                                              f"{PRELOADS}/{NODE_PRELOAD.name}"), encoding="utf-8")
         ro = {f"/repo/{rel}": str(work / rel) for rel in {*spec.hidden_files, *hosts}
               if (work / rel).is_file() and not (work / rel).is_symlink()} if cfg.enabled else {}
         ro.update(channel.binds(cfg.enabled))
