@@ -231,7 +231,8 @@ def test_a_go_test_binary_runs_without_the_go_toolchain_or_the_tree_to_write():
              "echo x > /tmp/x && echo tmp-written; echo x > /repo/x || echo repo-refused; "
              "mkdir -p /dev/shm/.gocache; echo x > /dev/shm/.gocache/x || echo shm-refused; "
              # round sixteen: a copy run through the dynamic loader (which maps what execve refuses)
-             f"cat {compiler} > /dev/null || echo toolchain-unreadable; ls {goroot}/src/ > /dev/null || echo src-unreadable; "
+             f"cat {compiler} > /dev/null || echo toolchain-unreadable; "
+             f"ls {goroot}/pkg/tool/ > /dev/null || echo tools-unreadable; "
              "cat /usr/bin/env > /dev/null && echo system-readable")
     tree = make_scratch("loop-test-gorun-")  # a folder the sandbox's uid can reach
     cfg = SandboxConfig()
@@ -240,7 +241,7 @@ def test_a_go_test_binary_runs_without_the_go_toolchain_or_the_tree_to_write():
               ro={gorun.MOUNT: str(gorun.runner())}, rw={"/repo": str(tree)}, cwd="/repo")
     said = res.stdout.decode().split()
     assert said == ["system-ok", "go-refused", "compile-refused", "copy-refused", "tmp-written", "repo-refused",
-                    "shm-refused", "toolchain-unreadable", "src-unreadable", "system-readable"], \
+                    "shm-refused", "toolchain-unreadable", "tools-unreadable", "system-readable"], \
         (said, res.stderr.decode()[-800:])
     assert not (tree / "x").exists()
     shutil.rmtree(tree)

@@ -65,10 +65,12 @@ func addRule(ruleset uintptr, path string, access uint64) {
 // allowExcept allows `access` beneath `dir`, except beneath each of `denied` (resolved paths): a folder holding
 // one is allowed child by child instead.
 func allowExcept(ruleset uintptr, dir string, access uint64, denied []string) {
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		allowResolved(ruleset, real, access, denied)
 	}
+}
+
+func allowResolved(ruleset uintptr, real string, access uint64, denied []string) {
 	for _, d := range denied {
 		if real == d || strings.HasPrefix(real, d+"/") {
 			return
@@ -81,7 +83,11 @@ func allowExcept(ruleset uintptr, dir string, access uint64, denied []string) {
 				return
 			}
 			for _, e := range entries {
-				allowExcept(ruleset, filepath.Join(real, e.Name()), access, denied)
+				if e.Type()&os.ModeSymlink != 0 {
+					allowExcept(ruleset, filepath.Join(real, e.Name()), access, denied)
+				} else { // its path is resolved already: no lstat of every component again
+					allowResolved(ruleset, filepath.Join(real, e.Name()), access, denied)
+				}
 			}
 			return
 		}
@@ -89,25 +95,15 @@ func allowExcept(ruleset uintptr, dir string, access uint64, denied []string) {
 	addRule(ruleset, real, access)
 }
 
-// toolchainFolders is GOROOT and every folder a link in it leads to (Debian keeps its sources under /usr/share),
-// resolved.
-func toolchainFolders() []string {
+// toolchainFolder is GOROOT, resolved: its programs (go, compile, link) and compiled packages. Its sources may stay
+// readable where a distribution keeps them elsewhere (Debian's /usr/share/go-1.19/src): without a compiler they
+// build nothing, and allowing /usr/share whole keeps the ruleset small.
+func toolchainFolder() string {
 	root, err := filepath.EvalSymlinks(goroot)
 	if err != nil || root == "/" || !filepath.IsAbs(root) {
 		fail("the Go toolchain's folder %q: %v", goroot, err)
 	}
-	folders := []string{root}
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		fail("the Go toolchain's folder %q: %v", root, err)
-	}
-	for _, e := range entries {
-		if real, err := filepath.EvalSymlinks(filepath.Join(root, e.Name())); err == nil &&
-			real != root && !strings.HasPrefix(real, root+"/") {
-			folders = append(folders, real)
-		}
-	}
-	return folders
+	return root
 }
 
 func main() {
@@ -131,10 +127,15 @@ func main() {
 	if e != 0 {
 		fail("landlock_create_ruleset: %v", e)
 	}
-	toolchain := toolchainFolders()
+	toolchain := []string{toolchainFolder()}
 	addRule(ruleset, binary, accessExecute|accessReadFile)
-	for _, dir := range []string{"/usr", "/bin", "/sbin", "/lib", "/lib64"} {
-		allowExcept(ruleset, dir, accessExecute, toolchain)
+	// the system's programs, the loader and what programs run from /usr/lib (git's and gcc's helpers); /bin, /sbin
+	// and /lib are links to these on a merged /usr
+	for _, dir := range []string{"/usr/bin", "/usr/sbin", "/usr/libexec", "/usr/local", "/usr/lib", "/usr/lib64",
+		"/bin", "/sbin", "/lib", "/lib64"} {
+		if real, err := filepath.EvalSymlinks(dir); err == nil && (dir == real || !strings.HasPrefix(real, "/usr/")) {
+			allowResolved(ruleset, real, accessExecute, toolchain)
+		}
 	}
 	// Not even read: a copy of the toolchain's programs runs through the dynamic loader, which maps a file where
 	// execve would be refused (red team round sixteen rebuilt the tests with `ld.so go test -c` so)
