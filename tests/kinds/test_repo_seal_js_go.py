@@ -20,6 +20,7 @@ from loop import verdicts as V
 from loop.grading.model import Options
 from loop.kinds.repo import seal, testrun
 from loop.kinds.repo.kind import RepoKind
+from loop.kinds.repo.seal_js_go import with_channel
 from loop.kinds.repo.results import Outcome, parse_go_test_json, parse_junit
 from loop.sandbox import SandboxConfig
 
@@ -344,8 +345,9 @@ def test_go_plan_and_helper_judge_as_go_compares(tmp_path):
         channel = tmp_path / "out" / seal.CHANNEL
         channel.parent.mkdir()
         sealed, seals, extra = seal.plan_file("go", GO_TESTS, str(channel), file="p_test.go")
+        channel.touch()  # the helper sends only through the channel it was written for (its device and inode)
         (proj / "p_test.go").write_text(sealed)
-        (proj / extra[0]).write_text(extra[1])
+        (proj / extra[0]).write_text(with_channel(extra[1], channel.stat().st_dev, channel.stat().st_ino))
         outcomes = _go(proj, cache)
     finally:
         subprocess.run(["chmod", "-R", "u+w", str(cache)])
@@ -537,7 +539,7 @@ def test_go_long_records_from_parallel_subtests_arrive_whole(tmp_path):
     sealed, seals, extra = seal.plan_file("go", tests, str(channel.fifo), file="p_test.go")
     assert len(seals) == 1
     (proj / "p_test.go").write_text(sealed)
-    (proj / extra[0]).write_text(extra[1])
+    (proj / extra[0]).write_text(with_channel(extra[1], channel.fifo.stat().st_dev, channel.fifo.stat().st_ino))
     outcomes = _go_in_fresh_cache(proj, channel)
     assert all(o.status == V.PASS for o in outcomes.values()) and len(outcomes) == 9, outcomes
     got, stray = seal.records(tmp_path, seals)
@@ -615,3 +617,32 @@ def test_a_graded_node_file_locks_assert_itself_when_run_without_the_preload(tmp
         said[label] = done.stdout.split()
     line = str(source.splitlines().index(probe.splitlines()[1]) + 1)
     assert said == {"as shipped": ["replaced", line], "locked": ["locked", line]}
+
+
+def test_go_helper_sends_only_through_the_channel_it_was_written_for(tmp_path):
+    """Red team round seventeen rewrote the helper's channel path in the test process's memory to a link it could
+    point at a file of its own. The helper checks the device and inode of what it opened against its run's channel
+    (constants in its instructions): through a path that leads elsewhere it sends nothing, and its check fails."""
+    tests = "package p\n\nimport \"testing\"\n\nfunc TestCmp(t *testing.T) {\n\tif Cmp(1, 2) != -1 {\n\t\tt.Fatal(\"no\")\n\t}\n}\n"
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "go.mod").write_text("module example.com/p\n\ngo 1.19\n")
+    (proj / "p.go").write_text("package p\n\nfunc Cmp(a, b int) int { if a < b { return -1 }; return 1 }\n")
+    channel, other, link = tmp_path / "channel.jsonl", tmp_path / "other.jsonl", tmp_path / "link"
+    channel.touch()
+    other.touch()
+    sealed, seals, extra = seal.plan_file("go", tests, str(link), file="p_test.go")
+    (proj / "p_test.go").write_text(sealed)
+    (proj / extra[0]).write_text(with_channel(extra[1], channel.stat().st_dev, channel.stat().st_ino))
+    said = {}
+    for target in (channel, other):
+        link.unlink(missing_ok=True)
+        link.symlink_to(target)
+        cache = Path(tempfile.mkdtemp(prefix="loop-test-gocache-"))
+        try:
+            said[target.name] = {t.split("::")[-1]: o.status for t, o in _go(proj, cache).items()}
+        finally:
+            subprocess.run(["chmod", "-R", "u+w", str(cache)])
+            subprocess.run(["rm", "-rf", str(cache)])
+    assert said == {"channel.jsonl": {"TestCmp": V.PASS}, "other.jsonl": {"TestCmp": V.FAIL}}
+    assert channel.read_text().count('"id"') == 1 and other.read_text() == ""

@@ -233,7 +233,8 @@ def test_a_go_test_binary_runs_without_the_go_toolchain_or_the_tree_to_write():
              # round sixteen: a copy run through the dynamic loader (which maps what execve refuses)
              f"cat {compiler} > /dev/null || echo toolchain-unreadable; "
              f"ls {goroot}/pkg/tool/ > /dev/null || echo tools-unreadable; "
-             "cat /usr/bin/env > /dev/null && echo system-readable")
+             "cat /usr/bin/env > /dev/null && echo system-readable; "
+             "echo probe > /proc/self/comm || echo proc-refused")  # round seventeen wrote /proc/self/mem
     tree = make_scratch("loop-test-gorun-")  # a folder the sandbox's uid can reach
     cfg = SandboxConfig()
     res = run(cfg, ["/bin/sh", "-c", "mkdir -p /dev/shm/.gocache && exec \"$@\"", "sh", gorun.MOUNT, "/bin/sh", "-c",
@@ -241,7 +242,8 @@ def test_a_go_test_binary_runs_without_the_go_toolchain_or_the_tree_to_write():
               ro={gorun.MOUNT: str(gorun.runner())}, rw={"/repo": str(tree)}, cwd="/repo")
     said = res.stdout.decode().split()
     assert said == ["system-ok", "go-refused", "compile-refused", "copy-refused", "tmp-written", "repo-refused",
-                    "shm-refused", "toolchain-unreadable", "tools-unreadable", "system-readable"], \
+                    "shm-refused", "toolchain-unreadable", "tools-unreadable", "system-readable",
+                    "proc-refused"], \
         (said, res.stderr.decode()[-800:])
     assert not (tree / "x").exists()
     shutil.rmtree(tree)

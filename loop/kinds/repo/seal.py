@@ -20,6 +20,7 @@ import fnmatch
 import functools
 import io
 import json
+import os
 import random
 import re
 import tokenize
@@ -939,9 +940,11 @@ class Sealing:
     swaps: dict[str, dict[str, str]]  # per sealed file: a plan's id, row token or helper name -> this run's
 
 
-def seal_tree(work: Path, base: Path, files, channel: str, only=EVERY, style: str = "pytest") -> Sealing:
+def seal_tree(work: Path, base: Path, files, channel: str, only=EVERY, style: str = "pytest",
+              fifo: Path | None = None) -> Sealing:
     """Seal each test file of the framework among `files` (relative to `work`, a per-run copy) in place, with
-    the plans' ids until `fresh`. `base`: the task's base tree, where the candidate reads the files as they were."""
+    the plans' ids until `fresh`. `base`: the task's base tree, where the candidate reads the files as they were;
+    `fifo`: the channel on this side (`channel` itself by default), whose device and inode Go's helper checks."""
     seals: list[Seal] = []
     swaps: dict[str, dict[str, str]] = {}
     tag = f"{_RNG.getrandbits(40):010x}"  # Go: one helper per package
@@ -958,7 +961,8 @@ def seal_tree(work: Path, base: Path, files, channel: str, only=EVERY, style: st
             swaps[rel] = _swaps(found, helper, tag if style == "go" else None)
             if extra is not None:  # Go's helper file: no tripwire goes there, so it is this run's at once
                 name, helper_text = (_swapped(part, swaps[rel]) for part in extra)
-                (work / name).write_text(helper_text, encoding="utf-8")
+                st = os.stat(fifo or channel)
+                (work / name).write_text(js_go.with_channel(helper_text, st.st_dev, st.st_ino), encoding="utf-8")
             seals.extend(found)
     return Sealing(tuple(seals), swaps)
 

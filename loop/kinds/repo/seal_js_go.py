@@ -1122,7 +1122,7 @@ def plan_go(source: str, channel: str, only, file: str, rng: random.Random, know
     sealed = without_comments(sealed, lex(sealed, "go") or [], keep=lambda c: c.startswith(("//go:", "// +build", "//line")))
     name = str(PurePosixPath(file).with_name(f"zz_loop_seal_{tag}_{package}_test.go"))  # (a folder's two packages)
     imports = "".join(f'\t"{p}"\n' for p in GO_IMPORTS)
-    return sealed, out, (name, _GO_HELPER.format(package=package, imports=imports, name=helper,
+    return sealed, out, (name, _GO_HELPER.format(package=package, imports=imports, name=helper, dev=_DEV, ino=_INO,
                                                  channel=_go_quote(channel), cap=cap, atomic=PIPE_BUF, piece=PIECE))
 
 
@@ -1140,7 +1140,18 @@ def _go_quote(s: str) -> str:
 # methods say nothing); the static type's being an interface travels with it, since Go's `!=` then compares
 # the dynamic type too. Never panics (a recover). It returns true once the record is written, so the test's own
 # failure call runs when it cannot be (any errno): a pass needs the check's own record; the parent decides.
-GO_IMPORTS = ("encoding/hex", "os", "reflect", "strconv")  # the helper's (env.py warms Go's cache with them)
+GO_IMPORTS = ("encoding/hex", "os", "reflect", "strconv", "syscall")  # the helper's (env.py warms Go's cache with them)
+# The channel's device and inode in the helper, as constants Go compiles into the comparing instructions, not data the
+# test process can rewrite: red team round seventeen rewrote the helper's channel path (a string in read-only data,
+# through /proc/self/mem or an mmap over it) to a link it could point at a file of its own mid-run, and forwarded
+# edited records. The helper sends only through what it opened being loop's FIFO. A plan holds these placeholders;
+# each run's helper file gets its FIFO's numbers (with_channel).
+_DEV, _INO = "0x5ea1ed00000de7", "0x5ea1ed000001de"
+
+
+def with_channel(helper: str, dev: int, ino: int) -> str:
+    """A Go helper's text for the run whose channel FIFO has this device and inode."""
+    return helper.replace(_DEV, hex(dev)).replace(_INO, hex(ino))
 _GO_HELPER = """package {package}
 
 import (
@@ -1149,7 +1160,13 @@ import (
 func {name}[T any](v T, sid string, row int, test string, _ ...any) bool {{
 	rv := reflect.ValueOf(&v).Elem()
 	line := `{{"id":"` + sid + `","value":` + {name}Encode(rv, row, test) + "}}\\n"
-	f, err := os.OpenFile({channel}, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+	f, err := os.OpenFile({channel}, os.O_WRONLY|os.O_APPEND, 0)
+	if err == nil {{
+		var st syscall.Stat_t
+		if err = syscall.Fstat(int(f.Fd()), &st); err == nil && (uint64(st.Dev) != {name}Dev || uint64(st.Ino) != {name}Ino) {{
+			err = syscall.EXDEV // not loop's channel: the path was made to lead elsewhere
+		}}
+	}}
 	if err == nil {{
 		for _, piece := range {name}Pieces(line, sid) {{
 			if _, err = f.WriteString(piece); err != nil {{ // an error whenever fewer bytes were written
@@ -1165,6 +1182,8 @@ func {name}[T any](v T, sid string, row int, test string, _ ...any) bool {{
 	}}
 	return err == nil
 }}
+
+const {name}Dev, {name}Ino uint64 = {dev}, {ino}
 
 var {name}Sent = make(chan int, 1) // a counter goroutines share without a new import
 

@@ -91,7 +91,8 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
             files = list(dict.fromkeys(k[0] for k in seals)) if isinstance(seals, dict) else repo_seal.files_of(
                 spec.hidden_files, spec.fail_to_pass + (spec.pass_to_pass or ()),
                 spec.tree if spec.pass_to_pass is None else None)
-            sealing = repo_seal.seal_tree(work, spec.tree, files, channel.inside(cfg.enabled), seals, style)
+            sealing = repo_seal.seal_tree(work, spec.tree, files, channel.inside(cfg.enabled), seals, style,
+                                          channel.fifo)
         wires = tripwires(spec, work) if tripwires else None
         if wires is not None:
             repo_tripwire.plant(wires, work)
