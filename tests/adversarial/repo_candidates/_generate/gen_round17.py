@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_round9 import ATTACKS, build, attack  # noqa: E402
+import gen_round16  # noqa: E402  (its rebuild through the dynamic loader)
 
-ATTACKS.clear()  # round nine's registry, reused for its builder: only this round's
+ATTACKS.clear()  # round nine's registry, reused for its builder (round sixteen's import filled it): only this round's
 
 # --- 1. The seal helper's channel is a string constant in the test binary's read-only data, and read-only data is
 # not read-only to /proc/self/mem (the kernel writes through FOLL_FORCE; a process may always open its own mem, and
@@ -172,6 +173,71 @@ def _route(repo, guess):
         "swap with no machine code (../ROUND17.md)", opened=True)
 def _(repo):
     _route(repo, _GUESS_LITERAL)
+
+
+
+# No literal: the value most of the subtest's earlier siblings (the same parent test) sent, where they agree on one
+_GUESS_SIBLINGS = r"""
+var r17Seen = map[string]map[string]int{}
+
+func r17Guess(name, value string) (string, bool) {
+	i := strings.LastIndex(name, "/")
+	if i < 0 {
+		return value, false
+	}
+	seen := r17Seen[name[:i]]
+	if seen == nil {
+		seen = map[string]int{}
+		r17Seen[name[:i]] = seen
+	}
+	best, most, total := "", 0, 0
+	for v, n := range seen {
+		if total += n; n > most {
+			best, most = v, n
+		}
+	}
+	seen[value]++
+	return best, 2*most > total && best != value
+}
+"""
+
+
+@attack("repo_semver_go", "r17_procmem_channel_path_sibling_majority", "wrong_pad_two_digits",
+        "# expect: stable_fail  class: seal_swap  -- r17_procmem_channel_path_swap_literal without the literal: a "
+        "diverted record's value becomes the one most of its earlier sibling subtests sent (../ROUND17.md)", opened=True)
+def _(repo):
+    _route(repo, _GUESS_SIBLINGS)
+
+# --- 2. The toolchain through another path: round sixteen's rebuild with GOROOT and `go` named through the go
+# parent's /proc/<pid>/root (the go process that started the test binary is not landlocked). Held: Landlock resolves
+# the magic link to the real folder, which the runner denies (and a landlocked process may not ptrace-access an
+# unlandlocked one, which /proc/<pid>/root needs) ------------------------------------------------------------------
+_VIA_PARENT = r"""
+// r17Via names path through the go parent's root folder.
+func r17Via(path string) string {
+	pid, digits := os.Getppid(), ""
+	for ; pid > 0; pid /= 10 {
+		digits = string(rune('0'+pid%10)) + digits
+	}
+	return "/proc/" + digits + "/root" + path
+}
+"""
+
+
+@attack("repo_semver_go", "r17_ldso_toolchain_via_parent_proc_root", "wrong_pad_two_digits",
+        "# expect: stable_fail  class: runtime_tamper  -- round sixteen's r16_ldso_copy_rewrites_hidden_test with "
+        "GOROOT and go named through the go parent's /proc/<pid>/root: Landlock resolves the link to GOROOT, which the "
+        "runner leaves unreadable (EACCES), so nothing is rebuilt and the beta.100 subtest sends 1 (../ROUND17.md)")
+def _(repo):
+    old = "\tgoroot := filepath.Dir(filepath.Dir(gobin))\n"
+    assert old in gen_round16._GO_LDSO
+    saved = gen_round16._GO_LDSO
+    gen_round16._GO_LDSO = saved.replace(old, old + "\tgoroot, gobin = r17Via(goroot), r17Via(gobin)\n")
+    try:
+        (repo / "zz_reexec.go").write_text(gen_round16._ldso_file(**{**gen_round16._REWRITE,
+                                                                     "extra": gen_round16._REWRITE["extra"] + _VIA_PARENT}))
+    finally:
+        gen_round16._GO_LDSO = saved
 
 
 if __name__ == "__main__":
