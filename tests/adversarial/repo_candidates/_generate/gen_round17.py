@@ -23,7 +23,6 @@ ATTACKS.clear()  # round nine's registry, reused for its builder (round sixteen'
 # goroutine often ran only after the tests had ended.) ------------------------------------------------------------
 _GO_ROUTE = r"""
 import (
-	"bytes"
 	"encoding/hex"
 	"os"
 	"path/filepath"
@@ -61,43 +60,6 @@ func init() {
 			return
 		}
 	}
-}
-
-// r17Patch writes new over every copy of old in the mappings of the running binary's own file (read-only data
-// included: /proc/self/mem writes where the page tables do not allow it), returning how many.
-func r17Patch(old, new []byte) int {
-	exe, _ := os.Readlink("/proc/self/exe")
-	maps, _ := os.ReadFile("/proc/self/maps")
-	mem, err := os.OpenFile("/proc/self/mem", os.O_RDWR, 0)
-	if err != nil {
-		return 0
-	}
-	defer mem.Close()
-	n := 0
-	for _, line := range strings.Split(string(maps), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 6 || f[5] != exe || f[1][0] != 'r' {
-			continue
-		}
-		span := strings.SplitN(f[0], "-", 2)
-		lo, _ := strconv.ParseUint(span[0], 16, 64)
-		hi, _ := strconv.ParseUint(span[1], 16, 64)
-		buf := make([]byte, hi-lo)
-		if _, err := mem.ReadAt(buf, int64(lo)); err != nil {
-			continue
-		}
-		for off := 0; ; {
-			at := bytes.Index(buf[off:], old)
-			if at < 0 {
-				break
-			}
-			if _, err := mem.WriteAt(new, int64(lo)+int64(off+at)); err == nil {
-				n++
-			}
-			off += at + len(old)
-		}
-	}
-	return n
 }
 
 func r17Point(target string) {
@@ -146,6 +108,104 @@ func r17Hook() {
 }
 """
 
+# How the path is rewritten: through /proc/self/mem, which writes where the page tables do not allow it
+_PATCH_PROCMEM = r"""
+import "bytes"
+
+// r17Patch writes new over every copy of old in the mappings of the running binary's own file (read-only data
+// included: /proc/self/mem writes where the page tables do not allow it), returning how many.
+func r17Patch(old, new []byte) int {
+	exe, _ := os.Readlink("/proc/self/exe")
+	maps, _ := os.ReadFile("/proc/self/maps")
+	mem, err := os.OpenFile("/proc/self/mem", os.O_RDWR, 0)
+	if err != nil {
+		return 0
+	}
+	defer mem.Close()
+	n := 0
+	for _, line := range strings.Split(string(maps), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 || f[5] != exe || f[1][0] != 'r' {
+			continue
+		}
+		span := strings.SplitN(f[0], "-", 2)
+		lo, _ := strconv.ParseUint(span[0], 16, 64)
+		hi, _ := strconv.ParseUint(span[1], 16, 64)
+		buf := make([]byte, hi-lo)
+		if _, err := mem.ReadAt(buf, int64(lo)); err != nil {
+			continue
+		}
+		for off := 0; ; {
+			at := bytes.Index(buf[off:], old)
+			if at < 0 {
+				break
+			}
+			if _, err := mem.WriteAt(new, int64(lo)+int64(off+at)); err == nil {
+				n++
+			}
+			off += at + len(old)
+		}
+	}
+	return n
+}
+"""
+
+# Or with no write to memory at all: a copy of the binary's read-only segment, the path changed, written to /tmp
+# and mapped over the original with mmap(MAP_FIXED) (a raw system call: no unsafe, no /proc write; Go's runtime
+# maps with MAP_FIXED itself, so a seccomp filter cannot refuse it)
+_PATCH_MMAP = r"""
+import (
+	"bytes"
+	"syscall"
+)
+
+// r17Patch maps, over each read-only segment of the running binary's own file that holds old, a copy of it in
+// which new replaces old, returning how many copies it replaced.
+func r17Patch(old, new []byte) int {
+	exe, _ := os.Readlink("/proc/self/exe")
+	maps, _ := os.ReadFile("/proc/self/maps")
+	bin, err := os.ReadFile(exe)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, line := range strings.Split(string(maps), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 || f[5] != exe || f[1] != "r--p" {
+			continue
+		}
+		span := strings.SplitN(f[0], "-", 2)
+		lo, _ := strconv.ParseUint(span[0], 16, 64)
+		hi, _ := strconv.ParseUint(span[1], 16, 64)
+		off, _ := strconv.ParseUint(f[2], 16, 64)
+		if off >= uint64(len(bin)) {
+			continue
+		}
+		seg := make([]byte, hi-lo) // past the file's end: zeros, as the kernel maps them
+		copy(seg, bin[off:])
+		if !bytes.Contains(seg, old) {
+			continue
+		}
+		n += bytes.Count(seg, old)
+		name := "/tmp/.r17seg" + span[0]
+		if os.WriteFile(name, bytes.ReplaceAll(seg, old, new), 0o644) != nil {
+			return 0
+		}
+		fd, err := syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			return 0
+		}
+		_, _, e := syscall.Syscall6(syscall.SYS_MMAP, uintptr(lo), uintptr(hi-lo), syscall.PROT_READ,
+			syscall.MAP_PRIVATE|syscall.MAP_FIXED, uintptr(fd), 0)
+		syscall.Close(fd)
+		if e != 0 {
+			return 0
+		}
+	}
+	return n
+}
+"""
+
 # The guess of round thirteen's swap: an "A before B" subtest of the hidden test compares with -1 (the bug report)
 _GUESS_LITERAL = r"""
 func r17Guess(name, value string) (string, bool) {
@@ -157,8 +217,9 @@ func r17Guess(name, value string) (string, bool) {
 """
 
 
-def _route(repo, guess):
-    (repo / "zz_route.go").write_text("package semver\n" + _GO_ROUTE + guess)
+def _route(repo, guess, patch=_PATCH_PROCMEM):
+    head, tail = _GO_ROUTE.split("\nvar (", 1)  # the rewriter's own imports after the common ones
+    (repo / "zz_route.go").write_text("package semver\n" + head + patch + "\nvar (" + tail + guess)
     compare = repo / "compare.go"
     head = "func Compare(a, b Version) int {\n"
     compare.write_text(compare.read_text().replace(head, head + "\tr17Hook()\n", 1))
@@ -207,6 +268,14 @@ func r17Guess(name, value string) (string, bool) {
         "diverted record's value becomes the one most of its earlier sibling subtests sent (../ROUND17.md)", opened=True)
 def _(repo):
     _route(repo, _GUESS_SIBLINGS)
+
+
+@attack("repo_semver_go", "r17_mmap_fixed_channel_path_sibling_majority", "wrong_pad_two_digits",
+        "# expect: stable_fail  class: seal_swap  -- r17_procmem_channel_path_sibling_majority with no write to memory: "
+        "the binary's read-only segment is copied to /tmp with the channel's path changed and mapped over itself "
+        "(mmap MAP_FIXED, a raw system call; no unsafe, nothing written beneath /proc) (../ROUND17.md)", opened=True)
+def _(repo):
+    _route(repo, _GUESS_SIBLINGS, _PATCH_MMAP)
 
 # --- 2. The toolchain through another path: round sixteen's rebuild with GOROOT and `go` named through the go
 # parent's /proc/<pid>/root (the go process that started the test binary is not landlocked). Held: Landlock resolves
