@@ -151,8 +151,8 @@ func r17Patch(old, new []byte) int {
 """
 
 # Or with no write to memory at all: a copy of the binary's read-only segment, the path changed, written to /tmp
-# and mapped over the original with mmap(MAP_FIXED) (a raw system call: no unsafe, no /proc write; Go's runtime
-# maps with MAP_FIXED itself, so a seccomp filter cannot refuse it)
+# and mapped over the original with mmap(MAP_FIXED) (a raw system call: no unsafe, no /proc write; the dynamic
+# loader maps every dynamically linked program's segments from their files so, so a seccomp filter cannot refuse it)
 _PATCH_MMAP = r"""
 import (
 	"bytes"
