@@ -191,8 +191,8 @@ def _go_run(argv: list[str], warm: Path | None, ro: dict) -> tuple[list[str], in
     """The test command behind a trusted prefix that makes the cache and temporary folders and fills the cache
     from the warm one (mounted read-only; a tar pipe, not `cp -R`: ~600 files and folders in 8 ms against 14 ms,
     measured in the sandbox; sh has no pipefail, and a `tar -c` that fails only leaves more to compile), with
-    loop's runner mounted for `go test -exec` (gorun.go: each test binary under a Landlock ruleset). Returns the argv and the MiB the
-    tmpfs needs on top of the task's cap."""
+    loop's runner mounted for `go test -exec` (gorun.go: each test binary under a Landlock ruleset). Returns the
+    argv and the MiB the tmpfs needs on top of the task's cap."""
     ro[repo_gorun.MOUNT] = str(repo_gorun.runner())
     script = f"mkdir -p {GOCACHE} {GOTMPDIR} || exit 125\n"
     if warm is not None:
