@@ -1141,17 +1141,6 @@ def _go_quote(s: str) -> str:
 # the dynamic type too. Never panics (a recover). It returns true once the record is written, so the test's own
 # failure call runs when it cannot be (any errno): a pass needs the check's own record; the parent decides.
 GO_IMPORTS = ("encoding/hex", "os", "reflect", "strconv", "syscall")  # the helper's (env.py warms Go's cache with them)
-# The channel's device and inode in the helper, as constants Go compiles into the comparing instructions, not data the
-# test process can rewrite: red team round seventeen rewrote the helper's channel path (a string in read-only data,
-# through /proc/self/mem or an mmap over it) to a link it could point at a file of its own mid-run, and forwarded
-# edited records. The helper sends only through what it opened being loop's FIFO. A plan holds these placeholders;
-# each run's helper file gets its FIFO's numbers (with_channel).
-_DEV, _INO = "0x5ea1ed00000de7", "0x5ea1ed000001de"
-
-
-def with_channel(helper: str, dev: int, ino: int) -> str:
-    """A Go helper's text for the run whose channel FIFO has this device and inode."""
-    return helper.replace(_DEV, hex(dev)).replace(_INO, hex(ino))
 _GO_HELPER = """package {package}
 
 import (
@@ -1165,6 +1154,9 @@ func {name}[T any](v T, sid string, row int, test string, _ ...any) bool {{
 		var st syscall.Stat_t
 		if err = syscall.Fstat(int(f.Fd()), &st); err == nil && (uint64(st.Dev) != {name}Dev || uint64(st.Ino) != {name}Ino) {{
 			err = syscall.EXDEV // not loop's channel: the path was made to lead elsewhere
+		}}
+		if err != nil {{
+			f.Close()
 		}}
 	}}
 	if err == nil {{
@@ -1248,3 +1240,15 @@ func {name}Encode(rv reflect.Value, row int, test string) (rec string) {{
 	return
 }}
 """
+
+# The channel's device and inode in the helper, as constants Go compiles into the comparing instructions, not data the
+# test process can rewrite: red team round seventeen rewrote the helper's channel path (a string in read-only data,
+# through /proc/self/mem or an mmap over it) to a link it could point at a file of its own mid-run, and forwarded
+# edited records. The helper sends only through what it opened being loop's FIFO. A plan holds these placeholders;
+# each run's helper file gets its FIFO's numbers (with_channel).
+_DEV, _INO = "0x5ea1ed00000de7", "0x5ea1ed000001de"
+
+
+def with_channel(helper: str, dev: int, ino: int) -> str:
+    """A Go helper's text for the run whose channel FIFO has this device and inode."""
+    return helper.replace(_DEV, hex(dev)).replace(_INO, hex(ino))
