@@ -21,6 +21,8 @@ from loop.sandbox.limits import SandboxConfig
 # test binary answered its sealed checks' writes so) and prctl(PR_SET_SYSCALL_USER_DISPATCH) (the same by
 # another door). A test process whose calls code under test answers can have its writes (a sealed check's record
 # on loop's channel) rewritten before they leave (round eleven: the Go test binary re-run as its own tracee).
+# userfaultfd too: a fault handler of the test process's own could hold a thread between the Go helper's check of
+# its channel and its write (red team round eighteen, read: the race it would widen is under a microsecond).
 # process_vm_readv/writev stay allowed (refusing them failed three of the demo's grades: something loop's tasks
 # run uses them), as does /proc/<pid>/mem: writing a child's memory is the machine-code class SECURITY.md leaves
 # open. io_uring (setup, enter, register) is absent (ENOSYS, which node's libuv falls back from): its operations
@@ -29,9 +31,9 @@ _AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 
 
 _REFUSED = {  # shmget msgget mq_open memfd_create memfd_secret setxattr lsetxattr fsetxattr setxattrat,
-    #            ptrace seccomp
-    "x86_64": (29, 68, 240, 319, 447, 188, 189, 190, 463, 101, 317),
-    "aarch64": (194, 186, 180, 279, 447, 5, 6, 7, 463, 117, 277),
+    #            ptrace seccomp userfaultfd
+    "x86_64": (29, 68, 240, 319, 447, 188, 189, 190, 463, 101, 317, 323),
+    "aarch64": (194, 186, 180, 279, 447, 5, 6, 7, 463, 117, 277, 282),
 }
 _ABSENT = {"x86_64": (425, 426, 427), "aarch64": (425, 426, 427)}  # io_uring_setup, _enter, _register
 _PRCTL = {"x86_64": 157, "aarch64": 167}
