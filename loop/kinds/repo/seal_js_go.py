@@ -1151,9 +1151,11 @@ func {name}[T any](v T, sid string, row int, test string, _ ...any) bool {{
 	line := `{{"id":"` + sid + `","value":` + {name}Encode(rv, row, test) + "}}\\n"
 	f, err := os.OpenFile({channel}, os.O_WRONLY|os.O_APPEND, 0)
 	if err == nil {{
-		var st syscall.Stat_t
-		if err = syscall.Fstat(int(f.Fd()), &st); err == nil && (uint64(st.Dev) != {name}Dev || uint64(st.Ino) != {name}Ino) {{
-			err = syscall.EXDEV // not loop's channel: the path was made to lead elsewhere
+		var fi os.FileInfo // (f.Stat, not f.Fd: Fd would put the descriptor in blocking mode)
+		if fi, err = f.Stat(); err == nil {{
+			if st, ok := fi.Sys().(*syscall.Stat_t); !ok || uint64(st.Dev) != {name}Dev || uint64(st.Ino) != {name}Ino {{
+				err = syscall.EXDEV // not loop's channel: the path was made to lead elsewhere
+			}}
 		}}
 		if err != nil {{
 			f.Close()
