@@ -38,15 +38,11 @@ def load_verified_tasks(config: Config, names: list[str], sandbox: SandboxConfig
     """load_verified_task of each name (`known`: tasks loaded already): those whose polarity is remembered one after
     another (nothing to wait on: threads would only contend for the interpreter, 164 HumanEval tasks 100 ms against
     40), the others side by side, since each check waits on sandboxes."""
-    loaded = {}
-    for name in names:
-        task = (known or {}).get(name) or tasks.load(config.root, name)
-        if _remembered(task, sandbox):
-            loaded[name] = task
-    rest = [n for n in names if n not in loaded]
+    loaded = {name: (known or {}).get(name) or tasks.load(config.root, name) for name in names}
+    rest = [task for task in loaded.values() if not _remembered(task, sandbox)]
     with ThreadPoolExecutor(max_workers=max(1, min(len(rest), os.cpu_count() or 1) * 2)) as pool:
-        loaded.update(zip(rest, pool.map(lambda n: load_verified_task(config, n, sandbox), rest)))
-    return {n: loaded[n] for n in names}
+        list(pool.map(lambda task: _verified(task, sandbox), rest))  # (raises the first refusal, in name order)
+    return loaded
 
 
 def _polarity_key(task: tasks.Task, sandbox: SandboxConfig) -> tuple:
@@ -66,7 +62,11 @@ def load_verified_task(config: Config, name: str, sandbox: SandboxConfig) -> tas
 
     Without a working sandbox polarity cannot be checked; the grade then says `inconclusive`.
     """
-    task = tasks.load(config.root, name)
+    return _verified(tasks.load(config.root, name), sandbox)
+
+
+def _verified(task: tasks.Task, sandbox: SandboxConfig) -> tasks.Task:
+    """`task`, once its baseline polarity held (checked here unless remembered); a TaskError when it does not."""
     if _remembered(task, sandbox):
         return task
     try:
