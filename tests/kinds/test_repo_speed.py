@@ -61,6 +61,21 @@ def test_a_host_file_is_parsed_once_per_text(tmp_path, monkeypatch):
     assert len(parsed) == 1
 
 
+def test_a_host_file_without_copies_has_one_must_fail(tmp_path):
+    """Each must-fail costs the run pytest's formatting of its failure (~1.5 ms in the ledger task's six host
+    files, where the seals leave nothing to copy on most draws): an aggregate one only where the file has no
+    copy of a real test to fail, one per file, not two. Copies still come first, up to three."""
+    tree = _tree(tmp_path)
+    points = frozenset(p.key for p in T.points_of("pytest", SOURCE))
+    for seed in range(20):
+        bare = T.plan_all(COMMAND, tree, {HOST: T.Safe(points, copies=frozenset())}, (), random.Random(seed))
+        assert sorted(w.expect for w in bare.wires) == ["fail", "same"]
+        assert next(w for w in bare.wires if w.expect == "fail").source is None  # an aggregate
+        copied = T.plan_all(COMMAND, tree, {HOST: T.Safe(points)}, (), random.Random(seed))
+        fails = [w for w in copied.wires if w.expect == "fail"]
+        assert 1 <= len(fails) <= 3 and all(w.source for w in fails)  # copies only: no aggregate beside them
+
+
 def test_a_cached_syntax_tree_plans_what_a_fresh_one_does(tmp_path):
     """The cached tree is shared between runs and threads: planning never changes it, so a plan from it is a
     plan from a fresh parse (same rng, same tripwires, same text)."""
