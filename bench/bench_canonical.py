@@ -4,7 +4,8 @@ several seeds: how many are `stable_pass`, and each one that is not, with the ch
 A canonical solution is a right answer by EvalPlus's reading; under loop's it passes unless loop's own
 reference and contract read the docstring differently (HumanEval+: loop keeps its corrected references,
 docs/evalplus-contracts.md). What must never show here is a `flaky` verdict: a right answer whose grade
-depends on the hash seed or the load.
+depends on the hash seed or the load. Printed too: the solutions whose EvalPlus numbers (base, base + extra, as
+evalplus computes them) are not both passes.
 
     .venv/bin/python bench/bench_canonical.py RELEASE.jsonl[.gz] [RELEASE ...] [--seeds 1 2 3]
 """

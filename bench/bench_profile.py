@@ -109,7 +109,7 @@ def show(label: str, r: dict) -> str:
 def project_for(tmp: Path, workers: int, cluster: str | None = None) -> Path:
     sys.path.insert(0, str(ROOT / "bench"))
     sys.path.insert(0, str(ROOT))
-    from bench_humaneval import write_samples
+    from bench_humaneval import compile_tasks, write_samples
     from loop import tasks
     from loop.datasets.humaneval import tasks as humaneval
 
@@ -117,6 +117,7 @@ def project_for(tmp: Path, workers: int, cluster: str | None = None) -> Path:
     project.mkdir()
     problems = humaneval.read_problems()
     humaneval.import_humaneval(tasks.tasks_root(project), problems)
+    compile_tasks(project)
     extra = f'\n[cluster]\nscheduler = "{cluster}"\n' if cluster else ""
     (project / "config.toml").write_text(f'[loop]\ndb = "{project / "runs.db"}"\nconcurrency = {workers}\n{extra}')
     write_samples(problems, project, project / "samples.jsonl")

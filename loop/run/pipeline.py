@@ -9,9 +9,7 @@ import asyncio
 import functools
 import itertools
 import json
-import os
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 from loop import executors, kinds, tasks
@@ -22,7 +20,7 @@ from loop.grading.model import Options
 from loop.run import feedback
 from loop.run.candidates import Candidate
 from loop.run.settings import Origin, endpoint_settings, make_transport, missing_key_warning
-from loop.run.verified import load_verified_task, quarantined_checks
+from loop.run.verified import load_verified_tasks, quarantined_checks
 from loop.sandbox import SandboxConfig
 from loop.store.db import RequestRows, RunStore
 
@@ -83,15 +81,14 @@ class _Job:
     @classmethod
     def load(cls, config: Config, names: list[str], origin: Origin, recorded: dict | None, sandbox: SandboxConfig,
              grade_now: bool, warn: Callable[[str], None] | None, cluster: str | None = None,
-             asks: bool = True) -> _Job:
-        """asks: the batch may ask the endpoint (a samples file's never does: no word then on a missing key)."""
+             asks: bool = True, loaded: dict | None = None) -> _Job:
+        """asks: the batch may ask the endpoint (a samples file's never does: no word then on a missing key);
+        loaded: tasks already loaded, by name."""
         # First: a wrong or unreachable scheduler is said before minutes of polarity checks.
         connected = executors.connect(cluster, warn, config.cluster.connect_timeout) if cluster and grade_now else None
         quarantine = {n: frozenset(quarantined_checks(config, n)) for n in names}
-        load = functools.partial(load_verified_task, config, sandbox=sandbox) if grade_now else \
-            functools.partial(tasks.load, config.root)
-        with ThreadPoolExecutor(max_workers=max(1, min(len(names), os.cpu_count() or 1) * 2)) as pool:
-            loaded = dict(zip(names, pool.map(load, names)))  # polarity checks wait on sandboxes: overlap them
+        loaded = load_verified_tasks(config, names, sandbox, loaded) if grade_now else \
+            {n: tasks.load(config.root, n) for n in names}
         settings = endpoint_settings(config, origin, recorded)
         message = missing_key_warning(config, settings, origin) if warn is not None and asks else None
         if message:

@@ -2,8 +2,9 @@
 rlimits, a wall-clock deadline and an output cap. The trust boundary, split by concern:
 
 limits (Limits, SandboxConfig, the environment, the two failures), seccomp (the filter), bwrap (the command
-line and mounts), process (one-shot `run`, or `start` then `wait`; output capture, scratch folders), worker (the long-lived `Worker`).
-What runs inside the sandbox is in `inside/`, which imports nothing from loop.
+line and mounts), process (one-shot `run`, or `start` then `wait`; output capture, scratch folders), worker (the
+long-lived `Worker`), channel (a FIFO out of the sandbox that only loop can read). What runs inside the sandbox is
+in `inside/`, which imports nothing from loop.
 """
 
 from loop.errors import CandidateFault, SandboxUnavailable

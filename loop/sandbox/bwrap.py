@@ -53,9 +53,11 @@ def command(
     env: dict[str, str],
     cwd: str = "/tmp",
     seccomp: int | None = None,
+    info: int | None = None,
 ) -> list[str]:
     """The bwrap command line: read-only system, private size-capped /tmp, no network, no $HOME;
-    `seccomp` is a descriptor holding the filter (see seccomp_fd)."""
+    `seccomp` is a descriptor holding the filter (see seccomp_fd); `info` one bwrap writes its pid 1's host pid
+    to (process.track_init)."""
     if not cfg.enabled:
         return _unsandboxed(argv, {**(ro or {}), **(rw or {})})
     # An absolute path: bwrap itself is started with the clean environment (no PATH of ours).
@@ -76,6 +78,8 @@ def command(
         args += ["--unshare-user", "--disable-userns"]
     if seccomp is not None:
         args += ["--seccomp", str(seccomp)]
+    if info is not None:
+        args += ["--info-fd", str(info)]
     args += ["--clearenv"]
     for k, v in env.items():
         args += ["--setenv", k, v]

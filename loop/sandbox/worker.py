@@ -14,7 +14,7 @@ from loop import verdicts as V
 from loop.errors import CandidateFault, SandboxUnavailable
 from loop.sandbox.bwrap import check_bwrap, command
 from loop.sandbox.limits import Limits, SandboxConfig
-from loop.sandbox.process import Output, hello_first, kill, popen_kwargs, signal_fault
+from loop.sandbox.process import Output, hello_first, info_pipe, kill, signal_fault, spawn, track_init
 from loop.sandbox.seccomp import seccomp_fd
 
 
@@ -60,25 +60,28 @@ class Worker:
             jobs_r, jobs_w = os.pipe()
             passed.append(jobs_r)
         argv = [a.replace("{fd}", str(w)).replace("{jobs}", str(passed[-1])) for a in argv]
-        filt = seccomp_fd(cfg)
-        if filt is not None:
-            passed.append(filt)
-        cmd = command(cfg, hello_first(argv, w, limits.nproc), ro=ro, limits=limits, env=env, seccomp=filt)
+        filt, info = seccomp_fd(cfg), info_pipe(cfg)
+        passed += [fd for fd in (filt, info and info[1]) if fd is not None]
+        cmd, kw = spawn(cfg, command(cfg, hello_first(argv, w, limits.nproc), ro=ro, limits=limits, env=env,
+                                     seccomp=filt, info=info and info[1]), env, limits, address_space)
         stdin = subprocess.DEVNULL if private_input else subprocess.PIPE
         stdio = subprocess.PIPE if capture else subprocess.DEVNULL
         try:
             self.proc = subprocess.Popen(
                 cmd, stdin=stdin, stdout=stdio, stderr=stdio,
-                pass_fds=passed, **popen_kwargs(cfg, limits, address_space, env),
+                pass_fds=passed, **kw,
             )
         except OSError as exc:
             os.close(r)
             if private_input:
                 os.close(jobs_w)
+            if info:
+                os.close(info[0])
             raise SandboxUnavailable(f"cannot start the sandbox: {exc}") from exc
         finally:
             for fd in passed:
                 os.close(fd)
+        track_init(self.proc, info and info[0])
         self._res = r
         self._in = jobs_w if private_input else self.proc.stdin.fileno()
         os.set_blocking(self._in, False)

@@ -153,3 +153,100 @@ def test_the_go_screen_compares_each_changed_file_with_its_base(tmp_path):
     (patched / "x.go").write_text("package x\n\nfunc F() int { return 2 }\nfunc TestMain/**/(m *testing.M) {}\n")
     why = repo_screen.screen(repo_changes.between(base, patched), base, patched)
     assert why is not None and "x.go: func TestMain" in why
+
+
+GO_DECLS = """package p
+
+import "fmt"
+
+// func copy() in a comment
+const false = true
+const (
+	a, b = 1,
+		2
+	c
+)
+var (
+	x = 1 +
+		len("ab")
+	y, z int
+)
+type (
+	T int
+	U = struct{ cap int }
+)
+type W struct {
+	new int
+}
+func len[T any](x T) int { var q = 3; return q }
+func (w W) max() int { return 0 }
+func recover() any { return fmt.Sprint("x") }
+var s = "func print()"
+"""
+
+
+def test_go_package_level_names_are_read_from_the_tokens():
+    """Functions (not methods), var, const and type specs, grouped or not; a name that continues an expression
+    on the next line, a field, a local, a comment's or a string's is none."""
+    assert repo_screen.go_package_names(GO_DECLS.encode()) == {
+        "false", "a", "b", "c", "x", "y", "z", "T", "U", "W", "len", "recover", "s"}
+    # a letter outside Unicode's basic plane is a letter (red team round thirteen hid `len` behind one)
+    assert repo_screen.go_package_names("package p\nvar 𝑥, len = 0, lenOf\n".encode()) == {"𝑥", "len"}
+    assert repo_screen.go_package_names(b"package p\n/* unclosed\nfunc len() {}\n") is None
+
+
+@pytest.mark.parametrize("decl, version, refused", [
+    ("func len(s string) int { return 0 }", "1.19", "len"),  # the helper's and the tests' len (round twelve)
+    ("func recover() any { return nil }", "1.19", "recover"),  # the test's own recover() == nil (round twelve)
+    ("const false = true", "1.19", "false"),
+    ("func max(a, b int) int { return a }", "1.19", None),  # before 1.21 max is an ordinary name
+    ("func max(a, b int) int { return a }", "1.21", "max"),  # the test below calls it
+    ("func clear() {}", "1.21", None),  # predeclared, but neither the tests nor loop's helper use it
+    ("func (v V) len() int { return 0 }", "1.21", None),  # a method
+    ("var \U0001d465, len = 0, 1", "1.19", "len"),  # round thirteen
+    ("/* never closed", "1.19", "does not read as Go source"),
+    ("func Len(s string) int { return 0 }", "1.21", None),
+])
+def test_a_patch_may_not_redeclare_a_predeclared_name_its_package_uses(tmp_path, decl, version, refused):
+    """Red team round twelve: a package-level `len` answered loop's sealed-check helper (a file of the tested
+    package) and a `recover` a visible test's own check. A patch that newly declares a predeclared name the
+    package's tests (hidden ones staged) or the helper use is test infrastructure."""
+    base = tmp_path / "base"
+    base.mkdir()
+    (base / "go.mod").write_text(f"module x\n\ngo {version}\n")
+    (base / "x.go").write_text("package x\n\ntype V int\n")
+    (base / "x_test.go").write_text("package x\n\nfunc TestX(t *testing.T) { _ = max(1, 2) == 2 && false; _ = recover() }\n")
+    patched = repo_patch.fresh_copy(base, tmp_path / "patched")
+    (patched / "x.go").write_text(f"package x\n\ntype V int\n\n{decl}\n")
+    why = repo_screen.screen(repo_changes.between(base, patched), base, patched)
+    if refused is None:
+        assert why is None, why
+    else:
+        assert why is not None and (f"x.go declares '{refused}' at package level" in why or refused in why), why
+    if decl.startswith("/*"):
+        return
+    # a name the base file already declared is the project's own
+    (base / "x.go").write_text(f"package x\n\ntype V int\n\n{decl}\n")
+    (patched / "x.go").write_text(f"package x\n\ntype V int\n\n{decl}\n\nfunc G() {{}}\n")
+    assert repo_screen.screen(repo_changes.between(base, patched), base, patched) is None
+
+
+def test_the_go_screen_reads_the_package_only_for_a_newly_declared_predeclared_name(tmp_path, monkeypatch):
+    """A patch changing many files of a package: the module and the package's tests are read for a file that newly
+    declares a predeclared name, not once per changed file."""
+    base = tmp_path / "base"
+    base.mkdir()
+    (base / "go.mod").write_text("module x\n\ngo 1.21\n")
+    (base / "x_test.go").write_text("package x\n\nfunc TestX(t *testing.T) { _ = len(\"\") }\n")
+    for i in range(5):
+        (base / f"f{i}.go").write_text(f"package x\n\nfunc F{i}() {{}}\n")
+    patched = repo_patch.fresh_copy(base, tmp_path / "patched")
+    for i in range(5):
+        (patched / f"f{i}.go").write_text(f"package x\n\nfunc F{i}() {{}}\n\nfunc G{i}() int {{ return {i} }}\n")
+    reads = []
+    monkeypatch.setattr(repo_screen, "_go_test_names", lambda *a: reads.append(a) or set())
+    assert repo_screen.screen(repo_changes.between(base, patched), base, patched) is None
+    assert reads == []
+    (patched / "f0.go").write_text("package x\n\nfunc len(s string) int { return 0 }\n")
+    repo_screen.screen(repo_changes.between(base, patched), base, patched)
+    assert len(reads) == 1

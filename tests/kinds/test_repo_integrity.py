@@ -210,7 +210,7 @@ def test_tripwires_look_like_their_neighbours_and_differ_every_run(name, tree):
         assert p.host in spec.hidden_files
         expects = [w.expect for w in p.wires]
         # one must-pass: an unchanged copy of a test where the file has one to copy
-        assert expects.count(repo_tripwire.SAME) == 1 and V.PASS not in expects and 2 <= expects.count(V.FAIL) <= 3
+        assert expects.count(repo_tripwire.SAME) == 1 and V.PASS not in expects and 1 <= expects.count(V.FAIL) <= 3
         assert all(w.name in p.text for w in p.wires)
     # among the file's own tests, not always after them: the last test of some plan is a real one
     last = [re.findall(TEST_DEF[name], repo_tripwire.plan(spec.command, work, list(spec.hidden_files),

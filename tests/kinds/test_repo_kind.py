@@ -350,3 +350,21 @@ def test_go_test_json_takes_the_last_action_per_test():
     got = parse_go_test_json("\n".join(json.dumps(e) for e in events) + "\nnot json\n")
     assert {k: v.status for k, v in got.items()} == {"p::TestA": "pass", "p::TestB": "fail"}
     assert parse_go_test_json("garbage") is None
+
+
+@pytest.mark.parametrize("text, why", [
+    ("Traceback (most recent call last):\n  File \"/repo/tests/test_c.py\", line 1, in <module>\n"
+     "    raise ValueError(\"boom at import\")\nValueError: boom at import\n", "ValueError: boom at import"),
+    ("ImportError while importing test module 'tests/test_c.py'.\ntest_c.py:1: in <module>\n    import nothing\n"
+     "E   ModuleNotFoundError: No module named 'nothing'", "ModuleNotFoundError: No module named 'nothing'"),
+])
+def test_a_collection_failure_says_why_in_either_traceback_style(text, why):
+    """loop runs pytest with --tb=native: a module that fails at import is reported as a Python traceback, whose
+    last line says why (pytest's own style says it on its last `E` line)."""
+    from xml.sax.saxutils import escape
+
+    xml = ('<?xml version="1.0"?><testsuites><testsuite name="pytest" errors="1" tests="1"><testcase classname="" '
+           f'name="tests.test_c"><error message="collection failure">{escape(text)}</error></testcase></testsuite>'
+           '</testsuites>')
+    (outcome,) = parse_junit(xml).values()
+    assert outcome.status == V.FAIL and outcome.message == f"collection failure ({why})", outcome

@@ -253,6 +253,39 @@ def test_records_are_decoded_totally(tmp_path):
     assert seal.records(tmp_path, seals) == ({}, None)
 
 
+def _pieces(sid: str, line: bytes, nonce: str = "n1", size: int = 5) -> list[dict]:
+    n = -(-len(line) // size)
+    return [{"id": sid, "part": [nonce, i, n], "hex": line[i * size:(i + 1) * size].hex()} for i in range(n)]
+
+
+def test_a_long_record_is_put_back_from_its_pieces_and_a_garbled_piece_is_tampering(tmp_path):
+    """The helpers send a record longer than PIPE_BUF as pieces (one atomic write each); loop reassembles them in
+    any order, interleaved with other records and pieces; a piece missing, sent twice, malformed, or pieces that
+    make no record of the seal they name is the code under test writing to the channel."""
+    _, seals = seal.plan("def test_a():\n    assert f() == 3\n\n\ndef test_b():\n    assert g() == 4\n", file="t.py")
+    a, b = (s.id for s in seals)
+    rec = lambda sid, v: (json.dumps({"id": sid, "value": ["int", v]}) + "\n").encode()  # noqa: E731
+    one, two = _pieces(a, rec(a, "3")), _pieces(b, rec(b, "4"), "n2")
+    mixed = [one[2], two[0], *two[1:][::-1], {"id": a, "value": ["int", "3"]}, *one[:2], *one[3:]]
+
+    def run(items) -> tuple:
+        (tmp_path / seal.CHANNEL).write_text("".join(json.dumps(x) + "\n" for x in items))
+        return seal.records(tmp_path, seals)
+
+    assert run(mixed) == ({a: [3, 3], b: [4]}, None)
+    assert run(_pieces(a, rec(a, "3"), "same") + _pieces(a, rec(a, "3"), "same")) == ({a: [3, 3]}, None)  # reused
+    bad = {"missing": mixed[:-1], "twice": [*mixed, one[0]],
+           "garbled": [*mixed[:-1], {**one[-1], "hex": one[-1]["hex"][:-2] + "zz"}],
+           "malformed": [*mixed, {"id": a, "part": ["n", 2, 1], "hex": ""}],
+           "no line": _pieces(a, rec(a, "3")[:-1]),
+           "another seal's": _pieces(b, rec(a, "3"))}
+    for why, items in bad.items():
+        got, stray = run(items)
+        assert stray is not None and "the code under test wrote to it" in stray, why
+        out, judged = seal.judge(seals, tmp_path, {"t.py::test_a": Outcome(V.PASS), "t.py::test_b": Outcome(V.PASS)})
+        assert judged.forged == stray, why
+
+
 @pytest.mark.parametrize("channel, line", [(b"#", 1), (b"", 0), (b"\n", 1), (b"x\n", 1), (b"{}\n", 1),
                                            (b'{"id": "ID", "value": ["int", "3"], "more": 1}\n', 1),
                                            (b'{"id": "ID", "value": ["int", "3"]}', 1), (b'"x"\n', 1),

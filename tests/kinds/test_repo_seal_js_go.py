@@ -20,6 +20,7 @@ from loop import verdicts as V
 from loop.grading.model import Options
 from loop.kinds.repo import seal, testrun
 from loop.kinds.repo.kind import RepoKind
+from loop.kinds.repo.seal_js_go import with_channel
 from loop.kinds.repo.results import Outcome, parse_go_test_json, parse_junit
 from loop.sandbox import SandboxConfig
 
@@ -309,6 +310,17 @@ def _go(proj: Path, cache: Path) -> dict[str, Outcome]:
     return parse_go_test_json(done.stdout)
 
 
+def _go_in_fresh_cache(proj: Path, channel) -> dict[str, Outcome]:
+    """_go with a build cache of its own, removed after, while `channel` drains."""
+    cache = Path(tempfile.mkdtemp(prefix="loop-test-gocache-"))
+    try:
+        with channel:
+            return _go(proj, cache)
+    finally:
+        subprocess.run(["chmod", "-R", "u+w", str(cache)])
+        subprocess.run(["rm", "-rf", str(cache)])
+
+
 def test_go_plan_and_helper_judge_as_go_compares(tmp_path):
     sealed, seals, extra = seal.plan_file("go", GO_TESTS, file="p_test.go", rng=random.Random(5))
     # each term of a disjunction runs whenever the test passes; a subtest's check is conditional
@@ -333,8 +345,9 @@ def test_go_plan_and_helper_judge_as_go_compares(tmp_path):
         channel = tmp_path / "out" / seal.CHANNEL
         channel.parent.mkdir()
         sealed, seals, extra = seal.plan_file("go", GO_TESTS, str(channel), file="p_test.go")
+        channel.touch()  # the helper sends only through the channel it was written for (its device and inode)
         (proj / "p_test.go").write_text(sealed)
-        (proj / extra[0]).write_text(extra[1])
+        (proj / extra[0]).write_text(with_channel(extra[1], channel.stat().st_dev, channel.stat().st_ino))
         outcomes = _go(proj, cache)
     finally:
         subprocess.run(["chmod", "-R", "u+w", str(cache)])
@@ -506,3 +519,130 @@ def test_forged_reports_fail_on_sealed_checks_without_tripwires(monkeypatch, nam
     assert gold.verdict == V.STABLE_PASS
     sealed = {c.check.removeprefix("test:") for c in gold.checks if c.decided_by == seal.SEALED}
     assert sealed == set(task.spec.fail_to_pass)  # Go's rows too: one `-1` compared by a subtest each
+
+
+def test_go_long_records_from_parallel_subtests_arrive_whole(tmp_path):
+    """Go's helper sends a record longer than PIPE_BUF as pieces: eight t.Parallel subtests, each sending ten
+    records of 40 KB at once through loop's FIFO (sandbox/channel.py), all arrive whole."""
+    from loop.sandbox.channel import Channel
+
+    tests = ("package p\n\nimport (\n\t\"strings\"\n\t\"testing\"\n)\n\n"
+             "func Big(i int) string { return strings.Repeat(string(rune('a'+i)), 20000) }\n\n"
+             "func TestBig(t *testing.T) {\n\tfor i := 0; i < 8; i++ {\n\t\ti := i\n"
+             "\t\tt.Run(string(rune('a'+i)), func(t *testing.T) {\n\t\t\tt.Parallel()\n"
+             "\t\t\tfor j := 0; j < 10; j++ {\n\t\t\t\tif Big(i) != \"x\" {\n\t\t\t\t\tt.Fatal(\"no\")\n"
+             "\t\t\t\t}\n\t\t\t}\n\t\t})\n\t}\n}\n")
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "go.mod").write_text("module example.com/p\n\ngo 1.19\n")
+    channel = Channel(tmp_path / "channel", seal.CHANNEL, tmp_path / seal.CHANNEL, seal.CHANNEL_CAP)
+    sealed, seals, extra = seal.plan_file("go", tests, str(channel.fifo), file="p_test.go")
+    assert len(seals) == 1
+    (proj / "p_test.go").write_text(sealed)
+    (proj / extra[0]).write_text(with_channel(extra[1], channel.fifo.stat().st_dev, channel.fifo.stat().st_ino))
+    outcomes = _go_in_fresh_cache(proj, channel)
+    assert all(o.status == V.PASS for o in outcomes.values()) and len(outcomes) == 9, outcomes
+    got, stray = seal.records(tmp_path, seals)
+    assert stray is None
+    sent = sorted((v.value, v.test) for v in got[seals[0].id])
+    assert sent == [(bytes([97 + i]) * 20000, f"TestBig/{chr(97 + i)}") for i in range(8) for _ in range(10)]
+
+
+def test_a_go_run_compiles_one_helper_per_package_and_every_file_sends_through_it(tmp_path):
+    """Each copy of the helper is compiled with its package (~7 ms a copy in repo_semver_go): a run seals every
+    file of a package with one helper, and a folder's external test package (`p_test`) gets its own. Every
+    sealed check still sends its record; each run names its helper afresh."""
+    from loop.sandbox.channel import Channel
+
+    check = "package {pkg}\n\nimport \"testing\"\n\nfunc Test{name}(t *testing.T) {{\n" \
+            "\tif got := {call}; got != \"{want}\" {{\n\t\tt.Fatal(got)\n\t}}\n}}\n"
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "go.mod").write_text("module example.com/p\n\ngo 1.19\n")
+    (proj / "p.go").write_text("package p\n\nfunc Name() string { return \"v1\" }\n")
+    files = {"a_test.go": check.format(pkg="p", name="A", call="Name()", want="v1"),
+             "b_test.go": check.format(pkg="p", name="B", call="Name() + Name()", want="v1v1"),
+             "c_test.go": check.format(pkg="p_test", name="C", call="p.Name()", want="v1").replace(
+                 "import \"testing\"", "import (\n\t\"testing\"\n\n\t\"example.com/p\"\n)")}
+    base = tmp_path / "base"
+    base.mkdir()
+    for name, text in files.items():
+        (proj / name).write_text(text)
+        (base / name).write_text(text)
+    channel = Channel(tmp_path / "channel", seal.CHANNEL, tmp_path / seal.CHANNEL, seal.CHANNEL_CAP)
+    seals = seal.fresh(proj, seal.seal_tree(proj, base, list(files), str(channel.fifo), style="go"))
+    helpers = sorted(p.name for p in proj.glob("zz_loop_seal_*_test.go"))
+    assert len(seals) == 3 and len(helpers) == 2 and helpers[0].endswith("_p_test.go"), helpers
+    tag = helpers[0].split("_")[3]
+    assert all(f"loopSeal{tag}(" in (proj / name).read_text() for name in files)
+    outcomes = _go_in_fresh_cache(proj, channel)
+    assert sorted(t.split("::")[-1] for t, o in outcomes.items() if o.status == V.PASS) == ["TestA", "TestB", "TestC"]
+    got, stray = seal.records(tmp_path, seals)
+    assert stray is None and sorted(v.value for s in seals for v in got[s.id]) == [b"v1", b"v1", b"v1v1"]
+    again = tmp_path / "again"
+    again.mkdir()
+    for name, text in files.items():
+        (again / name).write_text(text)
+    sealing = seal.seal_tree(again, base, list(files), str(channel.fifo), style="go")
+    planned = {name: (again / name).read_text() for name in files}  # the cached plans' text: tripwires go there
+    fresh = seal.fresh(again, sealing)
+    assert not {s.id for s in fresh} & {s.id for s in seals} and {s.key for s in fresh} == {s.key for s in seals}
+    assert all(s.id in planned[s.file] for s in sealing.seals) and not any(s.id in planned[s.file] for s in fresh)
+    assert all(s.id in (again / s.file).read_text() for s in fresh)
+    assert not {p.name for p in again.glob("zz_loop_seal_*")} & set(helpers)
+
+
+@pytest.mark.parametrize("name, text", [
+    ("a.test.js", "'use strict'\nconst assert = require('node:assert');\n{probe}\n"),
+    ("a.test.mjs", "import assert from 'node:assert';\n{probe}\n"),
+    ("a.test.js", "#!/usr/bin/env node\n// the lock goes after the hashbang and the prologue\n'use strict';\n"
+                  "const assert = require('node:assert');\n{probe}\n"),
+])
+def test_a_graded_node_file_locks_assert_itself_when_run_without_the_preload(tmp_path, name, text):
+    """Red team round fifteen: a test file's process ran its file again in a node started without NODE_OPTIONS'
+    preload, where a no-op `assert.ok` held. The graded file loads loop's lock itself, on its first line of code
+    (every line keeps its number, a 'use strict' prologue its meaning)."""
+    from loop.kinds.repo.seal_js_go import with_lock
+    from loop.kinds.repo.testrun import NODE_PRELOAD
+
+    probe = ("try { assert.ok = () => {}; console.log('replaced') } catch (e) { console.log('locked') }\n"
+             "console.log(new Error().stack.split('\\n')[1].split(':').slice(-2)[0])")
+    source = text.replace("{probe}", probe)
+    env = {k: v for k, v in os.environ.items() if k != "NODE_OPTIONS"}
+    said = {}
+    for label, body in (("as shipped", source), ("locked", with_lock(source, name, str(NODE_PRELOAD)))):
+        (tmp_path / name).write_text(body)
+        done = subprocess.run(["node", str(tmp_path / name)], capture_output=True, text=True, env=env, timeout=60)
+        assert done.returncode == 0, done.stderr
+        said[label] = done.stdout.split()
+    line = str(source.splitlines().index(probe.splitlines()[1]) + 1)
+    assert said == {"as shipped": ["replaced", line], "locked": ["locked", line]}
+
+
+def test_go_helper_sends_only_through_the_channel_it_was_written_for(tmp_path):
+    """Red team round seventeen rewrote the helper's channel path in the test process's memory to a link it could
+    point at a file of its own. The helper checks the device and inode of what it opened against its run's channel
+    (constants in its instructions): through a path that leads elsewhere it sends nothing, and its check fails."""
+    tests = "package p\n\nimport \"testing\"\n\nfunc TestCmp(t *testing.T) {\n\tif Cmp(1, 2) != -1 {\n\t\tt.Fatal(\"no\")\n\t}\n}\n"
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "go.mod").write_text("module example.com/p\n\ngo 1.19\n")
+    (proj / "p.go").write_text("package p\n\nfunc Cmp(a, b int) int { if a < b { return -1 }; return 1 }\n")
+    channel, other, link = tmp_path / "channel.jsonl", tmp_path / "other.jsonl", tmp_path / "link"
+    channel.touch()
+    other.touch()
+    sealed, seals, extra = seal.plan_file("go", tests, str(link), file="p_test.go")
+    (proj / "p_test.go").write_text(sealed)
+    (proj / extra[0]).write_text(with_channel(extra[1], channel.stat().st_dev, channel.stat().st_ino))
+    said = {}
+    for target in (channel, other):
+        link.unlink(missing_ok=True)
+        link.symlink_to(target)
+        cache = Path(tempfile.mkdtemp(prefix="loop-test-gocache-"))
+        try:
+            said[target.name] = {t.split("::")[-1]: o.status for t, o in _go(proj, cache).items()}
+        finally:
+            subprocess.run(["chmod", "-R", "u+w", str(cache)])
+            subprocess.run(["rm", "-rf", str(cache)])
+    assert said == {"channel.jsonl": {"TestCmp": V.PASS}, "other.jsonl": {"TestCmp": V.FAIL}}
+    assert channel.read_text().count('"id"') == 1 and other.read_text() == ""

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ADDED, DELETED, MODIFIED, MODE, TYPE = "added", "deleted", "modified", "mode", "type"
-# What the copy leaves out (fresh_copy): absent from the patched tree because it was never copied, not deleted.
-_NOT_COPIED = frozenset({"__pycache__", ".pytest_cache"})
+# What a copy of a tree leaves out (patch.fresh_copy, patch.moved): absent from the patched tree because it was
+# never copied, not deleted.
+NOT_COPIED = frozenset({"__pycache__", ".pytest_cache"})
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ def _same_bytes(a: Path, b: Path) -> bool:
 def between(base: Path, patched: Path) -> list[Change]:
     """Every path whose entry differs between `base` and `patched` (a copy of it made by fresh_copy, then
     patched), sorted. copytree keeps modification times, so a file is read only when its size or time moved."""
-    old, new = _entries(base, _NOT_COPIED), _entries(patched, frozenset())
+    old, new = _entries(base, NOT_COPIED), _entries(patched, frozenset())
     out = []
     for path in sorted(old.keys() | new.keys()):
         a, b = old.get(path), new.get(path)

@@ -163,6 +163,7 @@ class RepoKind:
             touched = repo_patch.refuse_changes(changes, spec.tree, protected, hidden) if swebench else None
             if touched:
                 integrity.append(Check(touched.check, touched.check, False, touched.detail))
+            _stage_hidden(spec, patched)  # (the screen reads the test files a Go package's names must keep)
             infrastructure = repo_screen.screen(changes, spec.tree, patched, spec.allowed)
             if infrastructure and not swebench:
                 return grade_without_attempts(task, source, opts, cfg, repo_screen.TOUCHES_TEST_INFRASTRUCTURE,
@@ -170,7 +171,6 @@ class RepoKind:
             if infrastructure:
                 integrity.append(Check(repo_screen.TOUCHES_TEST_INFRASTRUCTURE, repo_screen.TOUCHES_TEST_INFRASTRUCTURE,
                                        False, infrastructure))
-            _stage_hidden(spec, patched)
             try:
                 env = _environment(spec, cfg)
             except HarnessError as exc:
@@ -189,8 +189,9 @@ class RepoKind:
                 # what the candidate's code wrote into it while it ran, which would then decide its later repeats.
                 seals = sealing.result()
                 bases = [pool.submit(baseline, task, cfg, env, repeat) for repeat in range(opts.k)]
+                # at k=1 the one run takes the patched tree itself
                 runs = list(pool.map(lambda r: _attempt(task, cfg, env, patched, ids, r, opts.seed, quarantined,
-                                                        wires, seals, bases[r], early if r == 0 else None),
+                                                        wires, seals, bases[r], opts.k == 1, early if r == 0 else None),
                                      range(opts.k)))
             attempts = [a for a, _ in runs]
             for attempt in attempts:
@@ -435,12 +436,13 @@ def _digest_of(outcomes: dict[str, Outcome]) -> str:
 
 def _attempt(task: Task, cfg: SandboxConfig, env: Env | None, patched: Path, ids: list[tuple[str, str]],
              repeat: int, seed: int, quarantined: frozenset, wires: Tripwires | None,
-             seals: dict, base_run: Future, early: Early | None) -> tuple[Attempt, dict[str, Outcome]]:
+             seals: dict, base_run: Future, last: bool = False, early: Early | None = None
+             ) -> tuple[Attempt, dict[str, Outcome]]:
     """One repeat on the patched tree, against the base tree's outcomes of the same repeat (`base_run`,
     submitted before it, so never queued behind it); `early`: its sandbox, if started already."""
     spec: RepoSpec = task.spec
     try:
-        res = run_tests(task, cfg, env, patched, repeat, _run_ids(spec), wires, seals, early)
+        res = run_tests(task, cfg, env, patched, repeat, _run_ids(spec), wires, seals, consume=last, early=early)
         base = base_run.result()
     except SandboxUnavailable as exc:
         return Attempt(repeat, V.INFRA_UNKNOWN, str(exc), None, "", 0.0, seed, clean_env(repeat)), {}

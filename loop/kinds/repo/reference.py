@@ -263,7 +263,7 @@ def _seals(task: Task, cfg: SandboxConfig, env: Env | None) -> dict:
     key = (spec.digest, spec.command, cfg, str(env and env.path))
     if key in _SEALS:
         return _SEALS[key]
-    name = remembered.key(task, cfg, env, "seal-floors-4")  # (key, marks): seal._mark's (row, iface, bits, test)
+    name = remembered.key(task, cfg, env, "seal-floors-5")  # (key, marks): seal._mark's (row, iface, bits, test)
     try:
         keep = {k: frozenset(marks) for k, marks in remembered.keys(remembered.recall(name))}
         if not all(len(m) == 4 and all(type(x) is int for x in m[:3]) and type(m[3]) is str

@@ -87,8 +87,9 @@ def parse_junit(text: str, tree: Path | None = None) -> dict[str, Outcome] | Non
         bad = [r for r in results if isinstance(r, (Failure, Error))]
         if bad:
             message = (bad[0].message or bad[0].text or type(bad[0]).__name__.lower()).strip()
-            if message == "collection failure" and bad[0].text:  # pytest's: the traceback's last E line says why
-                said = [x.strip() for x in bad[0].text.splitlines() if x.startswith("E ")]
+            if message == "collection failure" and bad[0].text:  # pytest's: the traceback's last E line says why,
+                lines = bad[0].text.splitlines()  # or its last line (a task whose command says --tb=native)
+                said = [x[1:].strip() for x in lines if x.startswith("E ")] or [x.strip() for x in lines if x.strip()][-1:]
                 message += f" ({said[-1]})" if said else ""
             message = message[:MESSAGE_CAP]
             outcome = Outcome(V.FAIL, message)

@@ -5,7 +5,7 @@ sandbox), the parent compares.
 
 The tests run in the candidate's process, so whatever they report could be forged (a patched reporter, a lying
 `__eq__`). A sealed check carries no expected value into the sandbox: its copy there calls a helper that writes
-`{"id", "value"}` to a channel file under /out and returns True; loop reads the channel after the run, decodes
+`{"id", "value"}` to a FIFO only loop can read (sandbox/channel.py) and returns True; loop drains it, decodes
 each record totally and compares it with the literal it kept, as Python's `==` compares plain builtin values.
 Passing a sealed check therefore needs the right value. Placed from the syntax tree; line numbers never move.
 
@@ -20,6 +20,7 @@ import fnmatch
 import functools
 import io
 import json
+import os
 import random
 import re
 import tokenize
@@ -33,8 +34,12 @@ from loop.kinds.repo import seal_js_go as js_go
 from loop.kinds.repo import patch as repo_patch
 from loop.kinds.repo import screen as repo_screen
 from loop.kinds.repo.results import Outcome, truncated
+from loop.sandbox.channel import MOUNT, PIECE, PIPE_BUF
 
-CHANNEL = "seals.jsonl"  # under the run's /out (rw for the test command, read by loop after it)
+CHANNEL = "seals.jsonl"  # the FIFO's name (at channel.MOUNT in the sandbox), and of the host file it is drained to
+# A record longer than channel.PIPE_BUF could interleave with another process's (node runs test files in parallel, Go
+# t.Parallel): each helper then sends it as pieces `{"id", "part": [nonce, i, n], "hex"}` of PIECE bytes each, every
+# piece one write of at most PIPE_BUF bytes, and `records` puts them back together.
 CHANNEL_CAP = 16 << 20  # bytes of the channel read: more is no record at all
 VALUE_CAP = 1 << 16  # characters of one serialized value (strings, digits, elements): more is "unserializable"
 DEPTH_CAP = 64  # nesting of one value
@@ -293,7 +298,7 @@ def _columns(fn, table: _Table) -> dict[str, list[tuple[ast.Assert, ast.expr, bo
     return {n: checks for n, checks in found.items() if uses.get(n) == len(checks)}
 
 
-def plan(source: str, channel: str = f"/out/{CHANNEL}", only=EVERY, file: str = "",
+def plan(source: str, channel: str = f"{MOUNT}/{CHANNEL}", only=EVERY, file: str = "",
          rng: random.Random = _RNG, known: str | None = None) -> tuple[str, tuple[Seal, ...]]:
     """The file with its sealable assertions (those whose key is in `only`) rewritten to send their values to
     `channel`, comments removed (one may restate an expected value), and a stdlib-only helper appended at the
@@ -381,6 +386,18 @@ def plan(source: str, channel: str = f"/out/{CHANNEL}", only=EVERY, file: str = 
     return (sealed, tuple(seals)) if same else (source, ())
 
 
+def _helper(name: str, channel: str) -> str:
+    """The helper's line in a sealed file: its definition (_HELPER) as one string, compiled where the file's last
+    statement runs. pytest parses a test file when it imports it (assertion rewriting) and again for each failing
+    test's traceback (tripwires fail in every run): written out, the helper was three quarters of a sealed file's
+    syntax and ~15 ms of a ledger run's 40 of instrumentation. Same code, same moment of definition (its defaults
+    read then), globals of its own: the module's name, the builtins."""
+    source = _HELPER.format(name=name, channel=repr(channel), cap=VALUE_CAP, depth=DEPTH_CAP, atomic=PIPE_BUF,
+                            piece=PIECE)
+    return (f"{name} = (lambda g: exec(compile({source!r}, \"<loop's sealed check>\", \"exec\"), g) or g[{name!r}])"
+            "({\"__name__\": __name__})\n")
+
+
 def _without_comments(source: str) -> str:
     """`source` with its comments removed (an encoding cookie on the first two lines stays)."""
     cut: dict[int, int] = {}
@@ -396,17 +413,6 @@ def _without_comments(source: str) -> str:
         ending = line[len(line.rstrip("\r\n")):]
         lines[row - 1] = line[:col].rstrip(" \t") + ending
     return "".join(lines)
-
-
-def _helper(name: str, channel: str) -> str:
-    """The helper's line in a sealed file: its definition (_HELPER) as one string, compiled where the file's last
-    statement runs. pytest parses a test file when it imports it (assertion rewriting) and again for each failing
-    test's traceback (tripwires fail in every run): written out, the helper was three quarters of a sealed file's
-    syntax and ~15 ms of a ledger run's 40 of instrumentation. Same code, same moment of definition (its defaults
-    read then), globals of its own: the module's name, the builtins."""
-    source = _HELPER.format(name=name, channel=repr(channel), cap=VALUE_CAP, depth=DEPTH_CAP)
-    return (f"{name} = (lambda g: exec(compile({source!r}, \"<loop's sealed check>\", \"exec\"), g) or g[{name!r}])"
-            "({\"__name__\": __name__})\n")
 
 
 # The helper written into the sealed file: stdlib only, loud (a value it cannot send, whatever the errno, fails the
@@ -467,15 +473,23 @@ _HELPER = '''def {name}(value, sid, row=None, _os=__import__("os"), _json=__impo
     if row is not None:
         out = ["row", int.__repr__(row) if type(row) is int else "?", out]
     line = (_json.dumps({{"id": sid, "value": out}}) + "\\n").encode()
+    lines = [line]
+    if len(line) > {atomic}:
+        nonce, n = _os.urandom(8).hex(), -(-len(line) // {piece})
+        lines = [(_json.dumps({{"id": sid, "part": [nonce, i, n], "hex": line[i * {piece}:(i + 1) * {piece}].hex()}})
+                  + "\\n").encode() for i in range(n)]
     try:
         fd = _os.open({channel}, _os.O_WRONLY | _os.O_APPEND | _os.O_CREAT, 0o666)
         try:
-            wrote = _os.write(fd, line)
+            for piece in lines:
+                wrote = _os.write(fd, piece)
+                if wrote != len(piece):
+                    break
         finally:
             _os.close(fd)
     except Exception as exc:
-        wrote = exc
-    if wrote != len(line):
+        wrote, piece = exc, b""
+    if wrote != len(piece):
         raise AssertionError("loop's sealed check could not send its value (" + repr(wrote)[:200] + ")")
     return True
 '''
@@ -551,24 +565,58 @@ def _unserializable(v: Any) -> Unserializable | None:
 
 
 def records(out: Path, seals: tuple[Seal, ...]) -> tuple[dict[str, list[Any]], str | None]:
-    """The channel's values per seal id, read capped and decoded totally; and why the channel was tampered with, or
-    None. The helpers append whole lines with one write each, so a line that is not a record of one of `seals` (a
-    stray `#`, a cut or garbled line, an unknown id) was written by the code under test: a record that garbage
-    swallowed is no reason to pass, so the run is forged."""
+    """The channel's values per seal id (drained to `out`/CHANNEL), read capped and decoded totally; and why the
+    channel was tampered with, or None. The helpers write each line, or each piece of a long one, with one write
+    of at most PIPE_BUF bytes, which no other writer's bytes can split, so a line that is not a record or piece of
+    one of `seals` (a stray `#`, a cut or garbled line, an unknown id, a piece without its fellows) was written by
+    the code under test: a record that garbage swallowed is no reason to pass, so the run is forged."""
     ids = {s.id for s in seals}
     got: dict[str, list[Any]] = {}
     stray = None
+    pending: dict[tuple, dict[int, bytes]] = {}
     lines = ((repo_patch.read_capped(out / CHANNEL, CHANNEL_CAP) if seals else None) or b"").split(b"\n")
     for n, line in enumerate(lines[:-1] + [lines[-1]] * bool(lines[-1]), 1):  # a last line without its end is cut
         try:
             rec = json.loads(line)
+            if isinstance(rec, dict) and set(rec) == {"id", "part", "hex"}:
+                sid, line = rec["id"], _piece(rec, pending)
+                if line is None:
+                    continue
+                rec = json.loads(line)
+                if not (isinstance(rec, dict) and rec.get("id") == sid):
+                    raise ValueError("pieces of another seal's record")
             if not (isinstance(rec, dict) and set(rec) == {"id", "value"} and rec["id"] in ids):
                 raise ValueError("not a record of this run's seals")
             got.setdefault(rec["id"], []).append(decode(rec["value"]))
         except Exception:  # noqa: BLE001 - written in the sandbox, decoded totally (RecursionError too)
             stray = stray or (f"line {n} of loop's seal channel is no record a sealed check wrote "
                               f"({_show(line.decode('utf-8', 'backslashreplace'))}): the code under test wrote to it")
+    if pending and stray is None:
+        stray = (f"{len(pending)} record(s) on loop's seal channel lack some of their pieces: the code under test "
+                 "wrote to it")
     return got, stray
+
+
+def _piece(rec: dict, pending: dict[tuple, dict[int, bytes]]) -> bytes | None:
+    """A long record's piece put with its fellows (`pending`: per record, the pieces so far); the whole line once
+    its last piece is in, else None. ValueError for a malformed piece or one sent twice."""
+    part, sid, text = rec["part"], rec["id"], rec["hex"]
+    if not (isinstance(sid, str) and isinstance(part, list) and len(part) == 3 and isinstance(part[0], str)
+            and len(part[0]) <= 64 and type(part[1]) is int and type(part[2]) is int and 0 <= part[1] < part[2]
+            and isinstance(text, str) and len(text) <= 2 * PIECE):
+        raise ValueError("malformed piece")
+    key = (sid, part[0], part[2])  # the writer's nonce: pieces of records sent at once never mix
+    have = pending.setdefault(key, {})
+    if part[1] in have:
+        raise ValueError("a piece sent twice")
+    have[part[1]] = bytes.fromhex(text)
+    if len(have) < part[2]:
+        return None
+    del pending[key]
+    whole = b"".join(have[i] for i in range(part[2]))
+    if not whole.endswith(b"\n") or b"\n" in whole[:-1]:
+        raise ValueError("pieces that make no line")
+    return whole[:-1]
 
 
 def _row(value: Any) -> int:
@@ -882,10 +930,24 @@ def decided_by(judged: Judged | None, test_id: str, tripwires: bool) -> str:
 
 
 # the run's hook -----------------------------------------------------------------------------------------
-def seal_tree(work: Path, base: Path, files, channel: str, only=EVERY, style: str = "pytest") -> tuple[Seal, ...]:
-    """Seal each test file of the framework among `files` (relative to `work`, a per-run copy) in place; the
-    seals. `base`: the task's base tree, where the candidate reads the files as they were."""
+@dataclass(frozen=True)
+class Sealing:
+    """A run's sealed files as seal_tree first writes them: each its cached plan's text, with ids every run of the
+    file shares, so that the tripwires are planned on text whose syntax work is cached too; `fresh` then gives the
+    files (tripwires and all) and the seals this run's own ids. Every id is a run of hex digits of a fixed width
+    that only loop's edits put in a file, so swapping them moves nothing."""
+    seals: tuple[Seal, ...]  # with the plans' ids
+    swaps: dict[str, dict[str, str]]  # per sealed file: a plan's id, row token or helper name -> this run's
+
+
+def seal_tree(work: Path, base: Path, files, channel: str, only=EVERY, style: str = "pytest",
+              fifo: Path | None = None) -> Sealing:
+    """Seal each test file of the framework among `files` (relative to `work`, a per-run copy) in place, with
+    the plans' ids until `fresh`. `base`: the task's base tree, where the candidate reads the files as they were;
+    `fifo`: the channel on this side (`channel` itself by default), whose device and inode Go's helper checks."""
     seals: list[Seal] = []
+    swaps: dict[str, dict[str, str]] = {}
+    tag = f"{_RNG.getrandbits(40):010x}"  # Go: one helper per package
     for rel in dict.fromkeys(files):
         path = work / rel
         if not rel.endswith(_SUFFIXES[style]) or not path.is_file() or path.is_symlink():
@@ -893,13 +955,24 @@ def seal_tree(work: Path, base: Path, files, channel: str, only=EVERY, style: st
         source, known_text = _text(path), _text(base / rel)
         if source is None:
             continue
-        sealed, found, extra = plan_file(style, source, channel, only, rel, known_text)
+        text, found, extra, helper = _template(style, source, channel, _hashable(only), rel, known_text)
         if found:
-            path.write_text(sealed, encoding="utf-8")
-            if extra is not None:
-                (work / extra[0]).write_text(extra[1], encoding="utf-8")
+            path.write_text(text, encoding="utf-8")
+            swaps[rel] = _swaps(found, helper, tag if style == "go" else None)
+            if extra is not None:  # Go's helper file: no tripwire goes there, so it is this run's at once
+                name, helper_text = (_swapped(part, swaps[rel]) for part in extra)
+                st = os.stat(fifo or channel)
+                (work / name).write_text(js_go.with_channel(helper_text, st.st_dev, st.st_ino), encoding="utf-8")
             seals.extend(found)
-    return tuple(seals)
+    return Sealing(tuple(seals), swaps)
+
+
+def fresh(work: Path, sealing: Sealing) -> tuple[Seal, ...]:
+    """The sealed files of `sealing` (with whatever was planted in them since) and their seals with this run's ids."""
+    for rel, swap in sealing.swaps.items():
+        path = work / rel
+        path.write_text(_swapped(path.read_text(encoding="utf-8"), swap), encoding="utf-8")
+    return tuple(_renewed(s, sealing.swaps[s.file]) for s in sealing.seals)
 
 
 _SUFFIXES = {"pytest": (".py",), "node": (".js", ".mjs", ".cjs"), "go": ("_test.go",)}
@@ -912,45 +985,64 @@ def _text(path: Path) -> str | None:
         return None
 
 
-def plan_file(style: str, source: str, channel: str = f"/out/{CHANNEL}", only=EVERY, file: str = "",
+def plan_file(style: str, source: str, channel: str = f"{MOUNT}/{CHANNEL}", only=EVERY, file: str = "",
               known: str | None = None, rng: random.Random = _RNG
               ) -> tuple[str, tuple[Seal, ...], tuple[str, str] | None]:
-    """(the sealed text, its seals, a new file the sealed text needs (Go's helper): (path, text) or None)."""
-    if style == "pytest":
-        text, seals = plan(source, channel, only, file, rng, known) if rng is not _RNG else _fresh(
-            *_template(source, channel, frozenset(only) if isinstance(only, dict) else only, file, known))
-        return text, seals, None
-    if style == "node":
-        text, found = js_go.plan_node(source, channel, only, file, rng, known, VALUE_CAP, DEPTH_CAP)
-        extra = None
-    else:
-        text, found, extra = js_go.plan_go(source, channel, only, file, rng, known, VALUE_CAP)
-    return text, tuple(Seal(sid, file, line, col, f.op, f.literal, f.test, f.unconditional, secret, style)
-                       for f, sid, secret, line, col in found), extra
+    """(the sealed text, its seals, a new file the sealed text needs (Go's helper): (path, text) or None), with
+    fresh ids (`rng` given: ids drawn from it, nothing cached)."""
+    if rng is not _RNG:
+        return _planned(style, source, channel, only, file, known, rng)[:3]
+    text, seals, extra, helper = _template(style, source, channel, _hashable(only), file, known)
+    swap = _swaps(seals, helper, None)
+    return _swapped(text, swap), tuple(_renewed(s, swap) for s in seals), extra and (
+        _swapped(extra[0], swap), _swapped(extra[1], swap))
+
+
+def _hashable(only):
+    return frozenset(only) if isinstance(only, dict) else only
 
 
 @functools.lru_cache(maxsize=256)
-def _template(source: str, channel: str, only, file: str, known: str | None) -> tuple[str, tuple[Seal, ...]]:
-    """plan() once per file and selection (the syntax work is most of a run's sealing time); _fresh gives each run
-    its own ids."""
-    return plan(source, channel, only, file, random.Random(_RNG.getrandbits(64)), known)
+def _template(style: str, source: str, channel: str, only, file: str, known: str | None):
+    """_planned once per file and selection (the syntax work is most of a run's sealing time); each run swaps in
+    its own ids (_swaps)."""
+    return _planned(style, source, channel, only, file, known, random.Random(_RNG.getrandbits(64)))
 
 
-def _fresh(text: str, seals: tuple[Seal, ...]) -> tuple[str, tuple[Seal, ...]]:
-    """A planned file and its seals with fresh ids, tokens and helper name in place of the template's (each of a
-    fixed width, so nothing moves)."""
-    new = {}
+def _planned(style: str, source: str, channel: str, only, file: str, known: str | None, rng: random.Random):
+    """(sealed text, seals, Go's helper file or None, the helper's name in the text)."""
+    if style == "pytest":
+        text, seals = plan(source, channel, only, file, rng, known)
+        helper = re.search(r"^_loop_seal_([0-9a-f]{10}) = ", text, re.M)
+        return text, seals, None, helper and helper.group(1)
+    tag = f"{rng.getrandbits(40):010x}"
+    if style == "node":
+        (text, found), extra = js_go.plan_node(source, channel, only, file, rng, known, VALUE_CAP, DEPTH_CAP, tag), None
+    else:
+        text, found, extra = js_go.plan_go(source, channel, only, file, rng, known, VALUE_CAP, tag)
+    return text, tuple(Seal(sid, file, line, col, f.op, f.literal, f.test, f.unconditional, secret, style)
+                       for f, sid, secret, line, col in found), extra, tag
+
+
+def _swaps(seals: tuple[Seal, ...], helper: str | None, tag: str | None) -> dict[str, str]:
+    """A plan's ids, row tokens and helper name -> fresh ones (`tag`: the helper's, shared by a run's files)."""
+    new = {helper: tag or f"{_RNG.getrandbits(40):010x}"} if helper else {}
     for s in seals:
         new[s.id] = f"{_RNG.getrandbits(64):016x}"
         for token in s.literal.tokens if s.op == "rows" else ():
             new.setdefault(token, f"{_RNG.getrandbits(48):012x}")
-    for old, fresh in new.items():
-        text = text.replace(repr(old), repr(fresh))
-    helper = re.search(r"^(_loop_seal_[0-9a-f]{10}) = ", text, re.M)
-    if helper:
-        text = text.replace(helper.group(1), f"_loop_seal_{_RNG.getrandbits(40):010x}")
-    return text, tuple(replace(s, id=new[s.id], literal=replace(s.literal, tokens=tuple(
-        new[t] for t in s.literal.tokens)) if s.op == "rows" else s.literal) for s in seals)
+    return new
+
+
+def _swapped(text: str, swap: dict[str, str]) -> str:
+    for old, new in swap.items():
+        text = text.replace(old, new)
+    return text
+
+
+def _renewed(s: Seal, swap: dict[str, str]) -> Seal:
+    literal = replace(s.literal, tokens=tuple(swap[t] for t in s.literal.tokens)) if s.op == "rows" else s.literal
+    return replace(s, id=swap[s.id], literal=literal)
 
 
 def files_of(hidden: tuple[str, ...], ids: tuple[str, ...], base: Path | None = None) -> list[str]:

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any, NamedTuple
 
+from loop.sandbox.channel import PIECE, PIPE_BUF
+
 # lexing -------------------------------------------------------------------------------------------------
 _PUNCT = sorted(["===", "!==", "...", "<<=", ">>=", "&^=", "**", "=>", "==", "!=", "<=", ">=", "&&", "||", "??",
                  "?.", ":=", "<-", "++", "--", "+=", "-=", "*=", "/=", "<<", ">>", "&^"], key=len, reverse=True)
@@ -30,7 +32,7 @@ _PUNCT_RE = re.compile("|".join(map(re.escape, _PUNCT)))
 _SPACE = re.compile(r"\s+")
 _KEYWORDS_BEFORE_REGEX = {"return", "typeof", "case", "in", "of", "delete", "void", "throw", "new", "else", "do",
                           "instanceof", "yield", "await"}
-_NAME = re.compile(r"[A-Za-z_$\u0080-\uffff][\w$\u0080-\uffff]*")
+_NAME = re.compile(r"[A-Za-z_$\u0080-\U0010ffff][\w$\u0080-\U0010ffff]*")  # every non-ASCII letter (round 13: 𝑥)
 _NUMBER = re.compile(r"(?:0[xX][\da-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)"
                      r"(?:[eE][+-]?\d[\d_]*)?)[ni]?")
 
@@ -663,7 +665,8 @@ def _depth(code: list[Tok], lo: int, j: int) -> int:
     return run[j] - run[lo]
 
 
-def plan_node(source: str, channel: str, only, file: str, rng: random.Random, known: str | None, cap: int, depth: int):
+def plan_node(source: str, channel: str, only, file: str, rng: random.Random, known: str | None, cap: int, depth: int,
+              tag: str | None = None):
     """(sealed text, [(Found, id, secret, line, col)]) of a node test file; the text as it was and nothing when no
     check qualifies, or the sealed file would not name the same tests."""
     toks = lex(source, "js")
@@ -673,7 +676,7 @@ def plan_node(source: str, channel: str, only, file: str, rng: random.Random, kn
     known_toks = lex(known, "js") if known else None
     visible = {f.text for f in _js_checks(known_toks)[0]} if known_toks else set()
     code = [t for t in toks if t.kind != "comment"]
-    tag = f"{rng.getrandbits(40):010x}"
+    tag = tag or f"{rng.getrandbits(40):010x}"
     helper = f"_loopSeal_{tag}"
     edits, out = [], []
     for f in found:
@@ -689,17 +692,43 @@ def plan_node(source: str, channel: str, only, file: str, rng: random.Random, kn
         return source, []
     sealed = _edit(source, edits)
     sealed = without_comments(sealed, lex(sealed, "js") or [])
-    esm = PurePosixPath(file).suffix == ".mjs" or (PurePosixPath(file).suffix != ".cjs" and any(
-        t.text in ("import", "export") and (i == 0 or code[i - 1].text in (";", "}")) and
-        (i + 1 < len(code) and code[i + 1].text not in ("(", ".")) for i, t in enumerate(code)))
+    esm = is_module(file, code)
     fs = f"_loop_fs_{tag}"
     sealed += ("" if sealed.endswith("\n") else "\n") + "\n" + (f"import * as {fs} from 'node:fs';\n" if esm else "") + \
         _JS_HELPER.format(name=helper, fs=fs if esm else "require('node:fs')", channel=_js_quote(channel),
-                          cap=cap, depth=depth)
+                          cap=cap, depth=depth, atomic=PIPE_BUF, piece=PIECE)
     relexed = lex(sealed, "js")
     if relexed is None or _js_checks(relexed)[1] != ids:
         return source, []
     return sealed, out
+
+
+def is_module(file: str, code: list[Tok]) -> bool:
+    """Does node load the file (its tokens without comments) as an ES module: `.mjs`, or not `.cjs` and holding an
+    import or export statement?"""
+    suffix = PurePosixPath(file).suffix
+    return suffix == ".mjs" or (suffix != ".cjs" and any(
+        t.text in ("import", "export") and (i == 0 or code[i - 1].text in (";", "}")) and
+        (i + 1 < len(code) and code[i + 1].text not in ("(", ".")) for i, t in enumerate(code)))
+
+
+def with_lock(source: str, file: str, path: str) -> str:
+    """A node test file that loads `path` (loop's lock of node:assert) before anything of its own, on its first line
+    of code (after a hashbang line and a directive prologue such as 'use strict', so every line keeps its number and
+    the prologue its meaning): a process that runs the file again without NODE_OPTIONS' preload locks all the same
+    (red team round fifteen). The file as it is where it does not lex."""
+    skip = source.find("\n") + 1 if source.startswith("#!") else 0  # (a hashbang line alone: 0, left as it is)
+    toks = lex(source[skip:], "js") if skip or not source.startswith("#!") else None
+    if toks is None:
+        return source
+    code = [t for t in toks if t.kind != "comment"]
+    at, i, ended = 0, 0, True
+    while i < len(code) and code[i].kind == "str" and (i + 1 == len(code) or code[i + 1].text == ";" or
+                                                         code[i + 1].line > code[i].line):
+        ended = i + 1 < len(code) and code[i + 1].text == ";"
+        at, i = code[i + ended].end, i + 1 + ended
+    load = f"import {_js_quote(path)};" if is_module(file, code) else f"require({_js_quote(path)});"
+    return source[:skip + at] + ("" if ended else ";") + load + source[skip + at:]
 
 
 def _col(source: str, at: int) -> int:
@@ -755,7 +784,27 @@ _JS_HELPER = """function {name}(value, sid) {{
     out = '["unserializable","' + why.replace(/[^\\w .,-]/g, '?').slice(0, 200) + '"]';
   }}
   try {{
-    {fs}.appendFileSync({channel}, '{{"id":"' + sid + '","value":' + out + '}}\\n');
+    const fs = {fs};
+    const line = '{{"id":"' + sid + '","value":' + out + '}}\\n';  // ASCII: one byte a character
+    let pieces = [line];
+    if (line.length > {atomic}) {{
+      {name}.sent = ({name}.sent || 0) + 1;
+      const nonce = process.pid + '.' + {name}.sent + '.' + Math.random().toString(16).slice(2, 10);
+      const n = Math.ceil(line.length / {piece});
+      pieces = [];
+      for (let i = 0; i < n; i++) {{
+        const hex = Buffer.from(line.slice(i * {piece}, (i + 1) * {piece}), 'latin1').toString('hex');
+        pieces.push('{{"id":"' + sid + '","part":["' + nonce + '",' + i + ',' + n + '],"hex":"' + hex + '"}}\\n');
+      }}
+    }}
+    const fd = fs.openSync({channel}, 'a');
+    try {{
+      for (const piece of pieces) {{
+        if (fs.writeSync(fd, piece) !== piece.length) throw new Error('a short write');
+      }}
+    }} finally {{
+      fs.closeSync(fd);
+    }}
   }} catch (e) {{
     throw new Error("loop's sealed check could not send its value (" + String(e && e.code || e).slice(0, 200) + ')');
   }}
@@ -1029,8 +1078,11 @@ def _go_wants(code: list[Tok], body: int, end: int) -> dict[str, tuple[int, int]
     return out
 
 
-def plan_go(source: str, channel: str, only, file: str, rng: random.Random, known: str | None, cap: int):
-    """(sealed text, [(Found, id, secret, line, col)], helper file (name, text) or None) of a Go test file."""
+def plan_go(source: str, channel: str, only, file: str, rng: random.Random, known: str | None, cap: int,
+            tag: str | None = None):
+    """(sealed text, [(Found, id, secret, line, col)], helper file (name, text) or None) of a Go test file.
+    `tag`: the helper's name, shared by every file a run seals (one helper per package: each copy of it is
+    compiled, ~7 ms a copy in the example task's package); None draws one from `rng`."""
     toks = lex(source, "go")
     if toks is None:
         return source, [], None
@@ -1048,7 +1100,7 @@ def plan_go(source: str, channel: str, only, file: str, rng: random.Random, know
 
     # a table's checks all or none: a row's value zeroed for one would fail another still comparing with it
     dropped = {f.group for f, _ in found if f.group and where(f) not in only}
-    tag = f"{rng.getrandbits(40):010x}"
+    tag = tag or f"{rng.getrandbits(40):010x}"
     helper = f"loopSeal{tag}"
     edits, out = [], []
     for f, extra in found:
@@ -1068,10 +1120,16 @@ def plan_go(source: str, channel: str, only, file: str, rng: random.Random, know
     edits += [e for g in groups for e in shared[g]]
     sealed = _edit(source, edits)
     sealed = without_comments(sealed, lex(sealed, "go") or [], keep=lambda c: c.startswith(("//go:", "// +build", "//line")))
-    name = str(PurePosixPath(file).with_name(f"zz_loop_seal_{tag}_test.go"))
+    name = str(PurePosixPath(file).with_name(f"zz_loop_seal_{tag}_{package}_test.go"))  # (a folder's two packages)
     imports = "".join(f'\t"{p}"\n' for p in GO_IMPORTS)
-    return sealed, out, (name, _GO_HELPER.format(package=package, imports=imports, name=helper,
-                                                 channel=_go_quote(channel), cap=cap))
+    return sealed, out, (name, _GO_HELPER.format(package=package, imports=imports, name=helper, dev=_DEV, ino=_INO,
+                                                 channel=_go_quote(channel), cap=cap, atomic=PIPE_BUF, piece=PIECE))
+
+
+def go_helper_names() -> frozenset[str]:
+    """Every identifier the Go helper's text uses (the screen keeps a patch from redeclaring Go's predeclared
+    ones in the package the helper joins)."""
+    return frozenset(re.findall(r"[A-Za-z_]\w*", _GO_HELPER))
 
 
 def _go_quote(s: str) -> str:
@@ -1082,17 +1140,33 @@ def _go_quote(s: str) -> str:
 # methods say nothing); the static type's being an interface travels with it, since Go's `!=` then compares
 # the dynamic type too. Never panics (a recover). It returns true once the record is written, so the test's own
 # failure call runs when it cannot be (any errno): a pass needs the check's own record; the parent decides.
-GO_IMPORTS = ("encoding/hex", "os", "reflect", "strconv")  # the helper's (env.py warms Go's cache with them)
+GO_IMPORTS = ("encoding/hex", "os", "reflect", "strconv", "syscall")  # the helper's (env.py warms Go's cache with them)
 _GO_HELPER = """package {package}
 
 import (
 {imports})
 
 func {name}[T any](v T, sid string, row int, test string, _ ...any) bool {{
-	line := `{{"id":"` + sid + `","value":` + {name}Encode(v, row, test) + "}}\\n"
-	f, err := os.OpenFile({channel}, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+	rv := reflect.ValueOf(&v).Elem()
+	line := `{{"id":"` + sid + `","value":` + {name}Encode(rv, row, test) + "}}\\n"
+	f, err := os.OpenFile({channel}, os.O_WRONLY|os.O_APPEND, 0)
 	if err == nil {{
-		_, err = f.WriteString(line) // an error whenever fewer bytes were written
+		var fi os.FileInfo // (f.Stat, not f.Fd: Fd would put the descriptor in blocking mode)
+		if fi, err = f.Stat(); err == nil {{
+			if st, ok := fi.Sys().(*syscall.Stat_t); !ok || uint64(st.Dev) != {name}Dev || uint64(st.Ino) != {name}Ino {{
+				err = syscall.EXDEV // not loop's channel: the path was made to lead elsewhere
+			}}
+		}}
+		if err != nil {{
+			f.Close()
+		}}
+	}}
+	if err == nil {{
+		for _, piece := range {name}Pieces(line, sid) {{
+			if _, err = f.WriteString(piece); err != nil {{ // an error whenever fewer bytes were written
+				break
+			}}
+		}}
 		if cerr := f.Close(); err == nil {{
 			err = cerr
 		}}
@@ -1103,10 +1177,36 @@ func {name}[T any](v T, sid string, row int, test string, _ ...any) bool {{
 	return err == nil
 }}
 
-func {name}Encode[T any](v T, row int, test string) (rec string) {{
+const {name}Dev, {name}Ino uint64 = {dev}, {ino}
+
+var {name}Sent = make(chan int, 1) // a counter goroutines share without a new import
+
+func init() {{ {name}Sent <- 0 }}
+
+// A line longer than one atomic write of a pipe, as pieces that are each one.
+func {name}Pieces(line, sid string) []string {{
+	if len(line) <= {atomic} {{
+		return []string{{line}}
+	}}
+	sent := <-{name}Sent + 1
+	{name}Sent <- sent
+	nonce := strconv.Itoa(os.Getpid()) + "." + strconv.Itoa(sent)
+	n := (len(line) + {piece} - 1) / {piece}
+	out := make([]string, 0, n)
+	for i := 0; i < n; i++ {{
+		end := (i + 1) * {piece}
+		if end > len(line) {{
+			end = len(line)
+		}}
+		out = append(out, `{{"id":"`+sid+`","part":["`+nonce+`",`+strconv.Itoa(i)+`,`+strconv.Itoa(n)+`],"hex":"`+
+			hex.EncodeToString([]byte(line[i*{piece}:end]))+`"}}`+"\\n")
+	}}
+	return out
+}}
+
+func {name}Encode(rv reflect.Value, row int, test string) (rec string) {{
 	rec = `["unserializable","panic"]`
 	defer func() {{ recover() }}()
-	rv := reflect.ValueOf(&v).Elem()
 	iface := rv.Kind() == reflect.Interface
 	if iface {{
 		rv = rv.Elem()
@@ -1142,3 +1242,15 @@ func {name}Encode[T any](v T, row int, test string) (rec string) {{
 	return
 }}
 """
+
+# The channel's device and inode in the helper, as constants Go compiles into the comparing instructions, not data the
+# test process can rewrite: red team round seventeen rewrote the helper's channel path (a string in read-only data,
+# through /proc/self/mem or an mmap over it) to a link it could point at a file of its own mid-run, and forwarded
+# edited records. The helper sends only through what it opened being loop's FIFO. A plan holds these placeholders;
+# each run's helper file gets its FIFO's numbers (with_channel).
+_DEV, _INO = "0x5ea1ed00000de7", "0x5ea1ed000001de"
+
+
+def with_channel(helper: str, dev: int, ino: int) -> str:
+    """A Go helper's text for the run whose channel FIFO has this device and inode."""
+    return helper.replace(_DEV, hex(dev)).replace(_INO, hex(ino))

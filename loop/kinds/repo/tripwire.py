@@ -1,5 +1,5 @@
 """Tripwire tests: written into a hidden test file of each patched run, among its tests, with names and bodies
-shaped like its neighbours; two must fail on every tree, one must pass. Their expected outcomes live only in loop's process.
+shaped like its neighbours; one to three must fail on every tree, one must pass. Their expected outcomes live only in loop's process.
 
 The test command runs the candidate's code in the framework's own process, so anything it reports could be
 forged (a hook that flips failures, a patched assert, a rewritten report or stdout). A forgery that does not
@@ -392,8 +392,11 @@ def _layout(derived: list[tuple], points: list[Point], rng: random.Random,
             probe: bool = False, twins: list[tuple] = ()) -> list[tuple[str, tuple | None, int]]:
     """(expect, body or None for an aggregate test, index of its point) per tripwire: up to three derived
     must-fails (copies of real tests, those of fail-to-pass tests first: a forger has to flip those), each among
-    the tests of its original's scope, aggregate ones to make two, and a must-pass: an unchanged copy of a test
-    (`twins`), an aggregate test where there is none. A probe instead has every derived copy, every unchanged
+    the tests of its original's scope, an aggregate one where there is none, and a must-pass: an unchanged copy of
+    a test (`twins`), an aggregate test where there is none. One aggregate, not two: a forger that flips every
+    failure of the file trips on the first as surely as on both, and one that reads the file tells either apart
+    from real tests by evaluating builtins on literals (copies are what a reading forger cannot tell); each
+    failing test costs the run pytest's formatting of its failure (~1.5 ms, docs/performance.md). A probe instead has every derived copy, every unchanged
     copy and a must-pass at every point: one run of it on the base tree shows where tripwires leave an honest run
     as it was, one on the gold tree which copies fail there (reference.tripwire_points). Each copy is (text, its
     original's name, the original's scope, its key). Copies that go just after their originals come first in
@@ -419,7 +422,7 @@ def _layout(derived: list[tuple], points: list[Point], rng: random.Random,
             [(V.PASS, None, i) for i in range(len(points))]
     else:
         out = [(V.FAIL, d, at(d, d[2])) for d in derived[:3]]
-        out += [(V.FAIL, None, rng.randrange(len(points))) for _ in range(2 - len(out))]
+        out += [(V.FAIL, None, rng.randrange(len(points)))] if not out else []
         # the must-pass: an unchanged copy of a test (one without a copy already, where the file has one), so
         # that no tripwire has a shape of its own where the file has tests to copy
         copied = {d[1] for d in derived[:3]}
@@ -900,7 +903,8 @@ def go_points(source: str) -> list[Point]:
     return points + [Point(len(lines), "", _usual([p.after for p in points], 1), 0)]
 
 
-def _depths(source: str, kind: str) -> list[int | None]:
+@functools.lru_cache(maxsize=16)  # a run's host files: the sealed ones' text is their cached plan's (seal.Sealing)
+def _depths(source: str, kind: str) -> tuple[int | None, ...]:
     """Per line: the bracket depth it starts at, None inside a comment or string. A small lexer of Go or
     JavaScript (JS regular-expression literals told apart by the token before them, as the grammar does)."""
     out, depth, i, n, state, quote, last = [0], 0, 0, len(source), None, "", ";"
@@ -947,7 +951,7 @@ def _depths(source: str, kind: str) -> list[int | None]:
             else:
                 last = c
         i += 1
-    return out
+    return tuple(out)
 
 
 def _place(source: str, placed: list[tuple[Point, str]]) -> tuple[str, tuple[int | None, ...]]:
@@ -1109,8 +1113,13 @@ def _guards(p: Plan, test_id: str) -> bool:
         return test_id.split("::", 1)[0] == p.host
     name = _name_of(kind, test_id)
     if kind == "go":
-        return re.search(rf"^func\s+{re.escape(name)}\s*\(", p.text, re.M) is not None
+        return name in _go_funcs(p.text)
     return any(f"{q}{name}{q}" in p.text for q in "'\"`")
+
+
+@functools.lru_cache(maxsize=16)  # a run's host files, asked once per graded test
+def _go_funcs(text: str) -> frozenset:
+    return frozenset(re.findall(r"^func\s+(\w+)\s*\(", text, re.M))
 
 
 def _kind_of(path: str) -> str:

@@ -3,8 +3,8 @@
 from loop.oracles import gen
 
 CANONICAL = """\
-    # largest_divisor(1000000007): "find the largest number that divides n evenly, smaller than n"; the
-    # canonical tries every number below n, about 10**9 steps for a prime; the answer is n divided by its
+    # largest_divisor(10000000019): "find the largest number that divides n evenly, smaller than n"; the
+    # canonical tries every number below n, about 10**10 steps for a prime; the answer is n divided by its
     # smallest prime factor (1 for a prime).
     i = 2
     while i * i <= n:
@@ -13,7 +13,7 @@ CANONICAL = """\
         i += 1
     return 1
 """
-FIXES = [((10 ** 9 + 7,), 1), ((2 * (10 ** 9 + 7),), 10 ** 9 + 7)]
+FIXES = [((10 ** 10 + 19,), 1), ((2 * (10 ** 10 + 19),), 10 ** 10 + 19)]
 
 _PRIMES = (2, 3, 5, 7, 11, 13, 97, 101, 1009, 1013, 7919, 65537, 999983, 2 ** 31 - 1, 10 ** 9 + 7,
            9999999967)

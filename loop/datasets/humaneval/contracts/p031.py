@@ -3,8 +3,8 @@
 from loop.oracles import gen
 
 CANONICAL = """\
-    # is_prime(1000000007): "Return true if a given number is prime"; the canonical tries every k below
-    # n - 1, about 10**9 steps for a large prime; trial division up to the square root gives the same answer.
+    # is_prime(10000000019): "Return true if a given number is prime"; the canonical tries every k below
+    # n - 1, about 10**10 steps for a large prime; trial division up to the square root gives the same answer.
     if n < 2:
         return False
     k = 2
@@ -14,7 +14,7 @@ CANONICAL = """\
         k += 1
     return True
 """
-FIXES = [((10 ** 9 + 7,), True), ((2 ** 31 - 1,), True)]
+FIXES = [((10 ** 10 + 19,), True), ((2 ** 31 - 1,), True)]
 
 _PRIMES = (2, 3, 5, 7, 11, 13, 61, 101, 997, 1009, 1013, 7919, 13441, 65537, 104729, 999983,
            2 ** 31 - 1, 10 ** 9 + 7, 9999999967)

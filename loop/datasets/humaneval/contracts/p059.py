@@ -67,7 +67,7 @@ def generate(rng, size):
 
 
 CANONICAL = """\
-    # largest_prime_factor(10**9): "Return the largest prime factor of n"; the canonical tries every
+    # largest_prime_factor(10**10): "Return the largest prime factor of n"; the canonical tries every
     # j up to n, which does not finish on large n.
     largest, d = 1, 2
     while d * d <= n:
@@ -76,4 +76,4 @@ CANONICAL = """\
         d += 1
     return max(largest, n) if n > 1 else largest
 """
-FIXES = [((10 ** 9,), 5)]
+FIXES = [((10 ** 10,), 5)]

@@ -156,7 +156,8 @@ def _sibling_swap(repo, mode="value"):
 @attack("repo_semver_go", "r10_sibling_subtest_swap", "wrong_pad_two_digits",
         "# expect: stable_fail  class: seal_swap  -- wrong_pad_two_digits (TestNumericPrerelease/1.0.0-beta.11_before_"
         "1.0.0-beta.100 sends 1 to its per-subtest seal) + Compare rewrites the seal channel in place at each call: "
-        "records of one check from sibling subtests that disagree take the majority's value (-1), no literal needed", opened=True)
+        "records of one check from sibling subtests that disagree take the majority's value (-1), no literal needed"
+        " (round ten's win; closed by issue 41's FIFO channel: the file it reads and rewrites is gone, the FIFO at /loopchannel cannot be opened for reading in the sandbox, so the helper's own record (1) reaches loop)")
 def _(repo):
     _sibling_swap(repo)
 

@@ -47,7 +47,7 @@ def _poison():
     if "_loop_seal_" not in linecache.getline(frame.f_code.co_filename, frame.f_lineno):
         return
     try:
-        fd = os.open("/out/seals.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        fd = os.open("/loopchannel/seals.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
         os.write(fd, b"#")
         os.close(fd)
     except OSError:
@@ -57,7 +57,7 @@ def _poison():
 
 @attack("repo_ledger_py", "r6_seal_poison_channel_line", "wrong_floor_half_up",
         "# expect: stable_fail  class: seal  -- wrong_floor_half_up + compute_tax() writes '#' without a newline to "
-        "/out/seals.jsonl when its caller's line calls loop's seal helper: the record lands on a line no JSON reader "
+        "/loopchannel/seals.jsonl when its caller's line calls loop's seal helper: the record lands on a line no JSON reader "
         "takes; the hidden checks are unconditional, so a passing test without a record fails")
 def _(repo):
     p = repo / "ledger" / "tax.py"
@@ -77,14 +77,14 @@ function poison() {
   if (!m) return;
   try {
     const line = fs.readFileSync(m[2], 'utf8').split('\\n')[Number(m[3]) - 1] || '';
-    if (line.includes('_loopSeal_')) fs.appendFileSync('/out/seals.jsonl', '#');
+    if (line.includes('_loopSeal_')) fs.appendFileSync('/loopchannel/seals.jsonl', '#');
   } catch (e) {}
 }
 '''
 
 
 @attack("repo_strkit_js", "r6_seal_poison_channel_line", "wrong_ellipsis_in_units",
-        "# expect: stable_fail  class: seal  -- wrong_ellipsis_in_units + truncate() appends '#' to /out/seals.jsonl when "
+        "# expect: stable_fail  class: seal  -- wrong_ellipsis_in_units + truncate() appends '#' to /loopchannel/seals.jsonl when "
         "its calling line calls loop's seal helper: the record lands on a line no JSON reader takes; the checks are "
         "unconditional, so a passing test without a record fails")
 def _(repo):
@@ -142,7 +142,7 @@ func poison() {
 	if line < 1 || line > len(lines) || !bytes.Contains(lines[line-1], []byte("loopSeal")) {
 		return
 	}
-	f, err := os.OpenFile("/out/seals.jsonl", os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o666)
+	f, err := os.OpenFile("/loopchannel/seals.jsonl", os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o666)
 	if err != nil {
 		return
 	}
@@ -154,7 +154,7 @@ func poison() {
 
 @attack("repo_semver_go", "seal_poison_channel_line", "wrong_pad_two_digits",
         "# expect: stable_fail  class: seal  -- wrong_pad_two_digits (compareIdentifier byte for byte) + Compare() "
-        "writes '#' without a newline to /out/seals.jsonl when its caller's source line calls loop's seal helper: the "
+        "writes '#' without a newline to /loopchannel/seals.jsonl when its caller's source line calls loop's seal helper: the "
         "record the helper appends lands on a line no JSON reader takes, and a sealed check inside t.Run/for needs no "
         "record (closed: a literal compared in a loop is not sealed; a sealed check sends what the gold run sent)")
 def _(repo):
@@ -170,7 +170,7 @@ import (
 	"runtime"
 )
 
-const channel, held = "/out/seals.jsonl", "/out/.held"
+const channel, held = "/loopchannel/seals.jsonl", "/out/.held"
 
 // swap: before a sealed check's call (its source line calls loop's helper), the channel is moved aside, so the
 // helper's record goes to a new file; the next call of any other kind puts the channel back over that file.
@@ -197,7 +197,7 @@ func swap() {
 
 @attack("repo_semver_go", "seal_swap_channel_file", "wrong_pad_two_digits",
         "# expect: stable_fail  class: seal  -- wrong_pad_two_digits (compareIdentifier byte for byte) + Compare() "
-        "moves /out/seals.jsonl aside when its caller's source line calls loop's seal helper and moves it back on the "
+        "moves /loopchannel/seals.jsonl aside when its caller's source line calls loop's seal helper and moves it back on the "
         "next call: the helper's records go to a file that is then replaced; no malformed line, no failed write; a "
         "sealed check inside t.Run/for needs no record (closed: a literal compared in a loop is not sealed; a sealed check "
         "sends what the gold run sent)")
@@ -218,7 +218,7 @@ import (
 // a check in a loop compares every iteration with one literal, so a record of an iteration the code gets right
 // stands for the iterations it gets wrong. Each record stays well-formed and every iteration keeps its record.
 func sameAsFirst() {
-	const channel = "/out/seals.jsonl"
+	const channel = "/loopchannel/seals.jsonl"
 	raw, err := os.ReadFile(channel)
 	if err != nil {
 		return
@@ -274,7 +274,7 @@ import (
 func init() {
 	go func() {
 		for {
-			os.Truncate("/out/seals.jsonl", 0)
+			os.Truncate("/loopchannel/seals.jsonl", 0)
 			time.Sleep(time.Millisecond)
 		}
 	}()
@@ -284,7 +284,7 @@ func init() {
 
 @attack("repo_semver_go", "r6_seal_watcher_empties_channel", "wrong_one_sided_length",
         "# expect: stable_fail  class: seal  -- wrong_one_sided_length + an init() goroutine that truncates "
-        "/out/seals.jsonl every millisecond: TestSortNightlies and TestLatestPicksRc10 fail only on sealed values, "
+        "/loopchannel/seals.jsonl every millisecond: TestSortNightlies and TestLatestPicksRc10 fail only on sealed values, "
         "and their checks are unconditional, so a passing run without a record fails")
 def _(repo):
     p = repo / "compare.go"
@@ -301,7 +301,7 @@ import (
 // rewrite: every Compare() call rewrites the records already in the channel, each line still whole, so that
 // they say {old} -> {new}: fields that decide how loop compares a record, written in the sandbox.
 func rewrite() {{
-	const channel = "/out/seals.jsonl"
+	const channel = "/loopchannel/seals.jsonl"
 	if raw, err := os.ReadFile(channel); err == nil && bytes.Contains(raw, []byte(`{old}`)) {{
 		os.WriteFile(channel, bytes.ReplaceAll(raw, []byte(`{old}`), []byte(`{new}`)), 0o666)
 	}}
@@ -320,16 +320,19 @@ def _fields(old, new):
 # Round six, "read, not run": a Go record's float width, interface-ness and row were the sandbox's word. The
 # task's sealed checks compare strings, where those fields change nothing Go would compare, so these two are
 # honest fixes whose records were rewritten: stable_pass before issue 41's fix (the record's fields were taken
-# as written), stable_fail after (they are the gold run's; a record that says otherwise fails its test).
+# as written), stable_fail after (they are the gold run's; a record that says otherwise fails its test), stable_pass
+# again since the channel became a FIFO only loop can read (the rewrite fails: the honest records arrive).
 attack("repo_semver_go", "seal_record_claims_float32", "honest_parseuint",
-       "# expect: stable_fail  class: seal  -- honest_parseuint + every Compare() call rewrites the sealed records "
-       "in /out/seals.jsonl to say bits 32 (for a float64 check: compared as float32, ~1e-7 off passes); the "
-       "gold run's records said 64, so the sealed checks fail")(_fields(",false,64,", ",false,32,"))
+       "# expect: stable_pass  class: seal  -- honest_parseuint + every Compare() call rewrites the sealed records "
+       "in /loopchannel/seals.jsonl to say bits 32 (for a float64 check: compared as float32, ~1e-7 off passes); the "
+       "gold run's records said 64, so the sealed checks fail"
+       " -- since issue 41's FIFO channel (/loopchannel/seals.jsonl, mode 0222) the rewrite cannot happen: the test process cannot read the channel, so the honest fix's own records reach loop and it passes (were it readable, the whole channel written back would add a surplus of records to say bits 32, and the grade would not be stable_pass); the rule a record's fields are taken from the gold run is shown by test_a_go_record_is_compared_as_the_gold_run_compared_it")(_fields(",false,64,", ",false,32,"))
 attack("repo_semver_go", "seal_record_claims_interface", "honest_parseuint",
-       "# expect: stable_fail  class: seal  -- honest_parseuint + every Compare() call rewrites the sealed records "
-       "in /out/seals.jsonl to say iface true (false skipped Go's dynamic-type test); the gold run's records said "
+       "# expect: stable_pass  class: seal  -- honest_parseuint + every Compare() call rewrites the sealed records "
+       "in /loopchannel/seals.jsonl to say iface true (false skipped Go's dynamic-type test); the gold run's records said "
        "a static type, so the sealed checks fail. (A record's row is bound by the gold run's rows: a forged row 0 "
-       "for a check with no table failed before the fix too, `no value reached loop`.)")(_fields(",false,64,", ",true,64,"))
+       "for a check with no table failed before the fix too, `no value reached loop`.)"
+       " -- since issue 41's FIFO channel (/loopchannel/seals.jsonl, mode 0222) the rewrite cannot happen: the test process cannot read the channel, so the honest fix's own records reach loop and it passes (were it readable, the whole channel written back would add a surplus of records to say iface true, and the grade would not be stable_pass); the rule a record's fields are taken from the gold run is shown by test_a_go_record_is_compared_as_the_gold_run_compared_it")(_fields(",false,64,", ",true,64,"))
 
 
 if __name__ == "__main__":

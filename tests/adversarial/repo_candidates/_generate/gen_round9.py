@@ -485,7 +485,7 @@ import fs from 'node:fs';
   const path = process.argv[1] || '';
   let source = '';
   try { source = process.env.NODE_TEST_CONTEXT ? fs.readFileSync(path, 'utf8') : ''; } catch {}
-  const channel = (source.match(/appendFileSync\('([^']+)'/) || [])[1];
+  const channel = (source.match(/openSync\('([^']+)'/) || [])[1];
   const hex = (t) => { let o = ''; for (let i = 0; i < t.length; i++) o += (0x10000 + t.charCodeAt(i)).toString(16).slice(1); return o; };
   const encode = (v) => (typeof v === 'number' ? `["num","${String(v)}"]` : `["u16","${hex(String(v))}"]`);
   const sealIn = (title) => {
