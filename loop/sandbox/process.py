@@ -190,9 +190,18 @@ class Started:
     hello: int
     limits: Limits
     since: float
+    info: int | None  # bubblewrap's --info-fd, read by track_init once the command is wanted (wait, cancel): bwrap
+    # writes it once its pid 1 is forked, which a command started ahead of its input need not wait for
+
+    def track(self) -> None:
+        """track_init, once."""
+        if self.info is not None or not hasattr(self.proc, "loop_init"):
+            info, self.info = self.info, None
+            track_init(self.proc, info)
 
     def wait(self, since: float | None = None) -> RunResult:
         since = self.since if since is None else since
+        self.track()
         out, err = Output(self.limits.output_bytes), Output(self.limits.output_bytes)
         try:
             fault = _pump(self.proc, {self.proc.stdout: out, self.proc.stderr: err}, since + self.limits.wall)
@@ -213,6 +222,7 @@ class Started:
 
     def cancel(self) -> None:
         """The command is not wanted after all: the sandbox killed, nothing read."""
+        self.track()
         kill(self.proc)
         for f in (self.proc.stdout, self.proc.stderr):
             f.close()
@@ -255,8 +265,7 @@ def start(
     finally:
         for fd in passed:
             os.close(fd)
-    track_init(proc, info and info[0])
-    return Started(proc, r, limits, since)
+    return Started(proc, r, limits, since, info and info[0])
 
 
 def _pump(proc: subprocess.Popen, sinks: dict, deadline: float) -> CandidateFault | None:

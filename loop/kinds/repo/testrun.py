@@ -242,6 +242,7 @@ class Early:
     def go(self, argv: list[str]) -> ProcessResult | None:
         """The command run; None if the sandbox ended before it went in (only loop's code had run there)."""
         since = time.monotonic()
+        self.started.track()  # the pidfd of its pid 1 held before any candidate code runs there
         if self.started.proc.poll() is not None:
             return None
         try:
