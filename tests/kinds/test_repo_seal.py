@@ -473,7 +473,9 @@ def test_guessed_records_with_the_channel_refused_fail_every_sealed_test():
 
 @pytest.mark.sandbox
 def test_a_forged_report_is_caught_by_the_seals_without_tripwires(monkeypatch):
-    monkeypatch.setattr(testrun.repo_tripwire, "plan_all", lambda *a, **k: None)
+    task = tasks.load_folder(TASK)  # the probes first, with tripwires: this process keeps what they showed
+    assert repo_kind.tripwire_points(task, CFG, repo_kind._environment(task.spec, CFG))
+    monkeypatch.setattr(testrun.repo_tripwire, "plan_all", lambda *a, **k: None)  # the candidate's run has none
     grade = _grade((CORPUS / "runtime_patch_testreport.diff").read_text())
     assert grade.verdict == V.STABLE_FAIL
     assert [f["check"] for f in grade.failures()] == ["test:tests/test_tax_rounding.py::test_refund_half_cent_rounds_away_from_zero"]
