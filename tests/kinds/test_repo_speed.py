@@ -346,6 +346,31 @@ def test_an_early_sandbox_that_does_not_fit_the_run_is_not_used(tmp_path, monkey
 
 
 @pytest.mark.sandbox
+def test_a_k1_run_whose_early_sandbox_does_not_fit_runs_its_moved_tree_in_a_sandbox_of_its_own(monkeypatch):
+    """A k=1 grade moves its patched tree into the early sandbox's folders before it knows which files its
+    tripwires went into (here none: every plan empty, so the early sandbox bound host files the run does not
+    protect). That sandbox is then killed and the same tree runs in one of the run's own: every test reported."""
+    from conftest import ROOT
+    from loop import tasks
+    from loop import verdicts as V
+    from loop.grading.model import Options
+    from loop.kinds.repo import kind as repo_kind
+    from loop.kinds.repo import testrun
+    from loop.sandbox import SandboxConfig
+
+    task, cfg = tasks.load_folder(ROOT / "harness" / "tasks" / "repo_ledger_py"), SandboxConfig()
+    repo_kind.KIND.grade(task, task.reference, cfg, Options(k=1, trials=0))  # (the probes, once per process)
+    made, real_start = [], testrun.start_early
+    monkeypatch.setattr(repo_kind, "start_early", lambda *a: made.append(real_start(*a)) or made[-1])
+    monkeypatch.setattr(testrun.repo_tripwire, "plan_all", lambda *a, **k: None)
+    grade = repo_kind.KIND.grade(task, task.reference, cfg, Options(k=1, trials=0))
+    assert grade.verdict == V.STABLE_PASS, grade.failures()
+    assert sum(c.category == "test" for c in grade.checks) >= 40  # every test of the task, none missing
+    assert len(made) == 1 and made[0].done and made[0].started.proc.poll() is not None
+    assert not made[0].scratch.exists()
+
+
+@pytest.mark.sandbox
 def test_a_grade_starts_its_first_run_early_and_grades_as_before(monkeypatch):
     """Once the task's tripwire points are known, a grade's first repeat runs in the sandbox started before the
     patch step: the gold patch passes, a wrong one fails as it did, and a patch that does not apply leaves no

@@ -81,11 +81,12 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
     run's sandbox, started before `tree` was ready (start_early): `tree` is copied into the folders it binds, and
     it runs the command only if it was started as this run would start it; cancelled otherwise."""
     spec: RepoSpec = task.spec
-    limits, asked = task.limits, ids
+    limits = task.limits
+    if early is not None and not early.takes(tree):  # (a link or a folder where it bound a file)
+        early.cancel()
+        early = None
     scratch = early.scratch if early is not None else make_scratch("loop-run-")
     try:
-        if early is not None and not early.takes(tree):  # (a link or a folder where it bound a file)
-            return early.instead(task, cfg, env, tree, repeat, asked, tripwires, seals, consume)
         into = early is not None  # into the folders it binds, its bound files filled in place
         work = repo_patch.moved(tree, scratch / "repo", into) if consume else repo_patch.fresh_copy(
             tree, scratch / "repo", into)
@@ -149,12 +150,12 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
                 (work / "node_modules").symlink_to(ro["/node_modules"])
             argv = ["/usr/bin/env", "-C", str(work), *[_host_paths(a, mounts) for a in argv]]
         if early is not None and not early.fits(argv, envvars, ro, rw, limits):
-            return early.instead(task, cfg, env, tree, repeat, asked, tripwires, seals, consume)
+            early.cancel(remove=False)  # (its folder holds this run's tree)
+            early = None
         with channel:
-            result = early.go(argv) if early is not None else run(cfg, argv, limits=limits, env=envvars, ro=ro,
-                                                                    rw=rw, cwd="/repo", address_space=False)
-        if result is None:  # it ended before the command went in (only loop's code had run there)
-            return early.instead(task, cfg, env, tree, repeat, asked, tripwires, seals, consume)
+            result = early.go(argv) if early is not None else None
+            if result is None:  # a sandbox of the run's own: no early one, or it did not fit, or ended before
+                result = run(cfg, argv, limits=limits, env=envvars, ro=ro, rw=rw, cwd="/repo", address_space=False)
         if spec.stdout_report:
             text = result.stdout.decode("utf-8", errors="replace")
         else:  # written by the candidate's process: never followed through a link, never read past the cap
@@ -243,29 +244,27 @@ class Early:
         """The command run; None if the sandbox ended before it went in (only loop's code had run there)."""
         since = time.monotonic()
         self.started.track()  # the pidfd of its pid 1 held before any candidate code runs there
-        if self.started.proc.poll() is not None:
-            return None
+        alive = self.started.proc.poll() is None
         try:
-            os.write(self.go_fd, b"\0".join(os.fsencode(a) for a in argv))  # (far below a pipe's buffer)
+            if alive:
+                os.write(self.go_fd, b"\0".join(os.fsencode(a) for a in argv))  # (far below a pipe's buffer)
         except BrokenPipeError:
+            alive = False
+        if not alive:
+            self.cancel(remove=False)
             return None
         self.done = True
         os.close(self.go_fd)
         return self.started.wait(since)
 
-    def instead(self, *args) -> RunResult:
-        """run_tests(*args) in a sandbox of its own, this one cancelled: what the run does whenever this one does
-        not fit or ended before its command went in (only loop's code had run there)."""
-        self.cancel()
-        return run_tests(*args)
-
-    def cancel(self) -> None:
-        if self.done:
-            return
-        self.done = True
-        self.started.cancel()
-        os.close(self.go_fd)
-        shutil.rmtree(self.scratch, ignore_errors=True)
+    def cancel(self, remove: bool = True) -> None:
+        """The sandbox killed if its command did not go in; `remove`: its folder too."""
+        if not self.done:
+            self.done = True
+            self.started.cancel()
+            os.close(self.go_fd)
+        if remove:
+            shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 def start_early(task: Task, cfg: SandboxConfig, env: Env | None, repeat: int, hosts: list[str]) -> Early | None:
