@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
@@ -132,11 +133,18 @@ def test_plan_seals_literal_checks_in_tests_only():
         assert gone not in sealed
     assert "assert f(1) == y" in sealed and "assert f(1) == 99" in sealed  # unsealed ones stay as they were
     tree = ast.parse(sealed)
-    helper = tree.body[-1]  # one statement: the helper's definition, compiled from one string
+    helper = tree.body[-1]  # one statement: the helper's definition, loaded compiled (or compiled from its text)
     assert isinstance(helper, ast.Assign) and helper.targets[0].id.startswith("_loop_seal_")
-    namespace = {"__name__": "sealed"}
-    exec(compile(ast.Module([helper], []), "sealed", "exec"), namespace)
-    assert namespace[helper.targets[0].id].__name__ == helper.targets[0].id
+    for magic in (True, False):  # this interpreter's bytecode, and one whose magic number differs
+        namespace = {"__name__": "sealed"}
+        line = compile(ast.Module([helper], []), "sealed", "exec")
+        with mock.patch.dict(sys.modules, {} if magic else {"_frozen_importlib_external": None}):
+            exec(line, namespace)
+        fn = namespace[helper.targets[0].id]
+        assert fn.__name__ == "_loop_seal" and fn.__code__.co_filename == "<loop's sealed check>"
+        text = seal._HELPER.format(name="_loop_seal", channel=repr("/out/seals.jsonl"), cap=seal.VALUE_CAP,
+                                   depth=seal.DEPTH_CAP, atomic=seal.PIPE_BUF, piece=seal.PIECE)
+        assert fn.__code__.co_code == next(c for c in compile(text, "x", "exec").co_consts if hasattr(c, "co_code")).co_code
 
 
 def test_plan_ids_are_fresh_and_the_shape_is_kept():
