@@ -371,10 +371,14 @@ def test_a_k1_run_whose_early_sandbox_does_not_fit_runs_its_moved_tree_in_a_sand
 
 
 @pytest.mark.sandbox
-def test_a_grade_starts_its_first_run_early_and_grades_as_before(monkeypatch):
+@pytest.mark.parametrize("name, wrong", [("repo_ledger_py", "add_half_truncate.diff"),
+                                         ("repo_semver_go", "strings_compare.diff")])
+def test_a_grade_starts_its_first_run_early_and_grades_as_before(monkeypatch, name, wrong):
     """Once the task's tripwire points are known, a grade's first repeat runs in the sandbox started before the
-    patch step: the gold patch passes, a wrong one fails as it did, and a patch that does not apply leaves no
-    sandbox behind."""
+    patch step (pytest imported there, or Go's warm cache copied in): the gold patch passes, a wrong one fails as
+    it did, and a patch that does not apply leaves no sandbox behind."""
+    import re
+
     from conftest import ROOT
     from loop import tasks
     from loop import verdicts as V
@@ -383,19 +387,18 @@ def test_a_grade_starts_its_first_run_early_and_grades_as_before(monkeypatch):
     from loop.kinds.repo import testrun
     from loop.sandbox import SandboxConfig
 
-    task, cfg = tasks.load_folder(ROOT / "harness" / "tasks" / "repo_ledger_py"), SandboxConfig()
-    examples = ROOT / "harness" / "examples" / "repo_ledger_py"
+    task, cfg = tasks.load_folder(ROOT / "harness" / "tasks" / name), SandboxConfig()
+    examples = ROOT / "harness" / "examples" / name
     repo_kind.KIND.grade(task, task.reference, cfg, Options(k=1, trials=0))  # (the probes, once per process)
     went, made = [], []
     real_go, real_start = testrun.Early.go, testrun.start_early
     monkeypatch.setattr(testrun.Early, "go", lambda self, argv: went.append(argv) or real_go(self, argv))
     monkeypatch.setattr(repo_kind, "start_early", lambda *a: made.append(real_start(*a)) or made[-1])
-    for diff, verdict in ((task.reference, V.STABLE_PASS), ((examples / "add_half_truncate.diff").read_text(),
-                                                          V.STABLE_FAIL)):
+    for diff, verdict in ((task.reference, V.STABLE_PASS), ((examples / wrong).read_text(), V.STABLE_FAIL)):
         grade = repo_kind.KIND.grade(task, diff, cfg, Options(k=1, trials=0))
         assert grade.verdict == verdict, grade.failures()
-    assert len(went) == 2 and all(e is not None and e.done for e in made)
-    refused = repo_kind.KIND.grade(task, task.reference.replace("-    return round", "-    return ROUND"), cfg,
+    assert len(went) == 2 and all(e is not None and e.done and e.pytest == name.endswith("_py") for e in made)
+    refused = repo_kind.KIND.grade(task, re.sub(r"(@@[^\n]*\n) ", r"\1 NOT_IN_THE_TREE", task.reference, count=1), cfg,
                                    Options(k=1, trials=0))
     assert refused.verdict == V.STABLE_FAIL and len(made) == 3 and len(went) == 2
     assert made[-1].started.proc.poll() is not None and not made[-1].scratch.exists()

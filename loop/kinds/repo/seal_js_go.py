@@ -1149,25 +1149,28 @@ import (
 func {name}[T any](v T, sid string, row int, test string, _ ...any) bool {{
 	rv := reflect.ValueOf(&v).Elem()
 	line := `{{"id":"` + sid + `","value":` + {name}Encode(rv, row, test) + "}}\\n"
-	f, err := os.OpenFile({channel}, os.O_WRONLY|os.O_APPEND, 0)
+	// Raw blocking calls, never an os.File: Go's poller would park a write that found the FIFO full and write
+	// again later to the same descriptor number, which code under test could meanwhile point elsewhere (dup3:
+	// red team round nineteen); a write waiting in the kernel keeps the file it started on.
+	fd, err := syscall.Open({channel}, syscall.O_WRONLY|syscall.O_APPEND|syscall.O_CLOEXEC, 0)
 	if err == nil {{
-		var fi os.FileInfo // (f.Stat, not f.Fd: Fd would put the descriptor in blocking mode)
-		if fi, err = f.Stat(); err == nil {{
-			if st, ok := fi.Sys().(*syscall.Stat_t); !ok || uint64(st.Dev) != {name}Dev || uint64(st.Ino) != {name}Ino {{
-				err = syscall.EXDEV // not loop's channel: the path was made to lead elsewhere
-			}}
+		var st syscall.Stat_t
+		if err = syscall.Fstat(fd, &st); err == nil && (uint64(st.Dev) != {name}Dev || uint64(st.Ino) != {name}Ino) {{
+			err = syscall.EXDEV // not loop's channel: the path was made to lead elsewhere
 		}}
-		if err != nil {{
-			f.Close()
-		}}
-	}}
-	if err == nil {{
 		for _, piece := range {name}Pieces(line, sid) {{
-			if _, err = f.WriteString(piece); err != nil {{ // an error whenever fewer bytes were written
+			if err != nil {{
 				break
 			}}
+			n, werr := syscall.Write(fd, []byte(piece))
+			for werr == syscall.EINTR {{
+				n, werr = syscall.Write(fd, []byte(piece))
+			}}
+			if err = werr; err == nil && n != len(piece) {{ // (a piece is one atomic write of a pipe: all or nothing)
+				err = syscall.EIO
+			}}
 		}}
-		if cerr := f.Close(); err == nil {{
+		if cerr := syscall.Close(fd); err == nil {{
 			err = cerr
 		}}
 	}}

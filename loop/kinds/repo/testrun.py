@@ -134,11 +134,7 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
         if env is not None and env.gocache is not None and not cfg.enabled:  # --no-sandbox: no tmpfs of its own
             rw["/gocache"] = str(repo_patch.fresh_copy(env.gocache, scratch / "gocache"))
             envvars["GOCACHE"] = "/gocache"
-        if spec.toolchain[0] == "go" and cfg.enabled:
-            argv, extra = _go_run(argv, env.gocache if env is not None else None, ro)
-            envvars.update(GOCACHE=GOCACHE, GOTMPDIR=GOTMPDIR,
-                           GOFLAGS=" ".join(filter(None, [envvars.get("GOFLAGS"), f"-exec={repo_gorun.MOUNT}"])))
-            limits = replace(limits, tmpfs_mb=limits.tmpfs_mb + extra)
+        argv, limits = _toolchain(spec, cfg, env, argv, envvars, ro, limits)
         if style == "node":  # node's assert objects locked before any candidate code runs (ROUND7, cause 3)
             ro[PRELOADS] = str(_staged(scratch, NODE_PRELOAD))  # NODE_OPTIONS reaches every test child
             envvars["NODE_OPTIONS"] = " ".join(filter(None, [envvars.get("NODE_OPTIONS"),
@@ -177,6 +173,18 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+def _toolchain(spec: RepoSpec, cfg: SandboxConfig, env: Env | None, argv: list[str], envvars: dict, ro: dict,
+               limits: Limits) -> tuple[list[str], Limits]:
+    """A sandboxed Go run's command behind _go_run's prefix, its variables and the tmpfs its cache needs; any
+    other command as it is."""
+    if spec.toolchain[0] != "go" or not cfg.enabled:
+        return argv, limits
+    argv, extra = _go_run(argv, env.gocache if env is not None else None, ro)
+    envvars.update(GOCACHE=GOCACHE, GOTMPDIR=GOTMPDIR,
+                   GOFLAGS=" ".join(filter(None, [envvars.get("GOFLAGS"), f"-exec={repo_gorun.MOUNT}"])))
+    return argv, replace(limits, tmpfs_mb=limits.tmpfs_mb + extra)
+
+
 def _channel(scratch: Path) -> Channel:
     return Channel(scratch / "channel", repo_seal.CHANNEL, scratch / repo_seal.CHANNEL, repo_seal.CHANNEL_CAP)
 
@@ -207,10 +215,12 @@ PYTEST_PRESTART = NODE_PRELOAD.parent / "pytest_prestart.py"
 
 @dataclass
 class Early:
-    """A test run's sandbox started before its tree is ready (start_early): pytest's start-up, about half of
-    a small suite's run, then overlaps the patch step, the copy, the seals and the tripwires' planning. It
-    waits for the command line on `go`; the files it binds read-only were made empty in `scratch`/repo first,
-    and a run fills them in place (the same inodes), as it fills the folders around them."""
+    """A test run's sandbox started before its tree is ready (start_early): its start (and pytest's, about half
+    of a small suite's run; Go's warm cache copied in) then overlaps the patch step, the copy, the seals and the
+    tripwires' planning. It waits for the command line on `go_fd`; the files it binds read-only were made empty in
+    `scratch`/repo first, and a run fills them in place (the same inodes), as it fills the folders around them."""
+    prefix: list[str]  # what the run's command line starts with (Go's: _go_run's), run already; the rest goes in
+    pytest: bool  # the waiter is pytest_prestart (pytest imported), else a shell that execs what goes in
     started: Started
     go_fd: int
     scratch: Path
@@ -234,9 +244,11 @@ class Early:
 
     def fits(self, argv: list[str], envvars: dict, ro: dict, rw: dict, limits: Limits) -> bool:
         """Whether this sandbox is the one the run would start: the same binds, variables and limits, each
-        read-only file still the inode it bound, and a `python -m pytest` command."""
-        same = {k: v for k, v in self.ro.items() if k != PRELOADS} == ro and (envvars, rw, limits) == (
-            self.envvars, self.rw, self.limits) and argv[1:3] == ["-m", "pytest"]
+        read-only file still the inode it bound, the command its prefix started (pytest's: `python -m pytest`)."""
+        command = argv[:len(self.prefix)] == self.prefix and len(argv) > len(self.prefix) and (
+            not self.pytest or argv[1:3] == ["-m", "pytest"])
+        same = command and {k: v for k, v in self.ro.items() if k != PRELOADS} == ro and (envvars, rw, limits) == (
+            self.envvars, self.rw, self.limits)
         return same and folders_between(ro, rw) == self.folders and all(
             os.lstat(ro[dest]).st_ino == inode for dest, inode in self.inodes.items())
 
@@ -247,7 +259,7 @@ class Early:
         alive = self.started.proc.poll() is None
         try:
             if alive:
-                os.write(self.go_fd, b"\0".join(os.fsencode(a) for a in argv))  # (far below a pipe's buffer)
+                os.write(self.go_fd, b"\0".join(os.fsencode(a) for a in argv[len(self.prefix):]))  # (below a pipe's buffer)
         except BrokenPipeError:
             alive = False
         if not alive:
@@ -268,11 +280,13 @@ class Early:
 
 
 def start_early(task: Task, cfg: SandboxConfig, env: Env | None, repeat: int, hosts: list[str]) -> Early | None:
-    """The sandbox of a run of `python -m pytest` (None for any other command, or --no-sandbox) started now,
-    before the tree exists, for run_tests' `early`. `hosts`: the files tripwires will be planted in (read-only
-    inside, with the hidden tests). The interpreter and pytest's import then run beside loop's own work."""
+    """The sandbox of a run of `python -m pytest` or of a Go task (None for any other command, or --no-sandbox)
+    started now, before the tree exists, for run_tests' `early`. `hosts`: the files tripwires will be planted in
+    (read-only inside, with the hidden tests). The interpreter and pytest's import, or Go's warm cache copied into
+    the sandbox, then run beside loop's own work."""
     spec: RepoSpec = task.spec
-    if not cfg.enabled or tuple(spec.command[1:3]) != ("-m", "pytest") or (env is not None and env.gocache):
+    pytest = tuple(spec.command[1:3]) == ("-m", "pytest") and spec.toolchain[0] != "go"
+    if not cfg.enabled or not (pytest or spec.toolchain[0] == "go"):
         return None
     scratch = make_scratch("loop-run-")
     try:
@@ -287,18 +301,24 @@ def start_early(task: Task, cfg: SandboxConfig, env: Env | None, repeat: int, ho
         envvars, ro, rw = _sandbox(spec, cfg, env, repeat, work, out, protected, channel)
         folders = folders_between(ro, rw)
         inodes = {dest: os.lstat(host).st_ino for dest, host in ro.items() if dest.startswith("/repo/")}
-        ro[PRELOADS] = str(_staged(scratch, PYTEST_PRESTART))
         r, w = os.pipe()
+        if pytest:
+            ro[PRELOADS] = str(_staged(scratch, PYTEST_PRESTART))
+            waiter = [spec.command[0], f"{PRELOADS}/{PYTEST_PRESTART.name}", str(r)]
+        else:  # the command line NUL-separated on fd r, then exec'd
+            waiter = ["/bin/bash", "-c", f'mapfile -d "" -u {r} -t a && exec {r}<&- && exec "${{a[@]}}"']
+        argv, limits = _toolchain(spec, cfg, env, waiter, envvars, ro, task.limits)
         try:
-            started = start(cfg, [spec.command[0], f"{PRELOADS}/{PYTEST_PRESTART.name}", str(r)], limits=task.limits,
-                            env=envvars, ro=ro, rw=rw, cwd="/repo", address_space=False, pass_fds=(r,))
+            started = start(cfg, argv, limits=limits, env=envvars, ro=ro, rw=rw, cwd="/repo", address_space=False,
+                            pass_fds=(r,))
         except BaseException:
             os.close(w)
             raise
     except (OSError, SandboxUnavailable):  # the run starts its sandbox itself, and says what is wrong
         shutil.rmtree(scratch, ignore_errors=True)
         return None
-    return Early(started, w, scratch, channel, envvars, ro, rw, task.limits, folders, inodes)
+    return Early(argv[:len(argv) - len(waiter)], pytest, started, w, scratch, channel, envvars, ro, rw, limits,
+                 folders, inodes)
 
 
 def _staged(scratch: Path, program: Path) -> Path:
