@@ -26,7 +26,7 @@ def _system_binds() -> list[str]:
     return args
 
 
-def _folders_between(ro: dict[str, str], rw: dict[str, str]) -> dict[str, str]:
+def folders_between(ro: dict[str, str], rw: dict[str, str]) -> dict[str, str]:
     """Each folder between a writable bind and a read-only file inside it, bound onto itself (still writable):
     rename(2) refuses to move a mount point, so code in the sandbox cannot move a protected file's folder aside,
     read-only bind and all, and put a folder of its own in its place (red team, round eight: hidden tests
@@ -69,7 +69,7 @@ def command(
     cap = str(limits.tmpfs_mb << 20)
     args += ["--proc", "/proc", "--dev", "/dev", "--size", cap, "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
     args += ["--size", cap, "--tmpfs", "/tmp"]
-    for dest, host in {**(rw or {}), **_folders_between(ro or {}, rw or {})}.items():
+    for dest, host in {**(rw or {}), **folders_between(ro or {}, rw or {})}.items():
         args += ["--bind", host, dest]
     for dest, host in (ro or {}).items():  # after rw: a read-only file may sit inside a writable tree
         args += ["--ro-bind", host, dest]

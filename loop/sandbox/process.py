@@ -179,13 +179,81 @@ def run(
     cwd: str = "/tmp",
 ) -> RunResult:
     """Run one sandboxed command to completion (builds, sanitizer runs)."""
-    check_bwrap(cfg)
+    return start(cfg, argv, limits=limits, env=env, ro=ro, rw=rw, address_space=address_space, cwd=cwd).wait()
+
+
+@dataclass
+class Started:
+    """A sandboxed command on its way: `wait` reads its output under the output cap and the wall-clock limit,
+    counted from `since` (a command started ahead of its input counts from when the input went in)."""
+    proc: subprocess.Popen
+    hello: int
+    limits: Limits
+    since: float
+    info: int | None  # bubblewrap's --info-fd, read by track_init once the command is wanted (wait, cancel): bwrap
+    # writes it once its pid 1 is forked, which a command started ahead of its input need not wait for
+
+    def track(self) -> None:
+        """track_init, once."""
+        if self.info is not None or not hasattr(self.proc, "loop_init"):
+            info, self.info = self.info, None
+            track_init(self.proc, info)
+
+    def wait(self, since: float | None = None) -> RunResult:
+        since = self.since if since is None else since
+        self.track()
+        out, err = Output(self.limits.output_bytes), Output(self.limits.output_bytes)
+        try:
+            fault = _pump(self.proc, {self.proc.stdout: out, self.proc.stderr: err}, since + self.limits.wall)
+        finally:
+            end_init(self.proc)
+        os.set_blocking(self.hello, False)
+        try:
+            hello = os.read(self.hello, 16)
+        except BlockingIOError:
+            hello = b""
+        os.close(self.hello)
+        if not hello.startswith(b"hello"):
+            detail = err.data.decode(errors="replace").strip()[-500:]
+            raise SandboxUnavailable(f"sandbox did not start: {detail or 'no hello from inside it'}")
+        if fault is None:
+            fault = signal_fault(self.proc.returncode)
+        return RunResult(self.proc.returncode, bytes(out.data), bytes(err.data), time.monotonic() - since, fault)
+
+    def cancel(self) -> None:
+        """The command is not wanted after all: the sandbox killed, nothing read."""
+        self.track()
+        kill(self.proc)
+        for f in (self.proc.stdout, self.proc.stderr):
+            f.close()
+        os.close(self.hello)
+
+
+def start(
+    cfg: SandboxConfig,
+    argv: list[str],
+    *,
+    limits: Limits,
+    env: dict[str, str],
+    ro: dict[str, str] | None = None,
+    rw: dict[str, str] | None = None,
+    address_space: bool = True,
+    cwd: str = "/tmp",
+    pass_fds: tuple[int, ...] = (),
+) -> Started:
+    """Start one sandboxed command (see run); `pass_fds` reach it open, and are closed here, whatever happens."""
+    try:
+        check_bwrap(cfg)
+    except SandboxUnavailable:
+        for fd in pass_fds:
+            os.close(fd)
+        raise
     r, w = os.pipe()
     filt, info = seccomp_fd(cfg), info_pipe(cfg)
-    passed = [w] + ([filt] if filt is not None else []) + ([info[1]] if info else [])
+    passed = [w, *pass_fds] + ([filt] if filt is not None else []) + ([info[1]] if info else [])
     cmd, kw = spawn(cfg, command(cfg, hello_first(argv, w, limits.nproc, keep=False), ro=ro, rw=rw, limits=limits,
                                  env=env, cwd=cwd, seccomp=filt, info=info and info[1]), env, limits, address_space)
-    start = time.monotonic()
+    since = time.monotonic()
     try:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 pass_fds=passed, **kw)
@@ -197,24 +265,7 @@ def run(
     finally:
         for fd in passed:
             os.close(fd)
-    track_init(proc, info and info[0])
-    out, err = Output(limits.output_bytes), Output(limits.output_bytes)
-    try:
-        fault = _pump(proc, {proc.stdout: out, proc.stderr: err}, start + limits.wall)
-    finally:
-        end_init(proc)
-    os.set_blocking(r, False)
-    try:
-        hello = os.read(r, 16)
-    except BlockingIOError:
-        hello = b""
-    os.close(r)
-    if not hello.startswith(b"hello"):
-        detail = err.data.decode(errors="replace").strip()[-500:]
-        raise SandboxUnavailable(f"sandbox did not start: {detail or 'no hello from inside it'}")
-    if fault is None:
-        fault = signal_fault(proc.returncode)
-    return RunResult(proc.returncode, bytes(out.data), bytes(err.data), time.monotonic() - start, fault)
+    return Started(proc, r, limits, since, info and info[0])
 
 
 def _pump(proc: subprocess.Popen, sinks: dict, deadline: float) -> CandidateFault | None:

@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
@@ -132,11 +133,18 @@ def test_plan_seals_literal_checks_in_tests_only():
         assert gone not in sealed
     assert "assert f(1) == y" in sealed and "assert f(1) == 99" in sealed  # unsealed ones stay as they were
     tree = ast.parse(sealed)
-    helper = tree.body[-1]  # one statement: the helper's definition, compiled from one string
+    helper = tree.body[-1]  # one statement: the helper's definition, loaded compiled (or compiled from its text)
     assert isinstance(helper, ast.Assign) and helper.targets[0].id.startswith("_loop_seal_")
-    namespace = {"__name__": "sealed"}
-    exec(compile(ast.Module([helper], []), "sealed", "exec"), namespace)
-    assert namespace[helper.targets[0].id].__name__ == helper.targets[0].id
+    for magic in (True, False):  # this interpreter's bytecode, and one whose magic number differs
+        namespace = {"__name__": "sealed"}
+        line = compile(ast.Module([helper], []), "sealed", "exec")
+        with mock.patch.dict(sys.modules, {} if magic else {"_frozen_importlib_external": None}):
+            exec(line, namespace)
+        fn = namespace[helper.targets[0].id]
+        assert fn.__name__ == "_loop_seal" and fn.__code__.co_filename == "<loop's sealed check>"
+        text = seal._HELPER.format(name="_loop_seal", channel=repr("/out/seals.jsonl"), cap=seal.VALUE_CAP,
+                                   depth=seal.DEPTH_CAP, atomic=seal.PIPE_BUF, piece=seal.PIECE)
+        assert fn.__code__.co_code == next(c for c in compile(text, "x", "exec").co_consts if hasattr(c, "co_code")).co_code
 
 
 def test_plan_ids_are_fresh_and_the_shape_is_kept():
@@ -473,7 +481,9 @@ def test_guessed_records_with_the_channel_refused_fail_every_sealed_test():
 
 @pytest.mark.sandbox
 def test_a_forged_report_is_caught_by_the_seals_without_tripwires(monkeypatch):
-    monkeypatch.setattr(testrun.repo_tripwire, "plan_all", lambda *a, **k: None)
+    task = tasks.load_folder(TASK)  # the probes first, with tripwires: this process keeps what they showed
+    assert repo_kind.tripwire_points(task, CFG, repo_kind._environment(task.spec, CFG))
+    monkeypatch.setattr(testrun.repo_tripwire, "plan_all", lambda *a, **k: None)  # the candidate's run has none
     grade = _grade((CORPUS / "runtime_patch_testreport.diff").read_text())
     assert grade.verdict == V.STABLE_FAIL
     assert [f["check"] for f in grade.failures()] == ["test:tests/test_tax_rounding.py::test_refund_half_cent_rounds_away_from_zero"]

@@ -235,6 +235,172 @@ def test_a_patch_that_applies_runs_git_once(tmp_path, monkeypatch):
     assert [line.split()[-2] for line in calls.read_text().splitlines()] == ["-p1", "--reject"]
 
 
+# pytest started before the tree is ready ------------------------------------------------------------------
+STARTED_AS_WRITTEN = '''import os
+import sys
+
+import pytest
+
+
+def test_started_as_python_minus_m():
+    main = sys.modules["__main__"]
+    assert sys.path[0] == os.getcwd() == "/repo", sys.path
+    assert sys.argv[0].endswith("/pytest/__main__.py") and "--junitxml=/out/report.xml" in sys.argv, sys.argv
+    assert main.__spec__.name == "pytest.__main__"
+    assert {n for n in vars(main) if not n.startswith("__")} <= {"annotations", "pytest"}, sorted(vars(main))
+
+
+@pytest.mark.parametrize("what", ["path", "argv", "main", "flags", "cwd"])
+def test_what_it_saw(what):  # fails on purpose: its message, what the test process saw, is compared
+    seen = {"path": sys.path, "argv": sys.argv, "main": sorted(vars(sys.modules["__main__"])), "flags": sys.flags,
+            "cwd": os.getcwd()}
+    assert not what, repr(seen[what])
+
+
+def test_hidden_tests_are_read_only():
+    with pytest.raises(OSError) as info:
+        open("/repo/tests/test_tax_rounding.py", "a")
+    assert info.value.errno == 30
+
+
+def test_shadowing_module_of_the_tree_is_the_one_imported():
+    import textwrap
+    assert getattr(textwrap, "FROM_THE_TREE", False) == os.path.exists("/repo/textwrap.py")
+'''
+
+# stands in for the standard library's textwrap (which pytest imports) and says it was the one imported
+TEXTWRAP = '''import importlib.util, os, sysconfig
+_spec = importlib.util.spec_from_file_location("_textwrap", os.path.join(sysconfig.get_paths()["stdlib"], "textwrap.py"))
+_real = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_real)
+globals().update({k: v for k, v in vars(_real).items() if not k.startswith("__")})
+FROM_THE_TREE = True
+'''
+
+
+def _started_task(tmp_path: Path, shadow: bool = False):
+    from loop import tasks
+    from conftest import ROOT
+
+    folder = tmp_path / "repo_ledger_py"
+    shutil.copytree(ROOT / "harness" / "tasks" / "repo_ledger_py", folder)
+    (folder / "repo" / "tests" / "test_started.py").write_text(STARTED_AS_WRITTEN)
+    if shadow:
+        (folder / "repo" / "textwrap.py").write_text(TEXTWRAP)
+    return tasks.load_folder(folder)
+
+
+@pytest.mark.sandbox
+@pytest.mark.parametrize("shadow", [False, True], ids=["as written", "a tree module shadows an early import"])
+def test_pytest_started_early_runs_the_command_as_written(tmp_path, monkeypatch, shadow):
+    """The first repeat's sandbox starts (interpreter and pytest imported) while loop applies the patch and plants
+    its tripwires, ~half of a small suite's run off the critical path; what the tests see is `python -m pytest`
+    as written: sys.argv, sys.path, __main__, read-only hidden tests, and a module of the tree that shadows one
+    imported before the tree was there (the command is then exec'd afresh). Outcomes equal a run started late."""
+    from loop.kinds.repo import kind as repo_kind
+    from loop.kinds.repo import reference, testrun
+    from loop.sandbox import SandboxConfig
+
+    task, cfg = _started_task(tmp_path, shadow), SandboxConfig()
+    env, tree = repo_kind._environment(task.spec, cfg), reference._base_tree(task.spec)  # (hidden tests staged)
+    went = []
+    real_go = testrun.Early.go
+    monkeypatch.setattr(testrun.Early, "go", lambda self, argv: went.append(argv) or real_go(self, argv))
+    late = testrun.run_tests(task, cfg, env, tree, 0, None)
+    early = testrun.start_early(task, cfg, env, 0, [])
+    assert early is not None and not went
+    started = testrun.run_tests(task, cfg, env, tree, 0, None, early=early)
+    assert len(went) == 1 and not early.scratch.exists()
+    mine = [t for t in late.outcomes if "test_started" in t]
+    assert len(mine) == 8 and all(late.outcomes[t].status == "pass" for t in mine if "saw" not in t), late.outcomes
+    for saw in [t for t in late.outcomes if "test_what_it_saw" in t]:
+        assert started.outcomes[saw].message == late.outcomes[saw].message, (started.outcomes[saw], late.outcomes[saw])
+    assert started.outcomes == late.outcomes  # statuses and messages
+    assert "['/repo', '/env'," in started.outcomes["tests/test_started.py::test_what_it_saw[path]"].message
+
+
+@pytest.mark.sandbox
+def test_an_early_sandbox_that_does_not_fit_the_run_is_not_used(tmp_path, monkeypatch):
+    """Started with other read-only files than the run's (a host file tripwires were not planted in), or ended
+    before its command went in: the run starts a sandbox of its own, and the early one is gone."""
+    from loop.kinds.repo import kind as repo_kind
+    from loop.kinds.repo import reference, testrun
+    from loop.sandbox import SandboxConfig
+
+    task, cfg = _started_task(tmp_path), SandboxConfig()
+    env, tree = repo_kind._environment(task.spec, cfg), reference._base_tree(task.spec)
+    went = []
+    real_go = testrun.Early.go
+    monkeypatch.setattr(testrun.Early, "go", lambda self, argv: went.append(argv) or real_go(self, argv))
+    other = testrun.start_early(task, cfg, env, 0, ["tests/test_money.py"])
+    res = testrun.run_tests(task, cfg, env, tree, 0, None, early=other)
+    assert not went and other.done and other.started.proc.poll() is not None and not other.scratch.exists()
+    assert res.outcomes and all(o.status == "pass" for t, o in res.outcomes.items() if "started.py::test_h" in t)
+
+    ended = testrun.start_early(task, cfg, env, 0, [])
+    ended.started.proc.kill()  # (bwrap, as a sandbox that died before the tree was ready)
+    ended.started.proc.wait()
+    res = testrun.run_tests(task, cfg, env, tree, 0, None, early=ended)
+    assert len(went) == 1 and res.fault is None and res.outcomes
+    assert all(o.status == "pass" for t, o in res.outcomes.items() if "started.py::test_h" in t)
+
+
+@pytest.mark.sandbox
+def test_a_k1_run_whose_early_sandbox_does_not_fit_runs_its_moved_tree_in_a_sandbox_of_its_own(monkeypatch):
+    """A k=1 grade moves its patched tree into the early sandbox's folders before it knows which files its
+    tripwires went into (here none: every plan empty, so the early sandbox bound host files the run does not
+    protect). That sandbox is then killed and the same tree runs in one of the run's own: every test reported."""
+    from conftest import ROOT
+    from loop import tasks
+    from loop import verdicts as V
+    from loop.grading.model import Options
+    from loop.kinds.repo import kind as repo_kind
+    from loop.kinds.repo import testrun
+    from loop.sandbox import SandboxConfig
+
+    task, cfg = tasks.load_folder(ROOT / "harness" / "tasks" / "repo_ledger_py"), SandboxConfig()
+    repo_kind.KIND.grade(task, task.reference, cfg, Options(k=1, trials=0))  # (the probes, once per process)
+    made, real_start = [], testrun.start_early
+    monkeypatch.setattr(repo_kind, "start_early", lambda *a: made.append(real_start(*a)) or made[-1])
+    monkeypatch.setattr(testrun.repo_tripwire, "plan_all", lambda *a, **k: None)
+    grade = repo_kind.KIND.grade(task, task.reference, cfg, Options(k=1, trials=0))
+    assert grade.verdict == V.STABLE_PASS, grade.failures()
+    assert sum(c.category == "test" for c in grade.checks) >= 40  # every test of the task, none missing
+    assert len(made) == 1 and made[0].done and made[0].started.proc.poll() is not None
+    assert not made[0].scratch.exists()
+
+
+@pytest.mark.sandbox
+def test_a_grade_starts_its_first_run_early_and_grades_as_before(monkeypatch):
+    """Once the task's tripwire points are known, a grade's first repeat runs in the sandbox started before the
+    patch step: the gold patch passes, a wrong one fails as it did, and a patch that does not apply leaves no
+    sandbox behind."""
+    from conftest import ROOT
+    from loop import tasks
+    from loop import verdicts as V
+    from loop.grading.model import Options
+    from loop.kinds.repo import kind as repo_kind
+    from loop.kinds.repo import testrun
+    from loop.sandbox import SandboxConfig
+
+    task, cfg = tasks.load_folder(ROOT / "harness" / "tasks" / "repo_ledger_py"), SandboxConfig()
+    examples = ROOT / "harness" / "examples" / "repo_ledger_py"
+    repo_kind.KIND.grade(task, task.reference, cfg, Options(k=1, trials=0))  # (the probes, once per process)
+    went, made = [], []
+    real_go, real_start = testrun.Early.go, testrun.start_early
+    monkeypatch.setattr(testrun.Early, "go", lambda self, argv: went.append(argv) or real_go(self, argv))
+    monkeypatch.setattr(repo_kind, "start_early", lambda *a: made.append(real_start(*a)) or made[-1])
+    for diff, verdict in ((task.reference, V.STABLE_PASS), ((examples / "add_half_truncate.diff").read_text(),
+                                                          V.STABLE_FAIL)):
+        grade = repo_kind.KIND.grade(task, diff, cfg, Options(k=1, trials=0))
+        assert grade.verdict == verdict, grade.failures()
+    assert len(went) == 2 and all(e is not None and e.done for e in made)
+    refused = repo_kind.KIND.grade(task, task.reference.replace("-    return round", "-    return ROUND"), cfg,
+                                   Options(k=1, trials=0))
+    assert refused.verdict == V.STABLE_FAIL and len(made) == 3 and len(went) == 2
+    assert made[-1].started.proc.poll() is not None and not made[-1].scratch.exists()
+
+
 # the patched tree: copied per repeat, moved into a k=1 grade's one run ------------------------------------
 @pytest.mark.sandbox
 def test_a_k1_grade_runs_in_the_patched_tree_itself(monkeypatch):
@@ -251,7 +417,7 @@ def test_a_k1_grade_runs_in_the_patched_tree_itself(monkeypatch):
     task = tasks.load_folder(ROOT / "harness" / "tasks" / "repo_ledger_py")
     copied = []
     real = repo_patch.fresh_copy
-    monkeypatch.setattr(repo_patch, "fresh_copy", lambda src, dest: copied.append(src.name) or real(src, dest))
+    monkeypatch.setattr(repo_patch, "fresh_copy", lambda src, dest, *a: copied.append(src.name) or real(src, dest, *a))
     for k, copies in ((1, 0), (2, 2)):
         copied.clear()
         grade = repo_kind.KIND.grade(task, task.reference, SandboxConfig(), Options(k=k, trials=0))

@@ -253,12 +253,18 @@ _BUILDING: dict[str, threading.Lock] = {}  # one build per environment in this p
 _BUILDING_LOCK = threading.Lock()
 
 
+def built(spec: EnvSpec, interpreter: str) -> Env | None:
+    """The environment for `spec` if it is built; None, and nothing built, if not."""
+    path = cache_root() / env_key(spec, interpreter)
+    return _env(spec, path, None) if (path / ".complete").is_file() else None
+
+
 def ensure(spec: EnvSpec, interpreter: str) -> Env:
     """The environment for `spec`, building it on first use (the only step allowed network)."""
+    if (done := built(spec, interpreter)) is not None:
+        return done
     root = cache_root()
     path = root / env_key(spec, interpreter)
-    if (path / ".complete").is_file():
-        return _env(spec, path, None)
     with _BUILDING_LOCK:
         building = _BUILDING.setdefault(str(path), threading.Lock())
     with building:  # a second thread wanting the same environment waits for the first one's

@@ -40,8 +40,9 @@ from loop.kinds.repo import tripwire as repo_tripwire
 from loop.kinds.repo.env import Env, EnvSpec
 from loop.kinds.repo.results import PARSERS, Outcome
 from loop.kinds.repo.spec import RepoSpec, RepoTask
-from loop.kinds.repo.reference import _run_ids, _seals, _stage_hidden, baseline, tripwire_points
-from loop.kinds.repo.testrun import Tripwires, fresh_tripwires, run_tests
+from loop.kinds.repo.reference import (_run_ids, _seals, _stage_hidden, baseline, known_tripwire_points,
+                                      tripwire_points)
+from loop.kinds.repo.testrun import Early, Tripwires, fresh_tripwires, run_tests, start_early
 from loop.kinds.task import NOTE, Task, Test, check_keys
 from loop.prompts.render import load_template
 from loop.sandbox import Limits, SandboxConfig, clean_env, make_scratch, pythons
@@ -138,7 +139,7 @@ class RepoKind:
         tool = missing_tool(spec)
         if tool:
             return grade_without_attempts(task, source, opts, cfg, V.INFRA_UNKNOWN, _tool_warning(task, tool), V.INFRA_UNKNOWN)
-        work = make_scratch("loop-repo-")
+        work, early = make_scratch("loop-repo-"), None
         try:
             protected, hidden = list(spec.test_paths) + _test_files(spec), list(spec.hidden_files)
             # SWE-bench's rules run what loop refuses for touching tests; that refusal then fails every attempt
@@ -148,6 +149,7 @@ class RepoKind:
             refusal = repo_patch.refuse(source, spec.tree, *tests)  # the diff's names: a first fence
             if refusal:
                 return grade_without_attempts(task, source, opts, cfg, refusal.check, refusal.detail)
+            early = _start_early(task, cfg)  # the first repeat's sandbox starts beside the patch step
             patched = repo_patch.fresh_copy(spec.tree, work / "patched")
             rejected = repo_patch.apply(source, patched, cfg)
             if rejected is not None:
@@ -189,7 +191,8 @@ class RepoKind:
                 bases = [pool.submit(baseline, task, cfg, env, repeat) for repeat in range(opts.k)]
                 # at k=1 the one run takes the patched tree itself
                 runs = list(pool.map(lambda r: _attempt(task, cfg, env, patched, ids, r, opts.seed, quarantined,
-                                                        wires, seals, bases[r], opts.k == 1), range(opts.k)))
+                                                        wires, seals, bases[r], opts.k == 1, early if r == 0 else None),
+                                     range(opts.k)))
             attempts = [a for a, _ in runs]
             for attempt in attempts:
                 if attempt.status != V.INFRA_UNKNOWN:
@@ -210,6 +213,8 @@ class RepoKind:
                                    "(checked on the base tree): the report of its tests is not corroborated")
             return grade
         finally:
+            if early is not None:
+                early.cancel()  # (nothing, once its run went)
             shutil.rmtree(work, ignore_errors=True)
 
     # prompt -------------------------------------------------------------------------------------------
@@ -391,6 +396,17 @@ def _environment(spec: RepoSpec, cfg: SandboxConfig) -> Env | None:
     return repo_env.ensure(spec.environment, spec.python or cfg.interpreter()) if spec.environment else None
 
 
+def _start_early(task: Task, cfg: SandboxConfig) -> Early | None:
+    """The first repeat's sandbox started before its tree is ready (testrun.start_early), once the task's
+    environment and tripwire points are known: never a build or a probe ahead of the patch's own checks."""
+    spec: RepoSpec = task.spec
+    env = repo_env.built(spec.environment, spec.python or cfg.interpreter()) if spec.environment else None
+    allowed = known_tripwire_points(task, cfg, env)
+    if allowed is None or (spec.environment and env is None):
+        return None
+    return start_early(task, cfg, env, 0, [host for host, safe in allowed.items() if safe.points])
+
+
 def _ids(task: Task, cfg: SandboxConfig, env: Env | None) -> list[tuple[str, str]]:
     """(test id, f2p|p2p) graded per attempt; omitted pass_to_pass = every test passing on the base tree
     (its first repeat: a test that then fails on another repeat shows up as an unstable fixture)."""
@@ -420,12 +436,13 @@ def _digest_of(outcomes: dict[str, Outcome]) -> str:
 
 def _attempt(task: Task, cfg: SandboxConfig, env: Env | None, patched: Path, ids: list[tuple[str, str]],
              repeat: int, seed: int, quarantined: frozenset, wires: Tripwires | None,
-             seals: dict, base_run: Future, last: bool = False) -> tuple[Attempt, dict[str, Outcome]]:
+             seals: dict, base_run: Future, last: bool = False, early: Early | None = None
+             ) -> tuple[Attempt, dict[str, Outcome]]:
     """One repeat on the patched tree, against the base tree's outcomes of the same repeat (`base_run`,
-    submitted before it, so never queued behind it)."""
+    submitted before it, so never queued behind it); `early`: its sandbox, if started already."""
     spec: RepoSpec = task.spec
     try:
-        res = run_tests(task, cfg, env, patched, repeat, _run_ids(spec), wires, seals, consume=last)
+        res = run_tests(task, cfg, env, patched, repeat, _run_ids(spec), wires, seals, consume=last, early=early)
         base = base_run.result()
     except SandboxUnavailable as exc:
         return Attempt(repeat, V.INFRA_UNKNOWN, str(exc), None, "", 0.0, seed, clean_env(repeat)), {}

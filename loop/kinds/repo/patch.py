@@ -367,24 +367,39 @@ def chmod_tree(folder: Path, writable: bool) -> None:
                 os.chmod(p, file_mode | (os.stat(p).st_mode & 0o111))
 
 
-def fresh_copy(src: Path, dest: Path) -> Path:
-    """A copy of `src` the sandbox uid may read and write (it runs as another uid when loop is root)."""
-    shutil.copytree(src, dest, symlinks=True, ignore=shutil.ignore_patterns(*NOT_COPIED))
+def fresh_copy(src: Path, dest: Path, into: bool = False) -> Path:
+    """A copy of `src` the sandbox uid may read and write (it runs as another uid when loop is root); `into`:
+    into the folders and over the files already at `dest` (in place: a file keeps its inode)."""
+    shutil.copytree(src, dest, symlinks=True, ignore=shutil.ignore_patterns(*NOT_COPIED), dirs_exist_ok=into)
     chmod_tree(dest, writable=True)
     return dest
 
 
-def moved(src: Path, dest: Path) -> Path:
+def moved(src: Path, dest: Path, into: bool = False) -> Path:
     """`src` itself at `dest` (its owner's last use of it, on the same file system), as fresh_copy would leave a
     copy: what a copy leaves out removed (a patch's `.pytest_cache`), open to the sandbox's uid. A copy where it
-    cannot be moved."""
+    cannot be moved. `into`: into the folders already at `dest`, each file there filled in place (it keeps its
+    inode: a sandbox started early binds it), every other entry moved."""
     try:
-        src.rename(dest)
+        _move_into(src, dest) if into else src.rename(dest)
     except OSError:
-        return fresh_copy(src, dest)
+        return fresh_copy(src, dest, into)  # (what is left of `src`, after a move into stopped part way)
     for root, dirs, _ in os.walk(dest):
         for name in [d for d in dirs if d in NOT_COPIED]:
             dirs.remove(name)
             shutil.rmtree(os.path.join(root, name))
     chmod_tree(dest, writable=True)
     return dest
+
+
+def _move_into(src: Path, dest: Path) -> None:
+    for entry in os.scandir(src):
+        there = dest / entry.name
+        if not os.path.lexists(there):
+            os.rename(entry.path, there)
+        elif entry.is_dir(follow_symlinks=False) and there.is_dir() and not there.is_symlink():
+            _move_into(Path(entry.path), there)
+        elif entry.is_file(follow_symlinks=False) and there.is_file() and not there.is_symlink():
+            shutil.copyfile(entry.path, there)  # opened and truncated: the same inode
+        else:
+            raise IsADirectoryError(f"{entry.path} does not fit {there}")

@@ -130,7 +130,7 @@ def tripwire_points(task: Task, cfg: SandboxConfig, env: Env | None) -> dict[str
     kind = repo_tripwire.framework(spec.command)
     if kind is None:
         return None
-    key = (spec.digest, spec.command, spec.parser, cfg, str(env and env.path))
+    key = _points_key(task, cfg, env)
     if key not in _TRIPWIRE_POINTS:
         name = remembered.key(task, cfg, env, "tripwire-points-3", spec.parser)  # 2: every graded file; 3: rows
         found = _points(remembered.recall(name))
@@ -142,6 +142,17 @@ def tripwire_points(task: Task, cfg: SandboxConfig, env: Env | None) -> dict[str
                                            for host, s in found.items()})
         _TRIPWIRE_POINTS[key] = found
     return _TRIPWIRE_POINTS[key]
+
+
+def _points_key(task: Task, cfg: SandboxConfig, env: Env | None) -> tuple:
+    spec: RepoSpec = task.spec
+    return spec.digest, spec.command, spec.parser, cfg, str(env and env.path)
+
+
+def known_tripwire_points(task: Task, cfg: SandboxConfig, env: Env | None) -> dict[str, repo_tripwire.Safe] | None:
+    """tripwire_points' answer if this process has it already (None if not, or if it is not points), never a run."""
+    found = _TRIPWIRE_POINTS.get(_points_key(task, cfg, env))
+    return found if isinstance(found, dict) else None
 
 
 def _points(value) -> dict[str, repo_tripwire.Safe] | None:

@@ -7,9 +7,10 @@ import functools
 import os
 import re
 import shutil
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from loop.errors import CandidateFault
 from loop.kinds.repo import env as repo_env
@@ -22,7 +23,10 @@ from loop.kinds.repo.env import Env
 from loop.kinds.repo.results import Outcome, parse, selector, with_truncated
 from loop.kinds.repo.spec import RepoSpec
 from loop.kinds.task import Task
-from loop.sandbox import SandboxConfig, clean_env, make_scratch, pythons, run, stage
+from loop.sandbox import (Limits, SandboxConfig, SandboxUnavailable, Started, clean_env, make_scratch, pythons, run,
+                          stage, start)
+from loop.sandbox import RunResult as ProcessResult
+from loop.sandbox.bwrap import folders_between
 from loop.sandbox.channel import Channel
 
 REPORT = "/out/report.xml"
@@ -64,7 +68,8 @@ def fresh_tripwires(allowed: dict[str, repo_tripwire.Safe]) -> Tripwires:
 
 
 def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repeat: int,
-              ids: list[str] | None, tripwires: Tripwires | None = None, seals=None, consume: bool = False) -> RunResult:
+              ids: list[str] | None, tripwires: Tripwires | None = None, seals=None, consume: bool = False,
+              early: Early | None = None) -> RunResult:
     """Run the test command once, sandboxed, in a fresh copy of `tree`; parse the report (a file, or the
     command's standard output) in the parent. `ids` None runs every test. Network is off (bubblewrap
     --unshare-all); the environment is read-only, except a private copy of Go's build cache. `tripwires`:
@@ -72,12 +77,19 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
     the keys of the assertions to seal (seal.EVERY: all that qualify), None for none; a dict (`Judged.floors` of
     the gold run): each key's rows, which a passing test's check must send values from, and how each row's
     value is compared. `consume`: `tree` is given up to this run (the caller's last use of it, on the same file
-    system): moved into the run's folder, not copied (a SWE-bench tree holds thousands of files)."""
+    system): moved into the run's folder, not copied (a SWE-bench tree holds thousands of files). `early`: this
+    run's sandbox, started before `tree` was ready (start_early): `tree` is copied into the folders it binds, and
+    it runs the command only if it was started as this run would start it; cancelled otherwise."""
     spec: RepoSpec = task.spec
     limits = task.limits
-    scratch = make_scratch("loop-run-")
+    if early is not None and not early.takes(tree):  # (a link or a folder where it bound a file)
+        early.cancel()
+        early = None
+    scratch = early.scratch if early is not None else make_scratch("loop-run-")
     try:
-        work = repo_patch.moved(tree, scratch / "repo") if consume else repo_patch.fresh_copy(tree, scratch / "repo")
+        into = early is not None  # into the folders it binds, its bound files filled in place
+        work = repo_patch.moved(tree, scratch / "repo", into) if consume else repo_patch.fresh_copy(
+            tree, scratch / "repo", into)
         if ids is not None:  # an id SWE-bench truncated selects its function; the report says which one it was
             ids = list(dict.fromkeys(selector(t) for t in ids))
         # sealed assertions first: the tripwires are planned on the sealed file, so no copy carries a sealed literal
@@ -85,7 +97,7 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
         style = repo_tripwire.framework(spec.command)
         sealing = None
         # the sealed checks' records leave through a FIFO only loop can read (red team, round ten); drained here
-        channel = Channel(scratch / "channel", repo_seal.CHANNEL, scratch / repo_seal.CHANNEL, repo_seal.CHANNEL_CAP)
+        channel = early.channel if early is not None else _channel(scratch)
         if seals is not None and style is not None:
             # a candidate's run (`seals` a dict) seals the files of the gold run's kept seals, all of files_of's
             files = list(dict.fromkeys(k[0] for k in seals)) if isinstance(seals, dict) else repo_seal.files_of(
@@ -101,7 +113,7 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
         sealed = repo_seal.fresh(work, sealing) if sealing is not None else ()
         ids = repo_seal.selecting(sealed, ids)  # a parametrize table's rows have fresh ids in the sealed copy
         out = scratch / "out"
-        out.mkdir()
+        out.mkdir(exist_ok=early is not None)
         out.chmod(0o777)
         argv = []
         for arg in spec.command:
@@ -109,11 +121,6 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
                 argv += ids or []
             else:
                 argv.append(arg.replace("{report}", REPORT))
-        envvars = {**clean_env(repeat), "PYTHONDONTWRITEBYTECODE": "1"}
-        if spec.toolchain[0] == "go" or (env is not None and env.variables.get("GOPROXY")):
-            envvars.update(repo_env.GO_VARS)  # never the module proxy, even for a go.mod without [environment]
-        # The hidden tests (tripwires included) are read-only inside: code under test cannot rewrite them on
-        # disk before the runner reads them.
         hosts = [p.host for p in wires.plans] if wires else []
         if style == "node" and cfg.enabled:  # the assert lock in each graded file too: a process may start node
             for rel in {*hosts, *(s.file for s in sealed)}:  # without NODE_OPTIONS (red team round fifteen)
@@ -121,37 +128,34 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
                 if path.is_file() and not path.is_symlink():
                     path.write_text(repo_seal_js_go.with_lock(path.read_text(encoding="utf-8"), rel,
                                                               f"{PRELOADS}/{NODE_PRELOAD.name}"), encoding="utf-8")
-        ro = {f"/repo/{rel}": str(work / rel) for rel in {*spec.hidden_files, *hosts}
-              if (work / rel).is_file() and not (work / rel).is_symlink()} if cfg.enabled else {}
-        ro.update(channel.binds(cfg.enabled))
-        rw = {"/repo": str(work), "/out": str(out)}
-        if spec.python and cfg.enabled:  # the task's interpreter, at its own path whatever its prefix
-            ro.update(pythons.binds(spec.python))
-        if env is not None:
-            envvars.update(env.variables)
-            ro.update(env.mounts)
-            if env.gocache is not None and not cfg.enabled:  # --no-sandbox: no tmpfs of its own, so a host copy
-                rw["/gocache"] = str(repo_patch.fresh_copy(env.gocache, scratch / "gocache"))
-                envvars["GOCACHE"] = "/gocache"
+        # The hidden tests (tripwires included) are read-only inside: code under test cannot rewrite them on
+        # disk before the runner reads them.
+        envvars, ro, rw = _sandbox(spec, cfg, env, repeat, work, out, {*spec.hidden_files, *hosts}, channel)
+        if env is not None and env.gocache is not None and not cfg.enabled:  # --no-sandbox: no tmpfs of its own
+            rw["/gocache"] = str(repo_patch.fresh_copy(env.gocache, scratch / "gocache"))
+            envvars["GOCACHE"] = "/gocache"
         if spec.toolchain[0] == "go" and cfg.enabled:
             argv, extra = _go_run(argv, env.gocache if env is not None else None, ro)
             envvars.update(GOCACHE=GOCACHE, GOTMPDIR=GOTMPDIR,
                            GOFLAGS=" ".join(filter(None, [envvars.get("GOFLAGS"), f"-exec={repo_gorun.MOUNT}"])))
             limits = replace(limits, tmpfs_mb=limits.tmpfs_mb + extra)
         if style == "node":  # node's assert objects locked before any candidate code runs (ROUND7, cause 3)
-            ro[PRELOADS] = str(_node_preload(scratch))
+            ro[PRELOADS] = str(_staged(scratch, NODE_PRELOAD))  # NODE_OPTIONS reaches every test child
             envvars["NODE_OPTIONS"] = " ".join(filter(None, [envvars.get("NODE_OPTIONS"),
                                                             f"--require={PRELOADS}/{NODE_PRELOAD.name}"]))
-        if spec.paths:
-            envvars["PYTHONPATH"] = ":".join([*filter(None, [envvars.get("PYTHONPATH")]), *spec.paths])
         if not cfg.enabled:  # --no-sandbox: the mount points become the host folders they name
             mounts = {**ro, **rw, "/tmp": str(scratch)}
             envvars = {k: _host_paths(v, mounts) for k, v in envvars.items()}
             if "/node_modules" in ro and not (work / "node_modules").exists():
                 (work / "node_modules").symlink_to(ro["/node_modules"])
             argv = ["/usr/bin/env", "-C", str(work), *[_host_paths(a, mounts) for a in argv]]
+        if early is not None and not early.fits(argv, envvars, ro, rw, limits):
+            early.cancel(remove=False)  # (its folder holds this run's tree)
+            early = None
         with channel:
-            result = run(cfg, argv, limits=limits, env=envvars, ro=ro, rw=rw, cwd="/repo", address_space=False)
+            result = early.go(argv) if early is not None else None
+            if result is None:  # a sandbox of the run's own: no early one, or it did not fit, or ended before
+                result = run(cfg, argv, limits=limits, env=envvars, ro=ro, rw=rw, cwd="/repo", address_space=False)
         if spec.stdout_report:
             text = result.stdout.decode("utf-8", errors="replace")
         else:  # written by the candidate's process: never followed through a link, never read past the cap
@@ -173,12 +177,137 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _node_preload(scratch: Path) -> Path:
-    """A copy of the preload in the run's scratch folder, which the sandbox's uid can reach (loop's own install
-    may sit where it cannot, such as under /root). NODE_OPTIONS reaches every test child node --test starts."""
+def _channel(scratch: Path) -> Channel:
+    return Channel(scratch / "channel", repo_seal.CHANNEL, scratch / repo_seal.CHANNEL, repo_seal.CHANNEL_CAP)
+
+
+def _sandbox(spec: RepoSpec, cfg: SandboxConfig, env: Env | None, repeat: int, work: Path, out: Path,
+             protected: set[str], channel: Channel) -> tuple[dict, dict, dict]:
+    """A run's variables, read-only and writable binds: `protected`, the test files bound read-only, those of
+    them that are plain files in `work`; the seal channel's folder."""
+    envvars = {**clean_env(repeat), "PYTHONDONTWRITEBYTECODE": "1"}
+    if spec.toolchain[0] == "go" or (env is not None and env.variables.get("GOPROXY")):
+        envvars.update(repo_env.GO_VARS)  # never the module proxy, even for a go.mod without [environment]
+    ro = {f"/repo/{rel}": str(work / rel) for rel in protected
+          if (work / rel).is_file() and not (work / rel).is_symlink()} if cfg.enabled else {}
+    ro.update(channel.binds(cfg.enabled))
+    rw = {"/repo": str(work), "/out": str(out)}
+    if spec.python and cfg.enabled:  # the task's interpreter, at its own path whatever its prefix
+        ro.update(pythons.binds(spec.python))
+    if env is not None:
+        envvars.update(env.variables)
+        ro.update(env.mounts)
+    if spec.paths:
+        envvars["PYTHONPATH"] = ":".join([*filter(None, [envvars.get("PYTHONPATH")]), *spec.paths])
+    return envvars, ro, rw
+
+
+PYTEST_PRESTART = NODE_PRELOAD.parent / "pytest_prestart.py"
+
+
+@dataclass
+class Early:
+    """A test run's sandbox started before its tree is ready (start_early): pytest's start-up, about half of
+    a small suite's run, then overlaps the patch step, the copy, the seals and the tripwires' planning. It
+    waits for the command line on `go`; the files it binds read-only were made empty in `scratch`/repo first,
+    and a run fills them in place (the same inodes), as it fills the folders around them."""
+    started: Started
+    go_fd: int
+    scratch: Path
+    channel: Channel  # the run's seal channel, bound when the sandbox started
+    envvars: dict
+    ro: dict
+    rw: dict
+    limits: Limits
+    folders: dict  # the folders bound onto themselves (bwrap.folders_between) when it started
+    inodes: dict  # sandbox path of each protected file -> its inode
+    done: bool = False
+
+    def takes(self, tree: Path) -> bool:
+        """Whether `tree` fits the folders this sandbox binds: each file it binds read-only is a plain file of
+        `tree`, reached through plain folders (never a mount point left empty, nor a link followed)."""
+        def plain(rel: str) -> bool:
+            parts = PurePosixPath(rel).parts
+            return all((tree.joinpath(*parts[:i]).is_dir() and not tree.joinpath(*parts[:i]).is_symlink())
+                       for i in range(1, len(parts))) and (tree / rel).is_file() and not (tree / rel).is_symlink()
+        return all(plain(dest[len("/repo/"):]) for dest in self.inodes)
+
+    def fits(self, argv: list[str], envvars: dict, ro: dict, rw: dict, limits: Limits) -> bool:
+        """Whether this sandbox is the one the run would start: the same binds, variables and limits, each
+        read-only file still the inode it bound, and a `python -m pytest` command."""
+        same = {k: v for k, v in self.ro.items() if k != PRELOADS} == ro and (envvars, rw, limits) == (
+            self.envvars, self.rw, self.limits) and argv[1:3] == ["-m", "pytest"]
+        return same and folders_between(ro, rw) == self.folders and all(
+            os.lstat(ro[dest]).st_ino == inode for dest, inode in self.inodes.items())
+
+    def go(self, argv: list[str]) -> ProcessResult | None:
+        """The command run; None if the sandbox ended before it went in (only loop's code had run there)."""
+        since = time.monotonic()
+        self.started.track()  # the pidfd of its pid 1 held before any candidate code runs there
+        alive = self.started.proc.poll() is None
+        try:
+            if alive:
+                os.write(self.go_fd, b"\0".join(os.fsencode(a) for a in argv))  # (far below a pipe's buffer)
+        except BrokenPipeError:
+            alive = False
+        if not alive:
+            self.cancel(remove=False)
+            return None
+        self.done = True
+        os.close(self.go_fd)
+        return self.started.wait(since)
+
+    def cancel(self, remove: bool = True) -> None:
+        """The sandbox killed if its command did not go in; `remove`: its folder too."""
+        if not self.done:
+            self.done = True
+            self.started.cancel()
+            os.close(self.go_fd)
+        if remove:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+def start_early(task: Task, cfg: SandboxConfig, env: Env | None, repeat: int, hosts: list[str]) -> Early | None:
+    """The sandbox of a run of `python -m pytest` (None for any other command, or --no-sandbox) started now,
+    before the tree exists, for run_tests' `early`. `hosts`: the files tripwires will be planted in (read-only
+    inside, with the hidden tests). The interpreter and pytest's import then run beside loop's own work."""
+    spec: RepoSpec = task.spec
+    if not cfg.enabled or tuple(spec.command[1:3]) != ("-m", "pytest") or (env is not None and env.gocache):
+        return None
+    scratch = make_scratch("loop-run-")
+    try:
+        work, out = scratch / "repo", scratch / "out"
+        out.mkdir()
+        out.chmod(0o777)
+        protected = {*spec.hidden_files, *hosts}
+        for rel in protected:  # the mount points of the read-only binds, filled in place by run_tests
+            (work / rel).parent.mkdir(parents=True, exist_ok=True)
+            (work / rel).touch()
+        channel = _channel(scratch)
+        envvars, ro, rw = _sandbox(spec, cfg, env, repeat, work, out, protected, channel)
+        folders = folders_between(ro, rw)
+        inodes = {dest: os.lstat(host).st_ino for dest, host in ro.items() if dest.startswith("/repo/")}
+        ro[PRELOADS] = str(_staged(scratch, PYTEST_PRESTART))
+        r, w = os.pipe()
+        try:
+            started = start(cfg, [spec.command[0], f"{PRELOADS}/{PYTEST_PRESTART.name}", str(r)], limits=task.limits,
+                            env=envvars, ro=ro, rw=rw, cwd="/repo", address_space=False, pass_fds=(r,))
+        except BaseException:
+            os.close(w)
+            raise
+    except (OSError, SandboxUnavailable):  # the run starts its sandbox itself, and says what is wrong
+        shutil.rmtree(scratch, ignore_errors=True)
+        return None
+    return Early(started, w, scratch, channel, envvars, ro, rw, task.limits, folders, inodes)
+
+
+def _staged(scratch: Path, program: Path) -> Path:
+    """A folder holding a copy of one of loop's programs for the sandbox (NODE_PRELOAD, PYTEST_PRESTART) in the
+    run's scratch folder, which the sandbox's uid can reach (loop's own install may sit where it cannot, such as
+    under /root)."""
     folder = scratch / "preload"
     folder.mkdir()
-    stage(folder, NODE_PRELOAD.name, NODE_PRELOAD.read_bytes())
+    stage(folder, program.name, program.read_bytes())
     return folder
 
 
