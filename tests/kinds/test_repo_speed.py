@@ -250,10 +250,10 @@ def test_started_as_python_minus_m():
     assert {n for n in vars(main) if not n.startswith("__")} <= {"annotations", "pytest"}, sorted(vars(main))
 
 
-@pytest.mark.parametrize("what", ["path", "argv", "main", "flags", "cwd"])
+@pytest.mark.parametrize("what", ["path", "argv", "orig", "main", "flags", "cwd"])
 def test_what_it_saw(what):  # fails on purpose: its message, what the test process saw, is compared
-    seen = {"path": sys.path, "argv": sys.argv, "main": sorted(vars(sys.modules["__main__"])), "flags": sys.flags,
-            "cwd": os.getcwd()}
+    seen = {"path": sys.path, "argv": sys.argv, "orig": sys.orig_argv, "main": sorted(vars(sys.modules["__main__"])),
+            "flags": sys.flags, "cwd": os.getcwd()}
     assert not what, repr(seen[what])
 
 
@@ -312,7 +312,7 @@ def test_pytest_started_early_runs_the_command_as_written(tmp_path, monkeypatch,
     started = testrun.run_tests(task, cfg, env, tree, 0, None, early=early)
     assert len(went) == 1 and not early.scratch.exists()
     mine = [t for t in late.outcomes if "test_started" in t]
-    assert len(mine) == 8 and all(late.outcomes[t].status == "pass" for t in mine if "saw" not in t), late.outcomes
+    assert len(mine) == 9 and all(late.outcomes[t].status == "pass" for t in mine if "saw" not in t), late.outcomes
     for saw in [t for t in late.outcomes if "test_what_it_saw" in t]:
         assert started.outcomes[saw].message == late.outcomes[saw].message, (started.outcomes[saw], late.outcomes[saw])
     assert started.outcomes == late.outcomes  # statuses and messages

@@ -62,6 +62,7 @@ def main():
 
     importlib.invalidate_caches()  # the folders were read before the tree arrived
     sys.argv = ["-m", *argv[3:]]
+    sys.orig_argv = list(argv)  # (3.10+) what the interpreter was started with, as written
     main_globals = sys.modules["__main__"].__dict__
     for name in [n for n in main_globals if n not in ("__name__", "__builtins__", "__annotations__")]:
         del main_globals[name]  # runpy runs pytest's __main__ in this module's namespace
