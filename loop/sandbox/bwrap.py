@@ -9,7 +9,6 @@ import itertools
 import os
 import shutil
 import subprocess
-from pathlib import PurePosixPath
 
 from loop.errors import SandboxUnavailable
 from loop.sandbox import pythons
@@ -30,16 +29,19 @@ def folders_between(ro: dict[str, str], rw: dict[str, str]) -> dict[str, str]:
     """Each folder between a writable bind and a read-only file inside it, bound onto itself (still writable):
     rename(2) refuses to move a mount point, so code in the sandbox cannot move a protected file's folder aside,
     read-only bind and all, and put a folder of its own in its place (red team, round eight: hidden tests
-    rewritten so)."""
+    rewritten so). (Strings, not pathlib: it runs on the way to every sandbox start.)"""
     out: dict[str, str] = {}
-    for dest in map(PurePosixPath, ro):
+    for dest in ro:
         for top, host in rw.items():
-            parts = dest.relative_to(top).parts if dest.is_relative_to(top) else ()
+            top = top.rstrip("/")
+            if not dest.startswith(top + "/"):
+                continue
+            parts = dest[len(top) + 1:].split("/")
             for depth in range(1, len(parts)):
                 here = os.path.join(host, *parts[:depth])
                 if not os.path.isdir(here) or os.path.islink(here):
                     break
-                out.setdefault(str(PurePosixPath(top, *parts[:depth])), here)
+                out.setdefault("/".join([top, *parts[:depth]]), here)
     return dict(sorted(out.items(), key=lambda kv: kv[0].count("/")))
 
 

@@ -4,6 +4,7 @@ it sees, and the two ways a start can go wrong: the sandbox is unavailable, or t
 
 from __future__ import annotations
 
+import functools
 import os
 import resource
 import stat
@@ -49,12 +50,15 @@ class SandboxConfig:
     uid: int = 1_000_000  # when loop runs as root, sandboxes drop to uids from here (a pool of UID_POOL)
 
     def interpreter(self) -> str:
-        if self.python != "auto":
-            return self.python
-        for cand in ("/usr/bin/python3", os.path.realpath(sys.executable)):
-            if os.path.exists(cand) and world_readable(cand):
-                return cand
-        return os.path.realpath(sys.executable)
+        return self.python if self.python != "auto" else _auto_interpreter()
+
+
+@functools.cache  # (asked on the way to every sandbox start)
+def _auto_interpreter() -> str:
+    for cand in ("/usr/bin/python3", os.path.realpath(sys.executable)):
+        if os.path.exists(cand) and world_readable(cand):
+            return cand
+    return os.path.realpath(sys.executable)
 
 
 def clean_env(repeat: int = 0) -> dict[str, str]:
