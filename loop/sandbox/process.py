@@ -194,10 +194,9 @@ class Started:
     # writes it once its pid 1 is forked, which a command started ahead of its input need not wait for
 
     def track(self) -> None:
-        """track_init, once."""
-        if self.info is not None or not hasattr(self.proc, "loop_init"):
-            info, self.info = self.info, None
-            track_init(self.proc, info)
+        """track_init, once (it closes `info`)."""
+        if not hasattr(self.proc, "loop_init"):
+            track_init(self.proc, self.info)
 
     def wait(self, since: float | None = None) -> RunResult:
         since = self.since if since is None else since

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
-from loop.errors import CandidateFault
+from loop.errors import CandidateFault, HarnessError
 from loop.kinds.repo import env as repo_env
 from loop.kinds.repo import gorun as repo_gorun
 from loop.kinds.repo import patch as repo_patch
@@ -78,8 +78,8 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
     the gold run): each key's rows, which a passing test's check must send values from, and how each row's
     value is compared. `consume`: `tree` is given up to this run (the caller's last use of it, on the same file
     system): moved into the run's folder, not copied (a SWE-bench tree holds thousands of files). `early`: this
-    run's sandbox, started before `tree` was ready (start_early): `tree` is copied into the folders it binds, and
-    it runs the command only if it was started as this run would start it; cancelled otherwise."""
+    run's sandbox, started before `tree` was ready (start_early): `tree` goes into the folders it binds, and it
+    runs the command only if it was started as this run would start it; cancelled otherwise."""
     spec: RepoSpec = task.spec
     limits = task.limits
     if early is not None and not early.takes(tree):  # (a link or a folder where it bound a file)
@@ -259,7 +259,7 @@ class Early:
         alive = self.started.proc.poll() is None
         try:
             if alive:
-                os.write(self.go_fd, b"\0".join(os.fsencode(a) for a in argv[len(self.prefix):]))  # (below a pipe's buffer)
+                os.write(self.go_fd, b"\0".join(map(os.fsencode, argv[len(self.prefix):])))  # (below a pipe's buffer)
         except BrokenPipeError:
             alive = False
         if not alive:
@@ -301,20 +301,24 @@ def start_early(task: Task, cfg: SandboxConfig, env: Env | None, repeat: int, ho
         envvars, ro, rw = _sandbox(spec, cfg, env, repeat, work, out, protected, channel)
         folders = folders_between(ro, rw)
         inodes = {dest: os.lstat(host).st_ino for dest, host in ro.items() if dest.startswith("/repo/")}
-        r, w = os.pipe()
         if pytest:
             ro[PRELOADS] = str(_staged(scratch, PYTEST_PRESTART))
-            waiter = [spec.command[0], f"{PRELOADS}/{PYTEST_PRESTART.name}", str(r)]
-        else:  # the command line NUL-separated on fd r, then exec'd
-            waiter = ["/bin/bash", "-c", f'mapfile -d "" -u {r} -t a && exec {r}<&- && exec "${{a[@]}}"']
-        argv, limits = _toolchain(spec, cfg, env, waiter, envvars, ro, task.limits)
+        r, w = os.pipe()
+        try:
+            waiter = [spec.command[0], f"{PRELOADS}/{PYTEST_PRESTART.name}", str(r)] if pytest else [
+                "/bin/bash", "-c", f'mapfile -d "" -u {r} -t a && exec {r}<&- && exec "${{a[@]}}"']  # NUL-separated
+            argv, limits = _toolchain(spec, cfg, env, waiter, envvars, ro, task.limits)
+        except BaseException:
+            os.close(r)
+            os.close(w)
+            raise
         try:
             started = start(cfg, argv, limits=limits, env=envvars, ro=ro, rw=rw, cwd="/repo", address_space=False,
-                            pass_fds=(r,))
+                            pass_fds=(r,))  # (closes r, whatever happens)
         except BaseException:
             os.close(w)
             raise
-    except (OSError, SandboxUnavailable):  # the run starts its sandbox itself, and says what is wrong
+    except (OSError, SandboxUnavailable, HarnessError):  # the run starts its sandbox itself, and says what is wrong
         shutil.rmtree(scratch, ignore_errors=True)
         return None
     return Early(argv[:len(argv) - len(waiter)], pytest, started, w, scratch, channel, envvars, ro, rw, limits,
