@@ -298,11 +298,13 @@ def test_a_long_record_is_put_back_from_its_pieces_and_a_garbled_piece_is_tamper
                                            (b'{"id": "ID", "value": ["int", "3"], "more": 1}\n', 1),
                                            (b'{"id": "ID", "value": ["int", "3"]}', 1), (b'"x"\n', 1),
                                            (b'{"id": "ID", "value": ["int", "3"]}\n{"id": "ID"', 2),
-                                           (b" " * 4000, 1), (b'{"id": "ID", "value": ["int", "3"]} \n', 1)])
+                                           (b" " * 4000, 1), (b'{"id": "ID", "value": ["int", "3"]} \n', 1),
+                                           (b'{"id": "ID",   "value": ["int", "3"]}\n', 1),
+                                           (b'{"id":"ID","value":\t["int","3"]}\n', 1)])
 def test_a_line_no_helper_wrote_makes_the_run_forged(tmp_path, channel, line):
     """Red team round six: a `#` with no newline, appended before a helper's record, made that record unreadable
-    and `records()` skipped it: now any line that is not a whole record of the run's seals is tampering. Round
-    nineteen: spaces ahead of a record (json reads past them) kept the FIFO full at no cost."""
+    and `records()` skipped it: now any line that is not a whole record of the run's seals is tampering. Rounds
+    nineteen and twenty: spaces around or inside a record (json reads past them) kept the FIFO full at no cost."""
     _, seals = seal.plan("def test_a():\n    assert f() == 3\n", file="t.py")
     record = json.dumps({"id": seals[0].id, "value": ["int", "3"]}).encode()
     (tmp_path / seal.CHANNEL).write_bytes(channel.replace(b'{"id": "ID", "value": ["int", "3"]}', record)
