@@ -286,7 +286,8 @@ def test_a_long_record_is_put_back_from_its_pieces_and_a_garbled_piece_is_tamper
            "garbled": [*mixed[:-1], {**one[-1], "hex": one[-1]["hex"][:-2] + "zz"}],
            "malformed": [*mixed, {"id": a, "part": ["n", 2, 1], "hex": ""}],
            "no line": _pieces(a, rec(a, "3")[:-1]),
-           "another seal's": _pieces(b, rec(a, "3"))}
+           "another seal's": _pieces(b, rec(a, "3")),
+           "padded inside": _pieces(a, rec(a, "3").replace(b", ", b",       "))}  # each piece well-formed
     for why, items in bad.items():
         got, stray = run(items)
         assert stray is not None and "the code under test wrote to it" in stray, why
@@ -300,7 +301,8 @@ def test_a_long_record_is_put_back_from_its_pieces_and_a_garbled_piece_is_tamper
                                            (b'{"id": "ID", "value": ["int", "3"]}\n{"id": "ID"', 2),
                                            (b" " * 4000, 1), (b'{"id": "ID", "value": ["int", "3"]} \n', 1),
                                            (b'{"id": "ID",   "value": ["int", "3"]}\n', 1),
-                                           (b'{"id":"ID","value":\t["int","3"]}\n', 1)])
+                                           (b'{"id":"ID","value":\t["int","3"]}\n', 1),
+                                           (b'{' + b'"\\' * 100_000 + b"\n", 1)])  # unclosed: linear, not quadratic
 def test_a_line_no_helper_wrote_makes_the_run_forged(tmp_path, channel, line):
     """Red team round six: a `#` with no newline, appended before a helper's record, made that record unreadable
     and `records()` skipped it: now any line that is not a whole record of the run's seals is tampering. Rounds

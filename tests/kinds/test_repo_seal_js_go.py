@@ -424,6 +424,25 @@ func TestTab(t *testing.T) {
 """
 
 
+def test_a_go_record_from_a_subtest_the_report_never_names_is_forged(tmp_path):
+    """Red team round twenty-one kept loop's FIFO full with the well-formed pieces of one record from a made-up
+    subtest of a hidden test (it failed only that ungraded parent), while rewriting the real record in the test
+    process's memory: a subtest a finished test's report never names sent nothing honest."""
+    _, seals, _ = seal.plan_file("go", GO_PLAN, file="p_test.go")
+    tab = max(seals, key=lambda s: s.line)
+    reported = {f"example.com/p::{t}": Outcome(V.PASS) for t in ("TestF", "TestBox", "TestTab", "TestTab/real")}
+    line = lambda name: json.dumps({"id": tab.id, "value": ["go", "int", "a", "int", False, 64, 0,  # noqa: E731
+                                                           name.encode().hex()]}) + "\n"
+    (tmp_path / seal.CHANNEL).write_text(line("TestTab/real"))
+    assert seal.judge(seals, tmp_path, reported, reported=reported)[1].forged is None
+    (tmp_path / seal.CHANNEL).write_text(line("TestTab/real") + line("TestTab/made_up"))
+    forged = seal.judge(seals, tmp_path, reported, reported=reported)[1].forged
+    assert forged and "'TestTab/made_up', a subtest the report never names" in forged
+    # a test the report does not name as finished (a run cut short) proves nothing: no accusation
+    cut = {t: o for t, o in reported.items() if "TestTab" not in t}
+    assert seal.judge(seals, tmp_path, cut, reported=cut)[1].forged is None
+
+
 def test_a_go_record_is_compared_as_the_gold_run_compared_it(tmp_path):
     """Round six, read: a Go record's float width, interface-ness and row were the sandbox's word. `bits` 32 for
     a float64 check rounded both sides to float32 (a value off by ~1e-7 passed), `iface` false skipped the

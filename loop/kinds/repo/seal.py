@@ -399,7 +399,8 @@ def _helper(name: str, channel: str) -> str:
     any other compiles the text beside it."""
     source, code = _compiled(channel)
     return (f"{name} = (lambda g, i=__import__(\"sys\").modules.get(\"_frozen_importlib_external\"): exec("
-            f"__import__(\"marshal\").loads(__import__(\"zlib\").decompress(bytes.fromhex({code!r}))) if getattr(i, \"MAGIC_NUMBER\", None) == {MAGIC_NUMBER!r} else compile({source!r}, "
+            f"__import__(\"marshal\").loads(__import__(\"zlib\").decompress(bytes.fromhex({code!r}))) "
+            f"if getattr(i, \"MAGIC_NUMBER\", None) == {MAGIC_NUMBER!r} else compile({source!r}, "
             f"{_HELPER_FILE!r}, \"exec\"), g) or g[\"_loop_seal\"])({{\"__name__\": __name__}})\n")
 
 
@@ -595,16 +596,16 @@ def records(out: Path, seals: tuple[Seal, ...]) -> tuple[dict[str, list[Any]], s
     lines = ((repo_patch.read_capped(out / CHANNEL, CHANNEL_CAP) if seals else None) or b"").split(b"\n")
     for n, line in enumerate(lines[:-1] + [lines[-1]] * bool(lines[-1]), 1):  # a last line without its end is cut
         try:
+            rec = json.loads(line)  # (first: it is linear in the line, and _framed is only on well-formed JSON)
             if not _framed(line):  # padding kept the FIFO full, for free (red team rounds nineteen and twenty)
                 raise ValueError("not as a helper writes it")
-            rec = json.loads(line)
             if isinstance(rec, dict) and set(rec) == {"id", "part", "hex"}:
                 sid, line = rec["id"], _piece(rec, pending)
                 if line is None:
                     continue
                 rec = json.loads(line)
-                if not (isinstance(rec, dict) and rec.get("id") == sid):
-                    raise ValueError("pieces of another seal's record")
+                if not (isinstance(rec, dict) and rec.get("id") == sid and _framed(line)):
+                    raise ValueError("pieces of another seal's record, or not as a helper writes one")
             if not (isinstance(rec, dict) and set(rec) == {"id", "value"} and rec["id"] in ids):
                 raise ValueError("not a record of this run's seals")
             got.setdefault(rec["id"], []).append(decode(rec["value"]))
@@ -848,14 +849,16 @@ class Judged:
 
 
 def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | None,
-          copies: dict[str, str] | None = None, floors=None) -> tuple[dict[str, Outcome] | None, Judged]:
+          copies: dict[str, str] | None = None, floors=None, reported=None) -> tuple[dict[str, Outcome] | None, Judged]:
     """The report's outcomes with the sealed assertions' verdicts: a test passes only if the report says so, every
     record of its seals equals the kept literal, each unconditional seal sent a value per passing run and no
     more than one per run (more: `Judged.forged`), and each seal sent, from every row, what it sent on the gold
     tree (`floors`, from `Judged.floors`: conditional or not, a passing test whose check sent nothing passed on
     the report's word alone), a Go record compared as the gold run's was (`_off_plan`). `copies`: each tripwire
     that copies a test, by name, and its original test (its sealed checks run in the copy too), outcomes holding
-    no tripwire."""
+    no tripwire. `reported`: every test id the report names, tripwires' too: a Go record from a subtest it does not
+    name, of a test it names (so finished: go test reports a test after its subtests), was written from outside
+    the check (red team round twenty-one kept loop's FIFO full with the pieces of one from a made-up subtest)."""
     values, stray = records(out, seals)
     judged = Judged(seals, values, stray=stray)
     floors = floors or {}
@@ -886,6 +889,13 @@ def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | Non
         if s.unconditional and n > most:
             judged.surplus[s.id] = (f"sealed assertion at {s.where}: {n} values reached loop from a check its test ran "
                                     f"{most} time{'s' * (most != 1)}: values were written from outside the check")
+    names = {t.split("::", 1)[-1] for t in reported or ()}
+    for s in seals if style == "go" else ():
+        ghost = next((v.test for v in judged.values.get(s.id, ()) if isinstance(v, js_go.GoValue) and "/" in v.test
+                      and v.test.split("/", 1)[0] in names and v.test not in names), None)
+        if ghost is not None:
+            judged.surplus.setdefault(s.id, f"sealed assertion at {s.where}: a value from {ghost!r}, a subtest the "
+                                            "report never names of a test it does: written from outside the check")
     out = dict(outcomes)
     for test_id, o in outcomes.items():
         fn, own = owner(style, test_id)

@@ -165,7 +165,7 @@ def run_tests(task: Task, cfg: SandboxConfig, env: Env | None, tree: Path, repea
             outcomes = repo_tripwire.without(wires, repo_tripwire.twinned(wires, outcomes))
         copies = {w.name: w.source for w in wires.wires if w.source} if wires is not None else {}
         outcomes, judged = repo_seal.judge(sealed, scratch, outcomes, copies,  # sealed assertions (issue 41)
-                                           seals if isinstance(seals, dict) else None)
+                                           seals if isinstance(seals, dict) else None, raw)
         forged = forged or judged.forged
         return RunResult(outcomes, result.returncode, result.fault, result.stderr.decode(errors="replace"),
                          result.duration, forged, wires, raw, judged)
@@ -260,7 +260,7 @@ class Early:
         try:
             if alive:
                 os.write(self.go_fd, b"\0".join(map(os.fsencode, argv[len(self.prefix):])))  # (below a pipe's buffer)
-        except BrokenPipeError:
+        except OSError:  # (a broken pipe: it ended)
             alive = False
         if not alive:
             self.cancel(remove=False)
