@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,6 +21,8 @@ from loop.errors import StoreError
 from loop.grading.model import text
 from loop.sandbox.inside.codec import enc
 from loop.store.migrations import INPUT_COUNTS, immediate, migrate
+
+BUSY_SECONDS = 30  # how long a writer waits for another's lock
 
 
 def now() -> str:
@@ -47,16 +50,27 @@ def _insert_rows(conn, table: str, rows: list[dict]) -> None:
 class RunStore:
     def __init__(self, path: Path | str):
         self.path = Path(path)
-        try:
-            conn = sqlite3.connect(str(self.path), timeout=30, isolation_level=None, check_same_thread=False)
-            self.db = sqlite_utils.Database(conn)
-            self.db.execute("PRAGMA busy_timeout = 30000")
-            self.db.execute("PRAGMA journal_mode = WAL")
-            self.db.execute("PRAGMA synchronous = NORMAL")
-            self.db.execute("PRAGMA foreign_keys = ON")
-            migrate(self.db)
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path}: cannot open as a loop database ({exc})") from None
+        deadline = time.monotonic() + BUSY_SECONDS
+        while True:
+            conn = None
+            try:
+                conn = sqlite3.connect(str(self.path), timeout=BUSY_SECONDS, isolation_level=None,
+                                       check_same_thread=False)
+                self.db = sqlite_utils.Database(conn)
+                self.db.execute(f"PRAGMA busy_timeout = {BUSY_SECONDS * 1000}")
+                self.db.execute("PRAGMA journal_mode = WAL")
+                self.db.execute("PRAGMA synchronous = NORMAL")
+                self.db.execute("PRAGMA foreign_keys = ON")
+                migrate(self.db)
+                return
+            except sqlite3.DatabaseError as exc:
+                if conn is not None:
+                    conn.close()
+                # Switching a new file to WAL takes a lock SQLite's busy handler does not wait for: processes
+                # opening one runs.db at once find it locked, and try again (a test races four of them)
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise StoreError(f"{self.path}: cannot open as a loop database ({exc})") from None
+                time.sleep(0.02)
 
     def close(self) -> None:
         self.db.conn.close()
