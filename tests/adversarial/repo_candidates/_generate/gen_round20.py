@@ -281,7 +281,12 @@ func r20Hook(a, b Version, res int) int {
         "that rewrites the helper's record in the test process's heap (package unsafe, windows next to probes of the "
         "record's sizes) before its blocking write copies it (../ROUND20.md)", opened=True)
 def _(repo):
-    (repo / "zz_heap.go").write_text(_GO_REWRITE)
+    hooked(repo, _GO_REWRITE)
+
+
+def hooked(repo, heap: str) -> None:
+    """`heap` as zz_heap.go, and Compare returning through its hook (round twenty-one reuses it)."""
+    (repo / "zz_heap.go").write_text(heap)
     compare = repo / "compare.go"
     text = compare.read_text()
     head = "func Compare(a, b Version) int {\n"

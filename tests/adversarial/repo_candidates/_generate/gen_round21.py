@@ -89,14 +89,7 @@ assert _GO_WELLFORMED != gen_round20._GO_REWRITE
         "with a filler the framing check takes: the pieces (each a 2048-byte line in a helper's form) of one "
         "whitespace-free record of the hidden loop check's seal from a subtest that never ran (../ROUND21.md)", opened=True)
 def _(repo):
-    (repo / "zz_heap.go").write_text(_GO_WELLFORMED)
-    compare = repo / "compare.go"
-    text = compare.read_text()
-    head = "func Compare(a, b Version) int {\n"
-    assert head in text
-    text = text.replace(head, "func Compare(a, b Version) int {\n\treturn r20Hook(a, b, compare(a, b))\n}\n\n"
-                        "func compare(a, b Version) int {\n", 1)
-    compare.write_text(text)
+    gen_round20.hooked(repo, _GO_WELLFORMED)
 
 
 if __name__ == "__main__":
