@@ -392,15 +392,18 @@ def _editable_paths(environment: EnvSpec | None, tree: Path) -> tuple[str, ...]:
     return ("/repo/src",) if editable and any((tree / "src").glob("*/__init__.py")) else ()
 
 
-def _environment(spec: RepoSpec, cfg: SandboxConfig) -> Env | None:
-    return repo_env.ensure(spec.environment, spec.python or cfg.interpreter()) if spec.environment else None
+def _environment(spec: RepoSpec, cfg: SandboxConfig, build: bool = True) -> Env | None:
+    """The task's environment (None without one); `build` False: None too while it is not built."""
+    if not spec.environment:
+        return None
+    return (repo_env.ensure if build else repo_env.built)(spec.environment, spec.python or cfg.interpreter())
 
 
 def _start_early(task: Task, cfg: SandboxConfig) -> Early | None:
     """The first repeat's sandbox started before its tree is ready (testrun.start_early), once the task's
     environment and tripwire points are known: never a build or a probe ahead of the patch's own checks."""
     spec: RepoSpec = task.spec
-    env = repo_env.built(spec.environment, spec.python or cfg.interpreter()) if spec.environment else None
+    env = _environment(spec, cfg, build=False)
     allowed = known_tripwire_points(task, cfg, env)
     if allowed is None or (spec.environment and env is None):
         return None

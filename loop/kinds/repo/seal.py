@@ -889,8 +889,8 @@ def judge(seals: tuple[Seal, ...], out: Path, outcomes: dict[str, Outcome] | Non
         if s.unconditional and n > most:
             judged.surplus[s.id] = (f"sealed assertion at {s.where}: {n} values reached loop from a check its test ran "
                                     f"{most} time{'s' * (most != 1)}: values were written from outside the check")
-    names = {t.split("::", 1)[-1] for t in reported or ()}
-    for s in seals if style == "go" else ():
+    names = {t.split("::", 1)[-1] for t in reported or ()} if style == "go" else set()
+    for s in seals if names else ():
         ghost = next((v.test for v in judged.values.get(s.id, ()) if isinstance(v, js_go.GoValue) and "/" in v.test
                       and v.test.split("/", 1)[0] in names and v.test not in names), None)
         if ghost is not None:
